@@ -1,0 +1,250 @@
+"""The catalog: typed, frozen objects for precisions, devices, kernels and method notes.
+
+Everything here is exact (`Fraction` in SI base units) and cross-referenced; it is
+what the compiler, the site and the exports read. Building it from documents is
+`rooflinec.build`'s job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Literal
+
+from rooflinec.errors import Location
+
+if TYPE_CHECKING:
+    from rooflinec.formulas import Formula
+    from rooflinec.loader import Document
+
+LEVELS: tuple[str, ...] = ("dram", "l2", "l1")
+LEVEL_NAMES = {"dram": "DRAM", "l2": "last on-chip level (L2)", "l1": "L1"}
+Counting = Literal["FLOP", "OP"]
+
+
+@dataclass(frozen=True)
+class Precision:
+    id: str
+    label: str
+    bytes: Fraction
+    unit: Counting
+    description: str | None
+    location: Location
+
+
+@dataclass(frozen=True)
+class Source:
+    id: str
+    title: str
+    publisher: str
+    url: str
+    read: str
+    published: str | None
+    kind: Literal["vendor", "third-party"] | None
+    note: str | None
+    location: Location
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """Another printed value for the same figure, from another source."""
+
+    value: Fraction
+    text: str
+    sparsity: str | None
+    pipe: str | None
+    source: str
+    quote: str | None
+    note: str | None
+    location: Location
+
+    @property
+    def dense(self) -> Fraction:
+        return self.value / 2 if self.sparsity == "2:4" else self.value
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A data-sheet figure as printed, with where it comes from."""
+
+    value: Fraction  # as printed, SI base units
+    text: str  # as written in the spec, e.g. "1979 TFLOP/s"
+    source: str
+    quote: str | None
+    note: str | None
+    alternatives: tuple[Alternative, ...]
+    location: Location
+    counts: Counting | None = None
+    binary: bool = False
+
+
+@dataclass(frozen=True)
+class Peak:
+    precision: str
+    figure: Figure
+    sparsity: str | None
+    pipe: str | None
+
+    @property
+    def dense(self) -> Fraction:
+        """The dense rate: a figure printed with 2:4 sparsity is halved."""
+        return self.figure.value / 2 if self.sparsity == "2:4" else self.figure.value
+
+
+@dataclass(frozen=True)
+class MemoryLevel:
+    role: str  # dram, l2, l1
+    label: str
+    bandwidth: Figure
+    capacity: Figure | None
+    sustained: Fraction | None  # overrides the device's memory share
+    note: str | None
+
+
+@dataclass(frozen=True)
+class Version:
+    version: int
+    date: str
+    change: str
+
+
+@dataclass(frozen=True)
+class Expectation:
+    output: str
+    case: str | None
+    level: str | None
+    value: Fraction | int | str  # SI value, a count, or a bound name
+    text: str  # as written
+    tolerance: Fraction  # relative
+    location: Location
+
+
+@dataclass(frozen=True)
+class Example:
+    """A reference example: inputs from the catalog, expected outputs with tolerance."""
+
+    id: str
+    name: str
+    description: str | None
+    device: str
+    precision: str
+    cases: tuple[str, ...]
+    expect: tuple[Expectation, ...]
+    owner: str  # the spec file's id
+    location: Location
+
+
+@dataclass(frozen=True)
+class Device:
+    id: str
+    name: str
+    vendor: str
+    kind: str | None
+    form_factor: str | None
+    description: str | None
+    peaks: dict[str, Peak]
+    memory: dict[str, MemoryLevel]
+    compute_share: Fraction
+    memory_share: Fraction
+    sustained_note: str | None
+    sources: dict[str, Source]
+    assumptions: tuple[str, ...]
+    versions: tuple[Version, ...]
+    examples: tuple[Example, ...]
+    document: Document = field(repr=False, compare=False)
+
+    def peak(self, precision: str) -> Fraction:
+        """Sustained dense peak in OP/s."""
+        return self.peaks[precision].dense * self.compute_share
+
+    def bandwidth(self, level: str) -> Fraction:
+        """Sustained bandwidth of a memory level in B/s."""
+        mem = self.memory[level]
+        share = mem.sustained if mem.sustained is not None else self.memory_share
+        return mem.bandwidth.value * share
+
+    def share_of(self, level: str) -> Fraction:
+        mem = self.memory[level]
+        return mem.sustained if mem.sustained is not None else self.memory_share
+
+
+@dataclass(frozen=True)
+class Measured:
+    device: str
+    precision: str
+    rate: Fraction | None  # OP/s
+    time: Fraction | None  # s
+    text: str
+    source: str | None
+    note: str | None
+    location: Location
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    name: str
+    description: str | None
+    kernel: str
+    precision: str
+    shape: dict[str, int]
+    measured: tuple[Measured, ...]
+    location: Location
+
+
+@dataclass(frozen=True)
+class Kernel:
+    id: str
+    name: str
+    description: str
+    symbols: dict[str, str]
+    flops: Formula
+    bytes: dict[str, Formula]
+    cases: tuple[Case, ...]
+    sources: dict[str, Source]
+    assumptions: tuple[str, ...]
+    versions: tuple[Version, ...]
+    examples: tuple[Example, ...]
+    document: Document = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class MethodFormula:
+    name: str
+    formula: Formula
+    meaning: str
+
+
+@dataclass(frozen=True)
+class Method:
+    id: str
+    title: str
+    summary: str
+    symbols: dict[str, str]
+    formulas: tuple[MethodFormula, ...]
+    data: dict[str, Any]  # the prose sections as validated plain data
+    sources: dict[str, Source]
+    versions: tuple[Version, ...]
+    examples: tuple[Example, ...]
+    document: Document = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    precisions: dict[str, Precision]
+    devices: dict[str, Device]
+    kernels: dict[str, Kernel]
+    methods: dict[str, Method]
+    root: str  # the specs folder as given
+
+    @property
+    def cases(self) -> dict[str, Case]:
+        return {case.id: case for kernel in self.kernels.values() for case in kernel.cases}
+
+    def kernel_of(self, case: Case) -> Kernel:
+        return self.kernels[case.kernel]
+
+    @property
+    def examples(self) -> tuple[Example, ...]:
+        owners: list[Any] = [*self.methods.values(), *self.devices.values(), *self.kernels.values()]
+        return tuple(example for owner in owners for example in owner.examples)

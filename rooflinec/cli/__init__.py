@@ -1,0 +1,1 @@
+"""The `rooflinec` command line."""

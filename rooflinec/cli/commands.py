@@ -1,0 +1,139 @@
+"""What each command does once its options are parsed."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from rooflinec.errors import Diagnostic, SpecError, UsageError
+
+EXIT_OK, EXIT_SPEC = 0, 1
+
+
+def specs_folder(specs: Path | None) -> Path:
+    from rooflinec.resources import default_specs_dir
+
+    folder = specs if specs is not None else default_specs_dir()
+    if not folder.is_dir():
+        raise UsageError(f"specs folder not found: {folder}")
+    return folder
+
+
+def checked(folder: Path, *, strict: bool = False) -> tuple[Any, list[Diagnostic], int]:
+    """Build, compile, run the examples and the lints: (compiled or None, diagnostics, files)."""
+    from rooflinec.build import build_catalog, discover
+    from rooflinec.compiler import compile_catalog
+    from rooflinec.examples import check_examples
+    from rooflinec.lints import lint_catalog
+
+    files = discover(folder)
+    count = (1 if files.precisions else 0) + len(files.devices) + len(files.kernels) + len(
+        files.methods
+    )
+    catalog, diagnostics = build_catalog(folder)
+    if catalog is None:
+        return None, diagnostics, count
+    compiled = compile_catalog(catalog)
+    diagnostics = [*diagnostics, *compiled.diagnostics, *check_examples(compiled)]
+    for lint in lint_catalog(catalog):
+        diagnostics.append(lint if not strict else _as_error(lint))
+    diagnostics.sort(key=Diagnostic.sort_key)
+    return compiled, diagnostics, count
+
+
+def _as_error(d: Diagnostic) -> Diagnostic:
+    return Diagnostic(d.location, d.message, d.path, "error", d.code)
+
+
+def compiled_or_raise(folder: Path) -> Any:
+    compiled, diagnostics, _ = checked(folder)
+    errors = [d for d in diagnostics if d.severity == "error"]
+    if compiled is None or errors:
+        raise SpecError(errors)
+    return compiled
+
+
+def cmd_check(opts: Any, out: TextIO) -> int:
+    from rooflinec.cli.reporters import REPORTERS
+
+    folder = specs_folder(opts.specs)
+    _, diagnostics, files = checked(folder, strict=opts.strict)
+    REPORTERS[opts.format](diagnostics, files, out)
+    return EXIT_SPEC if any(d.severity == "error" for d in diagnostics) else EXIT_OK
+
+
+def _unknown(kind: str, wanted: list[str], known: Any) -> None:
+    for item in wanted:
+        if item not in known:
+            names = ", ".join(sorted(known))
+            raise UsageError(f"unknown {kind} '{item}' (known: {names})")
+
+
+def cmd_compile(opts: Any, out: TextIO) -> int:
+    from rooflinec import export
+
+    compiled = compiled_or_raise(specs_folder(opts.specs))
+    catalog = compiled.catalog
+    _unknown("device", opts.devices, catalog.devices)
+    _unknown("case", opts.cases, catalog.cases)
+    _unknown("precision", opts.precisions, catalog.precisions)
+    results = compiled.select(
+        devices=opts.devices or None,
+        cases=opts.cases or None,
+        precisions=opts.precisions or None,
+        declared_only=opts.declared_only,
+    )
+    writer = {"json": export.to_json, "csv": export.to_csv, "table": export.to_table}[opts.format]
+    out.write(writer(compiled, results))
+    return EXIT_OK
+
+
+def cmd_explain(opts: Any, out: TextIO) -> int:
+    from rooflinec.explain import explain, explain_symbolic
+
+    compiled = compiled_or_raise(specs_folder(opts.specs))
+    catalog = compiled.catalog
+    _unknown("case", [opts.case], catalog.cases)
+    _unknown("device", opts.devices, catalog.devices)
+    case = catalog.cases[opts.case]
+    device = catalog.devices[opts.devices[0]]
+    precision = opts.precisions[0] if opts.precisions else case.precision
+    _unknown("precision", [precision], catalog.precisions)
+    result = compiled.result(case.id, device.id, precision)
+    if result is None:
+        raise UsageError(
+            f"device '{device.id}' has no peak for precision '{precision}'"
+            f" (it has: {', '.join(device.peaks)})"
+        )
+    out.write(explain(catalog, result))
+    if opts.symbolic:
+        plain, latex = explain_symbolic(catalog, result)
+        out.write("\nSymbolic (shape free, device constants folded in)\n")
+        out.write(f"   {plain}\n   LaTeX: {latex}\n")
+    return EXIT_OK
+
+
+COMMANDS: dict[str, Callable[[Any, TextIO], int]] = {
+    "check": cmd_check,
+    "compile": cmd_compile,
+    "explain": cmd_explain,
+}
+
+
+def register_more(sub: Any, specs_arg: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Commands defined beside their implementation modules register here."""
+    for register in _EXTRA_REGISTRARS:
+        register(sub, specs_arg, COMMANDS)
+
+
+_EXTRA_REGISTRARS: list[Callable[..., None]] = []
+
+
+def run(opts: Any, out: TextIO) -> int:
+    return COMMANDS[opts.command](opts, out)
+
+
+__all__ = ["run", "register_more", "sys"]

@@ -1,0 +1,77 @@
+"""Diagnostics: spec problems as values, each with a location, a field path and a sentence.
+
+Every stage (loader, schema, quantities, formulas, catalog, compiler, lints) reports
+problems as `Diagnostic` values; the CLI renders them with a reporter chosen by name.
+`SpecError` carries diagnostics across a stage boundary when a stage cannot go on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """A place in a spec file: 1-based line and column."""
+
+    file: str
+    line: int = 0
+    col: int = 0
+
+    def __str__(self) -> str:
+        if self.line <= 0:
+            return self.file
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem found in the specs.
+
+    `path` is the JSON path of the field (`$.compute.bf16.peak`), empty when the
+    problem concerns the whole file. `code` names the check for people who filter.
+    """
+
+    location: Location
+    message: str
+    path: str = ""
+    severity: Severity = "error"
+    code: str = "spec"
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.location.file, self.location.line, self.location.col, self.message)
+
+    def __str__(self) -> str:
+        suffix = f" [{self.path}]" if self.path else ""
+        return f"{self.location}: {self.severity}: {self.message}{suffix}"
+
+
+class RooflinecError(Exception):
+    """Base of every error rooflinec raises on purpose; the CLI prints it in one line."""
+
+
+class SpecError(RooflinecError):
+    """Raised by a stage that found problems in the specs; carries them as diagnostics."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic]) -> None:
+        self.diagnostics: tuple[Diagnostic, ...] = tuple(diagnostics)
+        super().__init__("\n".join(str(d) for d in self.diagnostics))
+
+
+class UsageError(RooflinecError):
+    """Raised for a wrong command line (an unknown device id, a missing folder); exit 2."""
+
+
+def json_path(parts: Iterable[str | int]) -> str:
+    """`('compute', 'bf16', 'peak')` -> `$.compute.bf16.peak`; list items as `[i]`."""
+    out = "$"
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}"
+    return out

@@ -1,0 +1,124 @@
+"""Run reference examples: catalog inputs in, expected outputs compared with tolerance.
+
+The same runner serves `rooflinec check`, the pytest plugin (one item per example)
+and the site (expected beside computed on the method page).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from rooflinec.catalog import Example, Expectation
+from rooflinec.compiler import COMPUTE, Compiled, Result
+from rooflinec.errors import Diagnostic
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One expectation checked: the computed value, and whether it is within tolerance."""
+
+    expectation: Expectation
+    actual: Fraction | int | str | None
+    passed: bool
+    problem: str | None = None
+
+    @property
+    def relative_error(self) -> Fraction | None:
+        e, a = self.expectation.value, self.actual
+        if isinstance(e, (Fraction, int)) and isinstance(a, (Fraction, int)) and e != 0:
+            return abs(Fraction(a) - e) / abs(Fraction(e))
+        return None
+
+
+def _results(compiled: Compiled, example: Example) -> list[Result]:
+    out = compiled.select(devices=[example.device], precisions=[example.precision])
+    if example.cases:
+        wanted = set(example.cases)
+        out = [r for r in out if r.case in wanted]
+    return out
+
+
+def _actual(
+    compiled: Compiled, example: Example, e: Expectation, results: list[Result]
+) -> Fraction | int | str | None:
+    figures = compiled.devices.get(example.device)
+    if figures is None:
+        return None
+    level = e.level or "dram"
+    if e.output == "peak":
+        return figures.peaks.get(example.precision)
+    if e.output == "bandwidth":
+        return figures.bandwidths.get(level)
+    if e.output == "ridge":
+        return figures.ridges.get(example.precision, {}).get(level)
+    if e.output == "memory_bound_count":
+        return sum(1 for r in results if r.limited_by != COMPUTE)
+    result = next((r for r in results if r.case == e.case), None)
+    if result is None:
+        return None
+    if e.output == "flops":
+        return result.flops
+    if e.output == "bytes":
+        return result.bytes.get(level)
+    if e.output == "intensity":
+        return result.intensity.get(level)
+    if e.output == "attainable":
+        return result.attainable
+    if e.output == "limited_by":
+        return result.limited_by
+    if e.output == "share_of_peak":
+        return result.share_of_peak
+    if e.output == "time":
+        return result.time
+    if e.output == "efficiency":
+        return result.efficiency
+    return None
+
+
+def run_example(compiled: Compiled, example: Example) -> list[Outcome]:
+    results = _results(compiled, example)
+    outcomes = []
+    for e in example.expect:
+        actual = _actual(compiled, example, e, results)
+        if actual is None:
+            outcomes.append(Outcome(e, None, False, "no such output in the compiled results"))
+            continue
+        if isinstance(e.value, str) or isinstance(actual, str):
+            outcomes.append(Outcome(e, actual, actual == e.value))
+            continue
+        error = abs(Fraction(actual) - e.value)
+        passed = error <= e.tolerance * abs(Fraction(e.value))
+        outcomes.append(Outcome(e, actual, passed))
+    return outcomes
+
+
+def describe_failure(outcome: Outcome) -> str:
+    e = outcome.expectation
+    target = f"{e.output}" + (f" of case '{e.case}'" if e.case else "") + (
+        f" at {e.level}" if e.level else ""
+    )
+    if outcome.problem:
+        return f"reference example: {target}: {outcome.problem}"
+    actual = outcome.actual
+    shown = actual if isinstance(actual, (str, int)) else f"{float(actual):.7g}" if actual is not None else "none"
+    return (
+        f"reference example: {target} expected {e.text}"
+        f" (tolerance {float(e.tolerance) * 100:.3g}%), computed {shown}"
+    )
+
+
+def check_examples(compiled: Compiled) -> list[Diagnostic]:
+    """Every failing expectation of every example in the catalog, as diagnostics."""
+    out = []
+    for example in compiled.catalog.examples:
+        for outcome in run_example(compiled, example):
+            if not outcome.passed:
+                out.append(
+                    Diagnostic(
+                        outcome.expectation.location,
+                        f"{example.id}: " + describe_failure(outcome),
+                        code="examples",
+                    )
+                )
+    return out

@@ -1,0 +1,139 @@
+"""The derivation of one result, written for a reviewer to check by hand.
+
+`explain` lists the formulas, the values bound, the operation and byte counts,
+each ceiling with its number, which one wins and why, and the time. With
+`symbolic=True` the shape stays free and the device's constants are folded in.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from rooflinec.catalog import LEVEL_NAMES, Catalog
+from rooflinec.compiler import COMPUTE, Result
+from rooflinec.formatting import format_number, format_percent, format_si
+
+
+def _exact(value: Fraction) -> str:
+    if value.denominator == 1:
+        return f"{value.numerator:,}"
+    return f"{value.numerator:,}/{value.denominator:,} ≈ {format_number(value, 7)}"
+
+
+def explain(catalog: Catalog, result: Result) -> str:
+    """A line-by-line derivation of `result`."""
+    kernel = catalog.kernels[result.kernel]
+    case = catalog.cases[result.case]
+    device = catalog.devices[result.device]
+    precision = catalog.precisions[result.precision]
+    unit = precision.unit
+    peak = device.peaks[result.precision]
+    lines: list[str] = []
+    add = lines.append
+    add(f"{case.name} on {device.name} at {precision.label}")
+    add(f"  case {case.id} (kernel {kernel.id}), device {device.id}, precision {precision.id}")
+    if not result.declared:
+        add(f"  note: the case declares {case.precision}; this row evaluates it at {precision.id}")
+    add("")
+    add("1. Shape and precision")
+    for name, value in case.shape.items():
+        add(f"   {name} = {value:,}    ({kernel.symbols[name]})")
+    add(f"   w = {format_number(precision.bytes)} B per value ({precision.label})")
+    add("")
+    add("2. Operations")
+    add(f"   {unit} = {kernel.flops.text}")
+    add(f"       = {_exact(result.flops)} {unit}  ({format_si(result.flops, unit)})")
+    add("")
+    add("3. Bytes and intensity per memory level")
+    for level, formula in kernel.bytes.items():
+        b = result.bytes[level]
+        i = result.intensity[level]
+        add(f"   {level}: bytes = {formula.text}")
+        add(f"         = {_exact(b)} B  ({format_si(b, 'B')})")
+        add(f"       intensity = {unit} / bytes = {format_si(i, unit + '/B', digits=6)}")
+    add("")
+    add("4. Ceilings of the device")
+    printed = peak.figure.text
+    sparse = " ÷ 2 (printed with 2:4 sparsity)" if peak.sparsity == "2:4" else ""
+    share = device.compute_share
+    add(
+        f"   peak = {printed}{sparse} × {format_percent(share)} sustained"
+        f" = {format_si(result.peak, unit + '/s', digits=6)}    [source: {peak.figure.source}]"
+    )
+    for level, bw in result.bandwidths.items():
+        mem = device.memory[level]
+        add(
+            f"   {level} bandwidth = {mem.bandwidth.text} ({mem.label}) ×"
+            f" {format_percent(device.share_of(level))} sustained"
+            f" = {format_si(bw, 'B/s', digits=6)}    [source: {mem.bandwidth.source}]"
+        )
+        ridge = result.peak / bw
+        add(f"   {level} ridge point = peak / bandwidth = {format_si(ridge, unit + '/B', digits=6)}")
+    for level, why in result.unmodelled:
+        add(f"   {level}: no ceiling for this pair: {why}")
+    add("")
+    add("5. Attainable rate = min(peak, intensity × bandwidth for each level)")
+    ceilings = result.ceilings
+    for name, rate in ceilings.items():
+        if name == COMPUTE:
+            add(f"   compute ceiling: {format_si(rate, unit + '/s', digits=6)}")
+        else:
+            i = result.intensity[name]
+            add(
+                f"   {name} ceiling: {format_si(i, unit + '/B', digits=6)} ×"
+                f" {format_si(result.bandwidths[name], 'B/s', digits=6)}"
+                f" = {format_si(rate, unit + '/s', digits=6)}"
+            )
+    winner = result.limited_by
+    add(f"   lowest: {winner} → attainable = {format_si(result.attainable, unit + '/s', digits=6)}")
+    if winner == COMPUTE:
+        add("   compute bound: the intensity is at or above every ridge point")
+    else:
+        add(
+            f"   memory bound on {LEVEL_NAMES[winner]}: the intensity is below that level's"
+            " ridge point"
+        )
+    add(f"   share of peak = attainable / peak = {format_percent(result.share_of_peak)}")
+    add("")
+    add("6. Time at the roofline (a lower bound on run time)")
+    add(f"   time = {unit} / attainable = {format_si(result.time, 's', digits=6)}")
+    if result.measured is not None and result.efficiency is not None:
+        add("")
+        add("7. Measured")
+        add(f"   measured rate = {format_si(result.measured, unit + '/s', digits=6)}")
+        add(f"   efficiency = measured / attainable = {format_percent(result.efficiency)}")
+    return "\n".join(lines) + "\n"
+
+
+def explain_symbolic(catalog: Catalog, result: Result) -> tuple[str, str]:
+    """Time at the roofline over the free shape: (plain text, LaTeX).
+
+    time = max(flops / peak, bytes_L / bandwidth_L for each level), with the
+    device's numbers folded into constants.
+    """
+    import sympy  # type: ignore[import-untyped]
+
+    kernel = catalog.kernels[result.kernel]
+    precision = catalog.precisions[result.precision]
+    def term(expr: object, divisor: Fraction) -> object:
+        # Keep the shape's structure: c * (M*K + K*N + M*N), not c*M*K + c*K*N + ...
+        coeff, rest = sympy.factor_terms(expr).as_coeff_Mul()
+        constant = sympy.Float(sympy.Rational(coeff) / _rational(divisor), 6)
+        return sympy.Mul(constant, rest, evaluate=False)
+
+    terms = [term(kernel.flops.expr, result.peak)]
+    for level, bw in result.bandwidths.items():
+        expr = kernel.bytes[level].expr
+        # Substitute w by name: the formula engine creates its own Symbol objects.
+        expr = expr.subs({s: _rational(precision.bytes) for s in expr.free_symbols if s.name == "w"})
+        terms.append(term(expr, bw))
+    time = terms[0] if len(terms) == 1 else sympy.Max(*terms, evaluate=False)
+    plain = "time = " + sympy.sstr(time).replace("Max(", "max(") + "  [s]"
+    latex = r"t = " + sympy.latex(time) + r"\ \mathrm{s}"
+    return plain, latex
+
+
+def _rational(value: Fraction) -> object:
+    import sympy
+
+    return sympy.Rational(value.numerator, value.denominator)
