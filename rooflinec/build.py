@@ -93,7 +93,11 @@ def discover(folder: Path) -> SpecFiles:
 def display_path(path: Path) -> str:
     """The path as people (and GitHub annotations) want it: relative to the cwd if inside."""
     try:
-        return os.path.relpath(path, Path.cwd()) if path.is_absolute() else str(path)
+        if not path.is_absolute():
+            return str(path)
+        relative = os.path.relpath(path, Path.cwd())
+        # Outside the working folder a relative path climbs with ../..: absolute reads better.
+        return str(path) if relative.startswith("..") else relative
     except ValueError:
         return str(path)
 

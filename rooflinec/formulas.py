@@ -293,6 +293,15 @@ class _Source:
         return (column, token) if token else (start, gap)
 
 
+_TOKEN_RE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9][0-9_.]*|\.[0-9_]+|\*\*|//|\S")
+
+
+def _token_at(text: str, column: int) -> str | None:
+    """The token starting at `column` (a name, a number, `**`, `//` or one character)."""
+    match = _TOKEN_RE.match(text, column)
+    return match.group() if match else None
+
+
 def _parse_ast(text: str) -> tuple[ast.expr, _Source]:
     """`ast.parse` in eval mode (builds a tree, runs nothing), with positions mapped back."""
     # Leading whitespace is an IndentationError in eval mode; parse without it and
@@ -318,7 +327,7 @@ def _syntax_error(exc: SyntaxError, source: _Source) -> FormulaError:
         column = len(text.rstrip())
     else:
         column = source.offset(exc.lineno, exc.offset - 1)
-    token = text[column] if column < len(text) else None
+    token = _token_at(text, column)
     where = f"at {token!r}" if token is not None else "at the end"
     hint = ""
     before = text[:column].rstrip()
@@ -573,7 +582,7 @@ class _Builder:
     def build(self, node: ast.expr, depth: int = 1, power: int = 1) -> _Node:
         if depth > LIMITS.depth:
             start, _ = self.source.span(node)
-            token = self.source.segment(node)
+            token = _token_at(self.source.text, start)
             raise FormulaError(f"formula nests more than {LIMITS.depth} levels deep", start, token)
         deeper = depth + 1
         if isinstance(node, ast.Name):

@@ -1,0 +1,64 @@
+"""Write small spec folders for tests: a precisions file plus device and kernel YAML text."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BUNDLED = REPO / "specs"
+
+PRECISIONS = """\
+precisions:
+  fp64: {label: FP64, bytes: 8}
+  fp32: {label: FP32, bytes: 4}
+  tf32: {label: TF32, bytes: 4}
+  bf16: {label: BF16 or FP16, bytes: 2}
+  fp8:  {label: FP8, bytes: 1}
+  int8: {label: INT8, bytes: 1, unit: OP}
+  fp4:  {label: FP4, bytes: 0.5}
+"""
+
+SOURCE = """\
+sources:
+  s:
+    title: A data sheet
+    publisher: A vendor
+    url: https://example.com/sheet
+    read: 2026-10-25
+    kind: vendor
+versions:
+  - {version: 1, date: 2026-10-25, change: First version.}
+"""
+
+
+def write_specs(
+    root: Path,
+    devices: dict[str, str] | None = None,
+    kernels: dict[str, str] | None = None,
+    precisions: str = PRECISIONS,
+) -> Path:
+    """A spec folder under `root`; device and kernel bodies get the shared sources/versions."""
+    specs = root / "specs"
+    (specs / "devices").mkdir(parents=True, exist_ok=True)
+    (specs / "kernels").mkdir(parents=True, exist_ok=True)
+    (specs / "precisions.yaml").write_text(precisions, "utf-8")
+    for name, body in (devices or {}).items():
+        text = textwrap.dedent(body)
+        if "sources:" not in text:
+            text += SOURCE
+        (specs / "devices" / f"{name}.yaml").write_text(text, "utf-8")
+    for name, body in (kernels or {}).items():
+        text = textwrap.dedent(body)
+        if "versions:" not in text:
+            text += "versions:\n  - {version: 1, date: 2026-10-25, change: First version.}\n"
+        (specs / "kernels" / f"{name}.yaml").write_text(text, "utf-8")
+    return specs
+
+
+def copy_bundled(root: Path) -> Path:
+    """A private copy of the bundled catalog, to plant changes in."""
+    target = root / "specs"
+    shutil.copytree(BUNDLED, target)
+    return target
