@@ -91,14 +91,20 @@ class Result:
         """Time at the roofline: a lower bound on the run time, in seconds."""
         return self.flops / self.attainable
 
-    def attainable_with(self, *, peak: Fraction = Fraction(1), bandwidth: Fraction = Fraction(1)) -> Fraction:
+    def attainable_with(
+        self, *, peak: Fraction = Fraction(1), bandwidth: Fraction = Fraction(1)
+    ) -> Fraction:
         rates = [self.peak * peak]
-        rates += [self.flops * bw * bandwidth / self.bytes[lv] for lv, bw in self.bandwidths.items()]
+        rates += [
+            self.flops * bw * bandwidth / self.bytes[lv] for lv, bw in self.bandwidths.items()
+        ]
         return min(rates)
 
     @property
     def bandwidth_sweep(self) -> dict[str, Fraction]:
-        return {k: self.attainable_with(bandwidth=f) for k, f in zip(SWEEP_KEYS, SWEEP, strict=True)}
+        return {
+            k: self.attainable_with(bandwidth=f) for k, f in zip(SWEEP_KEYS, SWEEP, strict=True)
+        }
 
     @property
     def peak_sweep(self) -> dict[str, Fraction]:

@@ -95,13 +95,21 @@ def run_example(compiled: Compiled, example: Example) -> list[Outcome]:
 
 def describe_failure(outcome: Outcome) -> str:
     e = outcome.expectation
-    target = f"{e.output}" + (f" of case '{e.case}'" if e.case else "") + (
-        f" at {e.level}" if e.level else ""
+    target = (
+        f"{e.output}"
+        + (f" of case '{e.case}'" if e.case else "")
+        + (f" at {e.level}" if e.level else "")
     )
     if outcome.problem:
         return f"reference example: {target}: {outcome.problem}"
     actual = outcome.actual
-    shown = actual if isinstance(actual, (str, int)) else f"{float(actual):.7g}" if actual is not None else "none"
+    shown = (
+        actual
+        if isinstance(actual, (str, int))
+        else f"{float(actual):.7g}"
+        if actual is not None
+        else "none"
+    )
     return (
         f"reference example: {target} expected {e.text}"
         f" (tolerance {float(e.tolerance) * 100:.3g}%), computed {shown}"

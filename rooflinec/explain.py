@@ -68,7 +68,9 @@ def explain(catalog: Catalog, result: Result) -> str:
             f" = {format_si(bw, 'B/s', digits=6)}    [source: {mem.bandwidth.source}]"
         )
         ridge = result.peak / bw
-        add(f"   {level} ridge point = peak / bandwidth = {format_si(ridge, unit + '/B', digits=6)}")
+        add(
+            f"   {level} ridge point = peak / bandwidth = {format_si(ridge, unit + '/B', digits=6)}"
+        )
     for level, why in result.unmodelled:
         add(f"   {level}: no ceiling for this pair: {why}")
     add("")
@@ -111,10 +113,11 @@ def explain_symbolic(catalog: Catalog, result: Result) -> tuple[str, str]:
     time = max(flops / peak, bytes_L / bandwidth_L for each level), with the
     device's numbers folded into constants.
     """
-    import sympy  # type: ignore[import-untyped]
+    import sympy
 
     kernel = catalog.kernels[result.kernel]
     precision = catalog.precisions[result.precision]
+
     def term(expr: object, divisor: Fraction) -> object:
         # Keep the shape's structure: c * (M*K + K*N + M*N), not c*M*K + c*K*N + ...
         coeff, rest = sympy.factor_terms(expr).as_coeff_Mul()
@@ -125,7 +128,9 @@ def explain_symbolic(catalog: Catalog, result: Result) -> tuple[str, str]:
     for level, bw in result.bandwidths.items():
         expr = kernel.bytes[level].expr
         # Substitute w by name: the formula engine creates its own Symbol objects.
-        expr = expr.subs({s: _rational(precision.bytes) for s in expr.free_symbols if s.name == "w"})
+        expr = expr.subs(
+            {s: _rational(precision.bytes) for s in expr.free_symbols if s.name == "w"}
+        )
         terms.append(term(expr, bw))
     time = terms[0] if len(terms) == 1 else sympy.Max(*terms, evaluate=False)
     plain = "time = " + sympy.sstr(time).replace("Max(", "max(") + "  [s]"

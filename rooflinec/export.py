@@ -68,7 +68,8 @@ def results_document(compiled: Compiled, results: Sequence[Result]) -> dict[str,
                 "peaks": {p: num(v) for p, v in d.peaks.items()},
                 "bandwidths": {lv: num(v) for lv, v in d.bandwidths.items()},
                 "ridges": {
-                    p: {lv: num(v) for lv, v in by_level.items()} for p, by_level in d.ridges.items()
+                    p: {lv: num(v) for lv, v in by_level.items()}
+                    for p, by_level in d.ridges.items()
                 },
             }
             for d in compiled.devices.values()

@@ -7,7 +7,8 @@ Python). Instead:
 
 1. cheap text checks run first (length, characters, parenthesis nesting), because
    `ast.parse` itself recurses and must never see a pathological input;
-2. `ast.parse(text, mode="eval")` builds a syntax tree (it compiles nothing);
+2. `ast.parse(text, mode="eval")` builds a syntax tree (nothing is compiled to code
+   or run);
 3. every node is checked against a whitelist, and the first offending token in
    reading order is reported with its column;
 4. the tree is converted into a small private tree (`_Sum`, `_Prod`, ...) whose
@@ -32,8 +33,8 @@ import math
 import operator
 import re
 import warnings
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Final, Literal, TypeAlias, TypeVar, cast
@@ -327,6 +328,8 @@ def _syntax_error(exc: SyntaxError, source: _Source) -> FormulaError:
         column = len(text.rstrip())
     else:
         column = source.offset(exc.lineno, exc.offset - 1)
+    while column < len(text) and text[column].isspace() and text[column:].strip():
+        column += 1  # point at the next token, not at the blank before it
     token = _token_at(text, column)
     where = f"at {token!r}" if token is not None else "at the end"
     hint = ""
@@ -425,6 +428,15 @@ def _literal_value(text: str) -> tuple[_Value | None, str]:
     )
 
 
+def _walk(root: ast.AST) -> Iterator[ast.AST]:
+    """Every node under `root`, iteratively (like `ast.walk`, which imports on each call)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
 class _Checker:
     """Finds every refused construct in the syntax tree, without recursion."""
 
@@ -435,14 +447,14 @@ class _Checker:
         self.found: list[_Violation] = []
 
     def first(self, root: ast.expr) -> _Violation | None:
-        # ast.walk is iterative, so a 900-deep chain of unary minus is harmless here.
+        # _walk is iterative, so a 900-deep chain of unary minus is harmless here.
         skip: set[int] = set()
-        for node in ast.walk(root):
+        for node in _walk(root):
             if id(node) in skip:
                 continue
             if isinstance(node, ast.JoinedStr):
                 # Positions inside f-strings are unreliable on 3.11: report the string.
-                skip.update(id(n) for n in ast.walk(node) if n is not node)
+                skip.update(id(n) for n in _walk(node) if n is not node)
             self.check(node, skip)
         return min(self.found, default=None)
 
@@ -485,7 +497,7 @@ class _Checker:
             # Point at `.attr`, the part that makes it an attribute access.
             dot = src.text.rfind(".", start, end - len(node.attr))
             column = dot if dot >= 0 else start
-            self.add(_not_allowed(column, "." + node.attr, _CONSTRUCTS[ast.Attribute]))
+            self.add(_not_allowed(column, src.text[column:end], _CONSTRUCTS[ast.Attribute]))
         elif isinstance(node, ast.Subscript):
             bracket = src.text.find("[", src.span(node.value)[1], end)
             column = bracket if bracket >= 0 else start
@@ -658,9 +670,12 @@ def parse_formula(
     """
     if not isinstance(text, str):
         raise TypeError(f"formula text must be a str, not {type(text).__name__}")
+    if isinstance(symbols, str):
+        # A str is a Collection[str] of letters: "Nb" would declare N and b.
+        raise TypeError("symbols must be a collection of names, not a str")
     _check_text(text)
     root, source = _parse_ast(text)
-    count = sum(1 for node in ast.walk(root) if isinstance(node, (ast.expr, ast.keyword)))
+    count = sum(1 for node in _walk(root) if isinstance(node, (ast.expr, ast.keyword)))
     if count > LIMITS.nodes:
         raise FormulaError(
             f"formula is too large: {count} numbers, symbols and operations; "
@@ -673,8 +688,8 @@ def parse_formula(
         raise FormulaError(violation.message, violation.column, violation.token)
     tree = _Builder(source).build(root)
     positions: dict[str, int] = {}
-    callees = {id(node.func) for node in ast.walk(root) if isinstance(node, ast.Call)}
-    for node in ast.walk(root):
+    callees = {id(node.func) for node in _walk(root) if isinstance(node, ast.Call)}
+    for node in _walk(root):
         if isinstance(node, ast.Name) and node.id in known and id(node) not in callees:
             column = source.span(node)[0]
             positions[node.id] = min(column, positions.get(node.id, column))
@@ -781,7 +796,7 @@ def _compile(node: _Node, leaf: Callable[[str], _Fn[_Env]]) -> _Fn[_Env]:
 
 def _finish(result: _Value) -> Fraction:
     """The result as a Fraction, refused when its magnitude is beyond `LIMITS.result`."""
-    if type(result) is int:
+    if isinstance(result, int):  # an int subclass passed through `M` alone stays one
         if -LIMITS.result <= result <= LIMITS.result:
             return Fraction(result)
     elif isinstance(result, Fraction):
@@ -1034,6 +1049,11 @@ class Formula:
 
     def __str__(self) -> str:
         return self.text
+
+    def __getstate__(self) -> dict[str, object]:
+        # Only the fields: cached closures cannot be pickled (multiprocessing, deepcopy)
+        # and are rebuilt on first use.
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @cached_property
     def expr(self) -> sympy.Expr:

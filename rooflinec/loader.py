@@ -254,4 +254,4 @@ def iter_paths(data: Any, path: PathKey = ()) -> Iterator[tuple[PathKey, Any]]:
             yield from iter_paths(value, (*path, i))
 
 
-__all__ = ["Document", "MAX_BYTES", "MAX_DEPTH", "PathKey", "iter_paths", "load_file", "load_text"]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "Document", "PathKey", "iter_paths", "load_file", "load_text"]

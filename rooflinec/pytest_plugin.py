@@ -84,7 +84,9 @@ class ExampleItem(pytest.Item):
     def runtest(self) -> None:
         from rooflinec.examples import describe_failure, run_example
 
-        compiled = _compiled(self.config, self.parent.root)  # type: ignore[attr-defined]
+        spec_file = self.parent
+        assert isinstance(spec_file, SpecFile)  # items are only created under a SpecFile
+        compiled = _compiled(self.config, spec_file.root)
         example = next(
             (e for e in compiled.catalog.examples if e.id == self.name and e.owner == self.spec_id),
             None,

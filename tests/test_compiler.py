@@ -31,7 +31,10 @@ PUBLISHED_INTENSITY = {
     "gemv-decode": ("0.9995", Fraction(2 * 4096 * 4096, 2 * (4096 * 4096 + 2 * 4096))),
     "attention-fused": ("2048", Fraction(2048)),
     "attention-unfused": ("62.06", Fraction(4 * 4096**2 * 128, 2 * (4 * 4096 * 128 + 4 * 4096**2))),
-    "conv3x3": ("287.2", Fraction(2 * 32 * 56 * 56 * 64 * 64 * 9, 2 * (2 * 32 * 56 * 56 * 64 + 9 * 64 * 64))),
+    "conv3x3": (
+        "287.2",
+        Fraction(2 * 32 * 56 * 56 * 64 * 64 * 9, 2 * (2 * 32 * 56 * 56 * 64 + 9 * 64 * 64)),
+    ),
     "elementwise-add": ("0.1667", Fraction(1, 6)),
 }
 
@@ -47,7 +50,7 @@ def test_intensity_matches_published_table(bundled: Compiled, case: str) -> None
 
 
 def test_worked_example(bundled: Compiled) -> None:
-    """H100 SXM at BF16: ridge 295.373, the GEMM compute bound at 989.5 TFLOP/s, 4 of 6 memory bound."""
+    """H100 SXM, BF16: ridge 295.373; the GEMM compute bound at 989.5 TFLOP/s; 4 of 6 memory bound."""
     h100 = bundled.devices["nvidia-h100-sxm"]
     assert Fraction(9895, 10) * T == h100.peaks["bf16"]
     assert Fraction(335, 100) * T == h100.bandwidths["dram"]
@@ -196,7 +199,9 @@ def test_unseen_specs_three_levels_and_shares(tmp_path: Path) -> None:
 
 def test_level_given_by_one_side_is_no_ceiling(tmp_path: Path) -> None:
     """An l2 the kernel gives but the device lacks is listed as unmodelled, not a ceiling."""
-    device = THREE_LEVELS.replace("  l2: {label: SRAM, bandwidth: 8 TB/s, capacity: 128 MiB, source: s, sustained: 50%}\n", "")
+    device = THREE_LEVELS.replace(
+        "  l2: {label: SRAM, bandwidth: 8 TB/s, capacity: 128 MiB, source: s, sustained: 50%}\n", ""
+    )
     specs = write_specs(tmp_path, {"chip-three": device}, {"tiled-gemm": TILED_GEMM})
     r = compile_catalog(catalog_or_raise(specs)).result("tg-4k", "chip-three", "bf16")
     assert r is not None

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import math
 import pickle
 import random
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -411,10 +412,24 @@ def test_formula_error_is_a_value_error_and_pickles() -> None:
     assert str(error) == str(copy)
 
 
+def test_formula_pickles_after_use() -> None:
+    """A used formula (cached closures, sympy expression) pickles and still evaluates."""
+    formula = parse_formula("ceil(M/128)*128 + w", DECLARED)
+    values: dict[str, int | Fraction] = {"M": 200, "w": Fraction(1, 2)}
+    before = formula.evaluate(values)
+    assert formula.expr is not None
+    copy = pickle.loads(pickle.dumps(formula))
+    assert formula == copy
+    assert before == copy.evaluate(values)
+    assert formula.latex() == copy.latex()
+
+
 def test_non_string_text_is_a_type_error() -> None:
-    """A number where text is expected is a programming error, not a spec error."""
+    """A number for the text, or one str for the symbols, is a programming error."""
     with pytest.raises(TypeError):
         parse_formula(42, DECLARED)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        parse_formula("Nb", "Nb")  # a str would declare N and b
 
 
 # --------------------------------------------------------------------------- evaluation errors
@@ -463,7 +478,7 @@ def test_evaluator_is_compiled_once() -> None:
     formula = parse_formula("ceil(M/128)*128 + w*N", DECLARED)
     fn = formula.evaluator()
     assert fn is formula.evaluator()
-    values = {"M": 300, "N": 3, "w": Fraction(1, 2)}
+    values: dict[str, int | Fraction] = {"M": 300, "N": 3, "w": Fraction(1, 2)}
     assert formula.evaluate(values) == fn(values)
     assert Fraction(384 + Fraction(3, 2)) == fn(values)
 
@@ -494,7 +509,7 @@ def test_bulk_evaluate_edges() -> None:
     with pytest.raises(EvaluationError, match="no column for symbol 'N'"):
         bulk_evaluate(formula, {"M": [1]})
     with pytest.raises(EvaluationError, match="not float"):
-        bulk_evaluate(formula, {"M": [1], "N": [1.0]})
+        bulk_evaluate(formula, {"M": [1], "N": [1.0]})  # type: ignore[list-item]
     assert [Fraction(1, 2)] * 3 == bulk_evaluate(parse_formula("1/2", []), {"M": [1, 2, 3]})
     no_rows: list[Fraction] = []
     assert no_rows == bulk_evaluate(formula, {"M": [], "N": []})
@@ -523,39 +538,58 @@ class CodeRan(BaseException):
     """Raised by the patched builtins; a BaseException so nothing can swallow it."""
 
 
-def test_no_code_runs_during_parse_or_evaluation(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With eval, exec, __import__ and non-AST compile booby-trapped, everything still works."""
-    real_compile = builtins.compile
-    ast_compiles: list[int] = []
+@contextlib.contextmanager
+def _booby_trapped_builtins(calls: list[object]) -> Iterator[None]:
+    """eval, exec and __import__ raise CodeRan; compile works only to build an AST.
+
+    Builtins are swapped by hand, not with monkeypatch: its own code may import
+    between two patches, which would trip the trap outside the `try`.
+    """
+    real = {name: getattr(builtins, name) for name in ("eval", "exec", "__import__", "compile")}
 
     def trap(*args: object, **kwargs: object) -> None:
-        raise CodeRan(args)
+        calls.append(args[:1])
+        raise CodeRan(args[:1])
 
     def ast_only_compile(source: Any, filename: Any, mode: Any, flags: int = 0, **kw: Any) -> Any:
         if not flags & ast.PyCF_ONLY_AST:
-            raise CodeRan(source)
-        ast_compiles.append(flags)
-        return real_compile(source, filename, mode, flags, **kw)
+            trap(source)
+        return real["compile"](source, filename, mode, flags, **kw)
 
-    formulas: list[Formula] = []
-    monkeypatch.setattr(builtins, "eval", trap)
-    monkeypatch.setattr(builtins, "exec", trap)
-    monkeypatch.setattr(builtins, "__import__", trap)
-    monkeypatch.setattr(builtins, "compile", ast_only_compile)
     try:
-        formulas.append(parse_formula("w*(M*K + K*N)", DECLARED))
-        formulas.append(parse_formula("ceil(M/128)*128 + max(N, 2) - floor(K/3)", DECLARED))
+        builtins.eval = trap
+        builtins.exec = trap
+        builtins.compile = ast_only_compile  # type: ignore[assignment]
+        builtins.__import__ = trap  # type: ignore[assignment]
+        yield
+    finally:
+        for name, value in real.items():
+            setattr(builtins, name, value)
+
+
+def test_no_code_runs_during_parse_or_evaluation() -> None:
+    """With eval, exec, __import__ and non-AST compile booby-trapped, everything still works."""
+    calls: list[object] = []
+    refused: list[FormulaError] = []
+    with _booby_trapped_builtins(calls):
+        formulas = [
+            parse_formula("w*(M*K + K*N)", DECLARED),
+            parse_formula("ceil(M/128)*128 + max(N, 2) - floor(K/3)", DECLARED),
+        ]
         for text, *_ in HOSTILE:
-            with pytest.raises(FormulaError):
+            # No pytest.raises in here: pytest's own machinery may import.
+            try:
                 parse_formula(text, DECLARED)
-        values = {"M": 300, "N": 1, "K": 7, "w": Fraction(1, 2)}
+            except FormulaError as error:
+                refused.append(error)
+        values: dict[str, int | Fraction] = {"M": 300, "N": 1, "K": 7, "w": Fraction(1, 2)}
         results = [f.evaluate(values) for f in formulas]
         bulk = bulk_evaluate(formulas[1], {k: [v] for k, v in values.items()})
         tex = formulas[1].latex()
-    finally:
-        monkeypatch.undo()
-    assert ast_compiles, "ast.parse went through compile with PyCF_ONLY_AST"
-    assert [Fraction(300 * 7 + 7 * 1, 2), Fraction(384 + 2 - 2)] == results
+    no_calls: list[object] = []
+    assert no_calls == calls
+    assert len(HOSTILE) == len(refused)
+    assert [Fraction(300 * 7 + 7 * 1, 2), Fraction(384)] == results
     assert [results[1]] == bulk
     assert tex.startswith(r"\left\lceil")
 
@@ -662,7 +696,7 @@ def _oracle(tree: Tree, env: dict[str, Fraction]) -> Fraction:
     if kind == "neg":
         return -_oracle(tree[1], env)
     if kind == "pow":
-        return _oracle(tree[1], env) ** tree[2]
+        return Fraction(_oracle(tree[1], env) ** tree[2])
     if kind == "call":
         args = [_oracle(arg, env) for arg in tree[2]]
         funcs: dict[str, Callable[..., Any]] = {

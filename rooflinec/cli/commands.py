@@ -30,8 +30,11 @@ def checked(folder: Path, *, strict: bool = False) -> tuple[Any, list[Diagnostic
     from rooflinec.lints import lint_catalog
 
     files = discover(folder)
-    count = (1 if files.precisions else 0) + len(files.devices) + len(files.kernels) + len(
-        files.methods
+    count = (
+        (1 if files.precisions else 0)
+        + len(files.devices)
+        + len(files.kernels)
+        + len(files.methods)
     )
     catalog, diagnostics = build_catalog(folder)
     if catalog is None:
@@ -136,4 +139,4 @@ def run(opts: Any, out: TextIO) -> int:
     return COMMANDS[opts.command](opts, out)
 
 
-__all__ = ["run", "register_more", "sys"]
+__all__ = ["register_more", "run", "sys"]

@@ -73,8 +73,12 @@ def build_parser() -> argparse.ArgumentParser:
         "problem, FILE:LINE:COL: error: MESSAGE [$.path]. Exit 0 when clean, 1 on spec errors.",
     )
     _specs_arg(p)
-    p.add_argument("--format", choices=["text", "github", "json"], default="text",
-                   help="text (default), github (workflow annotations) or json")
+    p.add_argument(
+        "--format",
+        choices=["text", "github", "json"],
+        default="text",
+        help="text (default), github (workflow annotations) or json",
+    )
     p.add_argument("--strict", action="store_true", help="treat lint warnings as errors")
 
     p = sub.add_parser(
@@ -85,14 +89,28 @@ def build_parser() -> argparse.ArgumentParser:
         "headers; table is for reading in a terminal.",
     )
     _specs_arg(p)
-    p.add_argument("--format", choices=["json", "csv", "table"], default="table",
-                   help="table (default), json or csv")
-    p.add_argument("--device", action="append", default=[], metavar="D", help="only device D (repeatable)")
-    p.add_argument("--case", action="append", default=[], metavar="C", help="only case C (repeatable)")
-    p.add_argument("--precision", action="append", default=[], metavar="P",
-                   help="only precision P (repeatable)")
-    p.add_argument("--declared-only", action="store_true",
-                   help="only each case's declared precision")
+    p.add_argument(
+        "--format",
+        choices=["json", "csv", "table"],
+        default="table",
+        help="table (default), json or csv",
+    )
+    p.add_argument(
+        "--device", action="append", default=[], metavar="D", help="only device D (repeatable)"
+    )
+    p.add_argument(
+        "--case", action="append", default=[], metavar="C", help="only case C (repeatable)"
+    )
+    p.add_argument(
+        "--precision",
+        action="append",
+        default=[],
+        metavar="P",
+        help="only precision P (repeatable)",
+    )
+    p.add_argument(
+        "--declared-only", action="store_true", help="only each case's declared precision"
+    )
 
     p = sub.add_parser(
         "explain",
@@ -104,8 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("case", metavar="CASE", help="a case id")
     p.add_argument("--device", required=True, metavar="D", help="a device id")
     p.add_argument("--precision", metavar="P", help="default: the case's declared precision")
-    p.add_argument("--symbolic", action="store_true",
-                   help="time at the roofline as an expression over the shape (plain and LaTeX)")
+    p.add_argument(
+        "--symbolic",
+        action="store_true",
+        help="time at the roofline as an expression over the shape (plain and LaTeX)",
+    )
     _specs_arg(p)
 
     from rooflinec.cli import commands
@@ -117,8 +138,16 @@ def build_parser() -> argparse.ArgumentParser:
 def parse(argv: Sequence[str]) -> Options:
     ns = build_parser().parse_args(list(argv))
     opts = Options(command=ns.command)
-    for name in ("specs", "format", "strict", "symbolic", "out", "base", "require_bump",
-                 "declared_only"):
+    for name in (
+        "specs",
+        "format",
+        "strict",
+        "symbolic",
+        "out",
+        "base",
+        "require_bump",
+        "declared_only",
+    ):
         if hasattr(ns, name):
             setattr(opts, name, getattr(ns, name))
     if ns.command == "explain":

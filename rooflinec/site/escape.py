@@ -1,0 +1,168 @@
+"""Making spec text inert: escaping for Markdown + HTML, JSON in script tags, a sanitiser.
+
+Spec text arrives from pull requests and goes through three layers before it reaches a
+reader, each of which would be enough on its own for the cases it covers:
+
+1. `md` turns every character that means something to Markdown or HTML into a numeric
+   character reference. Python-Markdown passes references through untouched and the
+   browser shows them as the characters they stand for, so `[x](javascript:...)` stays
+   text, `|` does not split a table cell, and `<script>` is never a tag. The template
+   environment applies it to every `{{ ... }}` by default (`finalize`), so a template that
+   forgets a filter is still safe; only `Markup` built here passes unescaped.
+2. Spec text is only ever a template *variable*: it is never compiled as a template, so
+   `{{ 7*7 }}` is shown, not evaluated.
+3. `sanitize` runs nh3 (ammonia) over the HTML of every generated page with an allow list
+   of tags, attributes, URL schemes and CSS properties. Trusted fragments that the
+   sanitiser would remove (chart scripts) are swapped in only afterwards, through `Slots`.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any
+
+import nh3
+from markupsafe import Markup
+
+__all__ = ["Slots", "attr", "external_link", "md", "script_json", "sanitize"]
+
+# Markdown punctuation (CommonMark's list plus the extensions' `|`, `~`, `=`, `^`, `:`),
+# HTML's specials, and whitespace handled separately. `.` and `-` only matter at the start
+# of a line (ordered/unordered lists, setext headings), which `_LEADING` handles.
+_ESCAPED = "&<>\"'`*_{}[]()#+!|\\~=^:$%@"
+_TABLE = {ord(c): f"&#{ord(c)};" for c in _ESCAPED}
+_TABLE[ord("&")] = "&amp;"
+_TABLE[ord("<")] = "&lt;"
+_TABLE[ord(">")] = "&gt;"
+_TABLE[ord('"')] = "&quot;"
+_WHITESPACE = re.compile(r"\s+")
+# A leading run of digits then `.` or `)` is an ordered list item; `-` a bullet or rule.
+_LEADING = re.compile(r"^(\d+)([.)])|^([-.])")
+
+
+def md(value: Any) -> Markup:
+    """`value` as inline text that is inert in Markdown and in HTML (text and attributes).
+
+    Whitespace runs (newlines included) collapse to one space, so the text can stand in a
+    table cell, a list item or an attribute. Already-trusted `Markup` is returned as is.
+    """
+    if isinstance(value, Markup):
+        return value
+    text = _WHITESPACE.sub(" ", str(value)).strip()
+    text = text.translate(_TABLE)
+    text = _LEADING.sub(_leading, text)
+    return Markup(text)
+
+
+def _leading(match: re.Match[str]) -> str:
+    if match.group(1) is not None:
+        return f"{match.group(1)}&#{ord(match.group(2))};"
+    return f"&#{ord(match.group(3))};"
+
+
+def attr(value: Any) -> Markup:
+    """Text for an HTML attribute value inside double quotes (trusted HTML we write)."""
+    return Markup(html.escape(_WHITESPACE.sub(" ", str(value)).strip(), quote=True))
+
+
+def external_link(text: Any, url: str) -> Markup:
+    """A link to a source: only `https://` addresses become links; anything else is text."""
+    if not url.startswith("https://") or any(c in url for c in " \t\r\n<>\"'`"):
+        return md(text)
+    return Markup(
+        f'<a href="{attr(url)}" rel="noopener noreferrer" class="rooflinec-external">'
+        f"{md(text)}</a>"
+    )
+
+
+def script_json(data: Any) -> Markup:
+    """JSON that is safe inside `<script type="application/json">` (no `</script>` break-out).
+
+    Keys are sorted and separators fixed, so the same data gives the same bytes.
+    """
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    for char, escaped in (
+        ("&", "\\u0026"),
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        text = text.replace(char, escaped)
+    return Markup(text)
+
+
+# --------------------------------------------------------------------------- sanitiser
+
+_MATHML = {
+    "math", "mrow", "mi", "mn", "mo", "mfrac", "msup", "msub", "msubsup", "mtext", "mspace",
+}  # fmt: skip
+_TAGS = set(nh3.ALLOWED_TAGS) | {
+    "details", "summary", "figure", "figcaption", "caption", "div", "span", "section",
+    "table", "thead", "tbody", "tfoot", "tr", "th", "td", "colgroup", "col", "img",
+    "abbr", "dl", "dt", "dd", "sup", "sub", "kbd", "small", "mark", "nav",
+} | _MATHML  # fmt: skip
+_COMMON = {"id", "class", "title", "lang", "dir"}
+_ATTRIBUTES: dict[str, set[str]] = {
+    "*": _COMMON,
+    "a": {"href", "rel", "download", "hreflang"},
+    "img": {"src", "alt", "width", "height", "loading", "decoding"},
+    "th": {"align", "style", "scope", "colspan", "rowspan"},
+    "td": {"align", "style", "colspan", "rowspan"},
+    "details": {"open"},
+    "ol": {"start"},
+    "math": {"display", "xmlns"},
+    "mo": {"stretchy", "fence", "separator", "form", "lspace", "rspace"},
+    "mfrac": {"linethickness"},
+    "mi": {"mathvariant"},
+    "div": {"data-slot"},
+    "span": {"data-slot"},
+}
+
+
+def sanitize(fragment: str) -> str:
+    """Remove every tag, attribute, URL scheme and style not on the allow list.
+
+    Links may be relative (within the site), `https:` or `mailto:`; `style` keeps only
+    `text-align` (what Markdown tables write). Comments are dropped.
+    """
+    return nh3.clean(
+        fragment,
+        tags=_TAGS,
+        attributes=_ATTRIBUTES,
+        url_schemes={"https", "mailto"},
+        link_rel=None,
+        strip_comments=True,
+        filter_style_properties={"text-align"},
+    )
+
+
+class Slots:
+    """Trusted HTML fragments kept out of the Markdown and the sanitiser, swapped in after.
+
+    `add` returns an empty placeholder element (which Markdown and nh3 leave alone);
+    `fill` replaces each placeholder with its fragment. Spec text cannot forge a
+    placeholder: it is escaped, so it cannot open a tag.
+    """
+
+    _PLACEHOLDER = re.compile(r'<(div|span) data-slot="(\d+)"></\1>')
+
+    def __init__(self) -> None:
+        self._fragments: list[str] = []
+
+    def add(self, fragment: str, *, block: bool = True) -> Markup:
+        self._fragments.append(fragment)
+        tag = "div" if block else "span"
+        return Markup(f'<{tag} data-slot="{len(self._fragments) - 1}"></{tag}>')
+
+    def fill(self, page_html: str) -> str:
+        def replace(match: re.Match[str]) -> str:
+            index = int(match.group(2))
+            return self._fragments[index] if index < len(self._fragments) else ""
+
+        return self._PLACEHOLDER.sub(replace, page_html)
+
+    def __len__(self) -> int:
+        return len(self._fragments)
