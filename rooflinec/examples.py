@@ -12,6 +12,7 @@ from fractions import Fraction
 from rooflinec.catalog import Example, Expectation
 from rooflinec.compiler import COMPUTE, Compiled, Result
 from rooflinec.errors import Diagnostic
+from rooflinec.formatting import format_percent, format_si
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,28 @@ def run_example(compiled: Compiled, example: Example) -> list[Outcome]:
     return outcomes
 
 
+_BASE_UNITS = {
+    "peak": "FLOP/s",
+    "attainable": "FLOP/s",
+    "bandwidth": "B/s",
+    "ridge": "FLOP/B",
+    "intensity": "FLOP/B",
+    "flops": "FLOP",
+    "bytes": "B",
+    "time": "s",
+}
+
+
+def _shown(output: str, value: Fraction | int | str | None) -> str:
+    if value is None or isinstance(value, str):
+        return str(value)
+    if output in ("share_of_peak", "efficiency"):
+        return format_percent(value, digits=6)
+    if output in _BASE_UNITS:
+        return format_si(value, _BASE_UNITS[output], digits=7)
+    return str(value)
+
+
 def describe_failure(outcome: Outcome) -> str:
     e = outcome.expectation
     target = (
@@ -102,17 +125,10 @@ def describe_failure(outcome: Outcome) -> str:
     )
     if outcome.problem:
         return f"reference example: {target}: {outcome.problem}"
-    actual = outcome.actual
-    shown = (
-        actual
-        if isinstance(actual, (str, int))
-        else f"{float(actual):.7g}"
-        if actual is not None
-        else "none"
-    )
+    tolerance = "" if e.tolerance == 0 else f" (within {format_percent(e.tolerance, digits=2)})"
     return (
-        f"reference example: {target} expected {e.text}"
-        f" (tolerance {float(e.tolerance) * 100:.3g}%), computed {shown}"
+        f"reference example: {target} expected {e.text}{tolerance},"
+        f" computed {_shown(e.output, outcome.actual)}"
     )
 
 

@@ -50,7 +50,7 @@ def test_intensity_matches_published_table(bundled: Compiled, case: str) -> None
 
 
 def test_worked_example(bundled: Compiled) -> None:
-    """H100 SXM, BF16: ridge 295.373; the GEMM compute bound at 989.5 TFLOP/s; 4 of 6 memory bound."""
+    """H100 SXM, BF16: ridge 295.373; GEMM compute bound at 989.5 TFLOP/s; 4 of 6 memory bound."""
     h100 = bundled.devices["nvidia-h100-sxm"]
     assert Fraction(9895, 10) * T == h100.peaks["bf16"]
     assert Fraction(335, 100) * T == h100.bandwidths["dram"]

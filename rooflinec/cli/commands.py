@@ -52,11 +52,15 @@ def _as_error(d: Diagnostic) -> Diagnostic:
 
 
 def compiled_or_raise(folder: Path) -> Any:
-    compiled, diagnostics, _ = checked(folder)
-    errors = [d for d in diagnostics if d.severity == "error"]
-    if compiled is None or errors:
-        raise SpecError(errors)
-    return compiled
+    """The compiled catalog, or `SpecError` when the specs do not build.
+
+    Failing reference examples and lints are `check`'s business: compile, explain
+    and diff still show the figures of a catalog whose example no longer holds.
+    """
+    from rooflinec.build import catalog_or_raise
+    from rooflinec.compiler import compile_catalog
+
+    return compile_catalog(catalog_or_raise(folder))
 
 
 def cmd_check(opts: Any, out: TextIO) -> int:
@@ -119,10 +123,49 @@ def cmd_explain(opts: Any, out: TextIO) -> int:
     return EXIT_OK
 
 
+def cmd_diff(opts: Any, out: TextIO) -> int:
+    from rooflinec import diff
+    from rooflinec.build import build_catalog
+    from rooflinec.compiler import compile_catalog
+
+    folder = specs_folder(opts.specs)
+    repo = diff.repo_root(folder)
+    base = opts.base or diff.default_base(repo)
+    commit = diff.resolve_ref(repo, base)
+    new = compiled_or_raise(folder)
+    label = base if base == commit[:12] else f"{base} ({commit[:12]})"
+    old = None
+    with diff.specs_at(folder, commit) as old_folder:
+        if old_folder is not None and old_folder.is_dir():
+            old_catalog, _ = build_catalog(old_folder)
+            if old_catalog is None:
+                sys.stderr.write(
+                    f"rooflinec: note: the specs at {label} do not build; "
+                    "every spec is shown as added\n"
+                )
+            else:
+                old = compile_catalog(old_catalog)
+    result = diff.diff_compiled(old, new, label)
+    if opts.format == "json":
+        import json
+
+        out.write(json.dumps(diff.to_data(result), indent=2, ensure_ascii=False) + "\n")
+    else:
+        out.write(diff.to_markdown(result))
+    if opts.require_bump:
+        problems = diff.version_bumps(old.catalog if old else None, new.catalog)
+        for problem in problems:
+            sys.stderr.write(f"{problem}\n")
+        if problems:
+            return EXIT_SPEC
+    return EXIT_OK
+
+
 COMMANDS: dict[str, Callable[[Any, TextIO], int]] = {
     "check": cmd_check,
     "compile": cmd_compile,
     "explain": cmd_explain,
+    "diff": cmd_diff,
 }
 
 
@@ -139,4 +182,4 @@ def run(opts: Any, out: TextIO) -> int:
     return COMMANDS[opts.command](opts, out)
 
 
-__all__ = ["register_more", "run", "sys"]
+__all__ = ["register_more", "run"]

@@ -129,6 +129,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _specs_arg(p)
 
+    p = sub.add_parser(
+        "diff",
+        help="compiled figures that differ between a git ref and the working tree",
+        description="Compile the catalog at BASE_REF (default: the merge base with main, else "
+        "HEAD) and in the working tree; list specs added and removed and every figure that "
+        "moved (peaks, bandwidths, ridge points, intensities, attainable rates, bounds, "
+        "times), old -> new with the relative change, largest first. Markdown fits a "
+        "pull-request comment or a job summary.",
+    )
+    p.add_argument("base", nargs="?", metavar="BASE_REF", help="a git ref (default: merge base)")
+    _specs_arg(p)
+    p.add_argument(
+        "--format", choices=["markdown", "json"], default="markdown", help="markdown or json"
+    )
+    p.add_argument(
+        "--require-bump",
+        action="store_true",
+        help="fail when a spec's content changed without a new versions entry",
+    )
+
     from rooflinec.cli import commands
 
     commands.register_more(sub, _specs_arg)
@@ -154,6 +174,8 @@ def parse(argv: Sequence[str]) -> Options:
         opts.case = ns.case
         opts.devices = [ns.device]
         opts.precisions = [ns.precision] if ns.precision else []
+    elif ns.command == "diff":
+        opts.format = ns.format
     elif ns.command == "compile":
         opts.devices, opts.cases, opts.precisions = ns.device, ns.case, ns.precision
     opts.extra = {k: v for k, v in vars(ns).items() if not hasattr(opts, k)}

@@ -3,10 +3,24 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from rooflinec.errors import Diagnostic
+
+# Control characters (and the bidirectional overrides) must never reach a terminal or a
+# log raw: a message is one line, whatever text from a spec it quotes.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def one_line(text: str) -> str:
+    """`text` with every control character shown as an escape: always one printable line."""
+    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def _line(d: Diagnostic) -> str:
+    return one_line(str(d))
 
 
 def _summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
@@ -19,7 +33,7 @@ def _summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
 def text(diagnostics: Sequence[Diagnostic], files: int, out: TextIO) -> None:
     """`FILE:LINE:COL: error: MESSAGE [$.path]`, one line each, then a summary."""
     for d in diagnostics:
-        out.write(str(d) + "\n")
+        out.write(_line(d) + "\n")
     out.write(_summary(diagnostics, files) + "\n")
 
 
@@ -40,7 +54,7 @@ def github(diagnostics: Sequence[Diagnostic], files: int, out: TextIO) -> None:
         if loc.line > 0:
             props += [f"line={loc.line}", f"col={max(loc.col, 1)}"]
         props.append(f"title={_escape_property('rooflinec ' + d.code)}")
-        message = d.message + (f" [{d.path}]" if d.path else "")
+        message = one_line(d.message + (f" [{d.path}]" if d.path else ""))
         out.write(f"::{d.severity} {','.join(props)}::{_escape_data(message)}\n")
     out.write(_summary(diagnostics, files) + "\n")
 
