@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from rooflinec.errors import Diagnostic, SpecError, UsageError
+from rooflinec.errors import Diagnostic, UsageError
 
 EXIT_OK, EXIT_SPEC = 0, 1
 
