@@ -161,11 +161,28 @@ def cmd_diff(opts: Any, out: TextIO) -> int:
     return EXIT_OK
 
 
+def cmd_publish(opts: Any, out: TextIO) -> int:
+    from rooflinec.publish import publish
+
+    extra = opts.extra
+    previous = publish(
+        Path(extra["config"]),
+        str(extra["version"]),
+        list(extra["alias"]),
+        branch=str(extra["branch"]),
+        push=bool(extra["push"]),
+    )
+    since = f" (changes since {previous.version})" if previous else " (first version)"
+    out.write(f"published {extra['version']} to {extra['branch']}{since}\n")
+    return EXIT_OK
+
+
 COMMANDS: dict[str, Callable[[Any, TextIO], int]] = {
     "check": cmd_check,
     "compile": cmd_compile,
     "explain": cmd_explain,
     "diff": cmd_diff,
+    "publish": cmd_publish,
 }
 
 

@@ -149,6 +149,32 @@ def build_parser() -> argparse.ArgumentParser:
         help="fail when a spec's content changed without a new versions entry",
     )
 
+    p = sub.add_parser(
+        "publish",
+        help="publish a version of the site with mike into a local gh-pages branch",
+        description="Build the site and commit it as VERSION to a local gh-pages branch with "
+        "mike (material's version selector lists every published version). The site's "
+        "changes page lists the figures that moved since the previous published version. "
+        "Nothing is pushed without --push.",
+    )
+    p.add_argument("version", metavar="VERSION", help="the version to publish, e.g. 2026.11")
+    p.add_argument(
+        "--alias",
+        action="append",
+        default=[],
+        metavar="ALIAS",
+        help="an alias to point at this version, e.g. latest (repeatable)",
+    )
+    p.add_argument(
+        "--config",
+        type=Path,
+        default=Path("mkdocs.yml"),
+        metavar="FILE",
+        help="the mkdocs config (default: ./mkdocs.yml)",
+    )
+    p.add_argument("--branch", default="gh-pages", help="the branch to commit to")
+    p.add_argument("--push", action="store_true", help="push the branch after committing")
+
     from rooflinec.cli import commands
 
     commands.register_more(sub, _specs_arg)
