@@ -971,52 +971,82 @@ def _join_factors(parts: list[str]) -> str:
 def _to_sympy(node: _Node, symbols: Mapping[str, sympy.Symbol]) -> sympy.Expr:
     import sympy  # lazy: ~0.5 s, only for this
 
-    def conv(n: _Node) -> sympy.Expr:
+    def make(build: Callable[[bool], sympy.Expr], constant: bool) -> sympy.Expr:
         # evaluate=False keeps the author's structure (sympy would sort and merge terms).
+        # Symbol-free parts are evaluated, though: `subs` never rebuilds them, and an
+        # unevaluated exact zero such as `1 - 1` inside Min/Max makes sympy raise
+        # "not comparable" (its evalf gives 0.e-110). If evaluating fails (Min of zoo,
+        # from a constant division by zero) the part stays unevaluated.
+        if constant:
+            try:
+                return build(True)
+            except (ValueError, TypeError, ZeroDivisionError):
+                pass
+        return build(False)
+
+    def negate(expr: sympy.Expr) -> Callable[[bool], sympy.Expr]:
+        return lambda ev: sympy.Mul(sympy.S.NegativeOne, expr, evaluate=ev)
+
+    def reciprocal(expr: sympy.Expr) -> Callable[[bool], sympy.Expr]:
+        return lambda ev: sympy.Pow(expr, sympy.S.NegativeOne, evaluate=ev)
+
+    def conv(n: _Node) -> tuple[sympy.Expr, bool]:
+        """The sympy expression for `n` and whether it is free of symbols."""
         if isinstance(n, _Num):
             value = n.value
             if isinstance(value, int):
-                return sympy.Integer(value)
-            return sympy.Rational(value.numerator, value.denominator)
+                return sympy.Integer(value), True
+            return sympy.Rational(value.numerator, value.denominator), True
         if isinstance(n, _Sym):
-            return symbols[n.name]
+            return symbols[n.name], False
         if isinstance(n, _Neg):
-            inner = conv(n.operand)
+            inner, constant = conv(n.operand)
             if isinstance(inner, sympy.Number):
-                return -inner
-            return sympy.Mul(sympy.S.NegativeOne, inner, evaluate=False)
+                return -inner, True
+            return make(negate(inner), constant), constant
         if isinstance(n, _Pow):
-            return sympy.Pow(conv(n.base), sympy.Integer(n.exponent), evaluate=False)
+            base, constant = conv(n.base)
+            exponent = sympy.Integer(n.exponent)
+            return make(lambda ev: sympy.Pow(base, exponent, evaluate=ev), constant), constant
+        parts: list[sympy.Expr] = []
+        constant = True
         if isinstance(n, _Call):
-            args = [conv(arg) for arg in n.args]
-            if n.name == "ceil":
-                return sympy.ceiling(args[0], evaluate=False)
-            if n.name == "floor":
-                return sympy.floor(args[0], evaluate=False)
-            func = sympy.Min if n.name == "min" else sympy.Max
-            return func(*args, evaluate=False)
+            for arg in n.args:
+                expr, arg_constant = conv(arg)
+                parts.append(expr)
+                constant = constant and arg_constant
+            if n.name in ("ceil", "floor"):
+                func = sympy.ceiling if n.name == "ceil" else sympy.floor
+                return make(lambda ev: func(parts[0], evaluate=ev), constant), constant
+            minmax = sympy.Min if n.name == "min" else sympy.Max
+            return make(lambda ev: minmax(*parts, evaluate=ev), constant), constant
         if isinstance(n, _Sum):
-            terms = [
-                sympy.Mul(sympy.S.NegativeOne, conv(t), evaluate=False) if negated else conv(t)
-                for negated, t in n.terms
-            ]
-            return sympy.Add(*terms, evaluate=False)
-        factors = [
-            sympy.Pow(conv(f.node), sympy.S.NegativeOne, evaluate=False)
-            if f.divide
-            else conv(f.node)
-            for f in n.factors
-        ]
-        return sympy.Mul(*factors, evaluate=False)
+            for negated, term in n.terms:
+                expr, term_constant = conv(term)
+                if negated:
+                    expr = make(negate(expr), term_constant)
+                parts.append(expr)
+                constant = constant and term_constant
+            return make(lambda ev: sympy.Add(*parts, evaluate=ev), constant), constant
+        for factor in n.factors:
+            expr, factor_constant = conv(factor.node)
+            if factor.divide:
+                expr = make(reciprocal(expr), factor_constant)
+            parts.append(expr)
+            constant = constant and factor_constant
+        return make(lambda ev: sympy.Mul(*parts, evaluate=ev), constant), constant
 
-    return conv(node)
+    return conv(node)[0]
 
 
 def to_sympy(formula: Formula) -> sympy.Expr:
-    """The formula as an unevaluated sympy expression with explicit, assumption-laden Symbols.
+    """The formula as a sympy expression with explicit, assumption-laden Symbols.
 
-    Declared symbols are positive integers, reserved ones (`w`) positive rationals.
-    Built from the validated tree, never from text; imports sympy on first use.
+    Built unevaluated, so the author's grouping survives as far as sympy allows
+    (sympy still orders the arguments it prints); only symbol-free parts such as
+    `1/3` are folded. Declared symbols are positive integers, reserved ones (`w`)
+    positive rationals. Built from the validated tree, never from text; imports
+    sympy on first use.
     """
     import sympy
 

@@ -209,6 +209,14 @@ def test_sympy_expression_uses_assumptions() -> None:
     assert formula.expr == to_sympy(formula)
 
 
+def test_sympy_expression_with_constant_zero_inside_min() -> None:
+    """A symbol-free exact zero inside min (`1 - 1`) does not break sympy's subs."""
+    formula = parse_formula("min(M, min(0, 1 - 1)) + max(M/3, 2)", DECLARED)
+    (symbol,) = formula.expr.free_symbols
+    expected = formula.evaluate({"M": 9})
+    assert expected == formula.expr.subs({symbol: 9}).doit()
+
+
 def test_custom_reserved_names() -> None:
     """Reserved names are configurable and named in the unknown-symbol message."""
     formula = parse_formula("b*M", ["M"], reserved=("b",))
@@ -262,6 +270,7 @@ HOSTILE: list[tuple[str, int, str | None, str]] = [
     ('__import__("os").system("echo hi")', 0, "__import__", "function '__import__'"),
     ("__import__('os').system('x')", 0, "__import__", "is not allowed"),
     ("M.__class__", 1, ".__class__", "attribute access"),
+    ("M. N", 1, ". N", "attribute access"),
     ("().__class__", 0, "()", "not allowed in a formula"),
     ('open("x")', 0, "open", "function 'open' is not allowed (allowed: min, max, ceil, floor)"),
     ("exec('1')", 0, "exec", "function 'exec' is not allowed"),
