@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -95,8 +96,9 @@ def test_require_bump(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     err = capsys.readouterr().err
     assert 1 == code
     assert "amd-mi300x.yaml:" in err and "add a versions entry" in err
+    latest = max(int(v) for v in re.findall(r"version: (\d+)", device.read_text("utf-8")))
     text = device.read_text("utf-8").rstrip("\n") + (
-        "\n  - {version: 2, date: 2026-11-30, change: Bandwidth corrected.}\n"
+        f"\n  - {{version: {latest + 1}, date: 2026-11-30, change: Bandwidth corrected.}}\n"
     )
     device.write_text(text, "utf-8")
     code, _ = run(repo, "HEAD", "--require-bump")

@@ -1,0 +1,189 @@
+"""The device catalog as CSV or JSON with provenance columns, for people who keep spreadsheets.
+
+One row per device figure (peak, bandwidth, capacity), built from `rooflinec.provenance`:
+the figure as printed, its dense and sustained values in SI base units, its source, the
+verbatim quote it traces to, and how far its alternatives spread. This is an output edge:
+exact values become floats here. `rooflinec export [--specs DIR] [--format csv|json]`
+writes it; `register_export` adds that command to the CLI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import io
+import json
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any, TextIO
+
+from rooflinec import __version__
+from rooflinec.catalog import Catalog
+from rooflinec.export import num
+from rooflinec.provenance import FigureTrail, trails
+
+__all__ = [
+    "COLUMNS",
+    "catalog_csv",
+    "catalog_json",
+    "catalog_rows",
+    "cmd_export",
+    "register_export",
+]
+
+COLUMNS: tuple[str, ...] = (
+    "device",
+    "vendor",
+    "field",
+    "figure",  # peak, bandwidth or capacity
+    "key",  # the precision or memory level
+    "label",
+    "printed",
+    "unit",  # SI base unit of `dense` and `sustained`
+    "sparsity",
+    "pipe",
+    "dense",
+    "sustained",
+    "source",
+    "source_title",
+    "publisher",
+    "url",
+    "source_kind",
+    "read",
+    "quote",
+    "quote_source",  # the source of the quote traced to, when it is an alternative's
+    "alternatives",
+    "spread_min",
+    "spread_max",
+    "conflict",
+)
+
+
+def _number(value: Fraction | None) -> float | int | None:
+    return None if value is None else num(value)
+
+
+def _row(trail: FigureTrail) -> dict[str, Any]:
+    source = trail.source
+    trace = trail.trace
+    spread = trail.spread
+    sustained = trail.final if trail.kind != "capacity" else None
+    return {
+        "device": trail.device,
+        "vendor": trail.vendor,
+        "field": trail.field,
+        "figure": trail.kind,
+        "key": trail.key,
+        "label": trail.label,
+        "printed": trail.printed,
+        "unit": trail.unit,
+        "sparsity": trail.sparsity,
+        "pipe": trail.pipe,
+        "dense": num(trail.dense),
+        "sustained": _number(sustained),
+        "source": source.id if source else None,
+        "source_title": source.title if source else None,
+        "publisher": source.publisher if source else None,
+        "url": source.url if source else None,
+        "source_kind": source.kind if source else None,
+        "read": source.read if source else None,
+        "quote": trace.quote if trace else None,
+        "quote_source": trace.source if trace and trace.alternative is not None else None,
+        "alternatives": len(trail.alternatives),
+        "spread_min": _number(spread[0]) if spread else None,
+        "spread_max": _number(spread[1]) if spread else None,
+        "conflict": trail.conflict,
+    }
+
+
+def catalog_rows(catalog: Catalog, *, today: datetime.date | None = None) -> list[dict[str, Any]]:
+    """One flat record per device figure, keyed by `COLUMNS`; numbers as JSON numbers."""
+    return [_row(t) for t in trails(catalog, today=today)]
+
+
+def _detail(trail: FigureTrail) -> dict[str, Any]:
+    """A row whose `alternatives` lists each one instead of counting them, plus the steps."""
+    record = _row(trail)
+    record["steps"] = [
+        {"step": s.operation, "label": s.label, "factor": num(s.factor), "result": num(s.result)}
+        for s in trail.steps
+    ]
+    record["alternatives"] = [
+        {
+            "printed": a.printed,
+            "dense": num(a.dense),
+            "sparsity": a.sparsity,
+            "pipe": a.pipe,
+            "source": a.source.id if a.source else None,
+            "source_kind": a.source.kind if a.source else None,
+            "quote": a.quote,
+            "note": a.note,
+            "relative": num(a.relative),
+            "comparable": a.comparable,
+            "conflicting": a.conflicting,
+        }
+        for a in trail.alternatives
+    ]
+    return record
+
+
+def catalog_json(catalog: Catalog, *, today: datetime.date | None = None) -> str:
+    """The catalog's figures with their steps and alternatives, as one JSON document."""
+    document = {
+        "rooflinec": __version__,
+        "figures": [_detail(t) for t in trails(catalog, today=today)],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def catalog_csv(catalog: Catalog, *, today: datetime.date | None = None) -> str:
+    """One row per device figure, `COLUMNS` as the header; empty cells where nothing applies."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for row in catalog_rows(catalog, today=today):
+        writer.writerow([_cell(row[c]) for c in COLUMNS])
+    return buffer.getvalue()
+
+
+def cmd_export(opts: Any, out: TextIO) -> int:
+    """`rooflinec export`: build the catalog (exit 1 on spec errors) and write it out."""
+    from rooflinec.build import catalog_or_raise
+    from rooflinec.cli.commands import EXIT_OK, specs_folder
+
+    catalog = catalog_or_raise(specs_folder(opts.specs))
+    writer = catalog_json if opts.format == "json" else catalog_csv
+    out.write(writer(catalog))
+    return EXIT_OK
+
+
+def register_export(
+    sub: Any,
+    specs_arg: Callable[[argparse.ArgumentParser], None],
+    commands: dict[str, Callable[[Any, TextIO], int]],
+) -> None:
+    """Add `rooflinec export` to the CLI (a registrar for `commands._EXTRA_REGISTRARS`)."""
+    parser = sub.add_parser(
+        "export",
+        help="the device catalog with provenance columns, as CSV or JSON",
+        description="Write every device figure (peaks, bandwidths, capacities) with its "
+        "printed text, dense and sustained values in SI base units, source, quote and the "
+        "spread of its alternatives. csv (default) has one row per figure; json adds each "
+        "figure's transformation steps and alternatives.",
+    )
+    specs_arg(parser)
+    parser.add_argument(
+        "--format", choices=["csv", "json"], default="csv", help="csv (default) or json"
+    )
+    commands["export"] = cmd_export

@@ -1,0 +1,173 @@
+"""The catalog export: one row per device figure with its provenance, as CSV or JSON."""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from rooflinec.build import catalog_or_raise
+from rooflinec.catalog import Catalog
+from rooflinec.catalog_export import COLUMNS, catalog_csv, catalog_json, register_export
+from rooflinec.cli import commands
+from rooflinec.cli.main import main
+from tests.specfactory import BUNDLED
+
+TODAY = datetime.date(2026, 11, 30)
+
+
+@pytest.fixture(scope="module")
+def bundled() -> Catalog:
+    return catalog_or_raise(BUNDLED)
+
+
+@pytest.fixture
+def with_export(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The `export` command registered, whether or not commands.py lists it yet."""
+    if register_export not in commands._EXTRA_REGISTRARS:
+        monkeypatch.setattr(
+            commands, "_EXTRA_REGISTRARS", [*commands._EXTRA_REGISTRARS, register_export]
+        )
+
+
+def rows(text: str) -> dict[tuple[str, str], dict[str, str]]:
+    return {(r["device"], r["field"]): r for r in csv.DictReader(io.StringIO(text))}
+
+
+def test_csv_header() -> None:
+    """The CSV header is the documented column list."""
+    expected = (
+        "device,vendor,field,figure,key,label,printed,unit,sparsity,pipe,dense,sustained,"
+        "source,source_title,publisher,url,source_kind,read,quote,quote_source,alternatives,"
+        "spread_min,spread_max,conflict"
+    )
+    assert expected == ",".join(COLUMNS)
+
+
+def test_csv_h100_bf16_row(bundled: Catalog) -> None:
+    """H100 BF16: printed sparse, dense and sustained 989.5 TFLOP/s, NVIDIA's quote."""
+    row = rows(catalog_csv(bundled, today=TODAY))[("nvidia-h100-sxm", "compute.bf16")]
+    expected = {
+        "device": "nvidia-h100-sxm",
+        "vendor": "NVIDIA",
+        "field": "compute.bf16",
+        "figure": "peak",
+        "key": "bf16",
+        "label": "BF16 or FP16",
+        "printed": "1979 TFLOP/s",
+        "unit": "FLOP/s",
+        "sparsity": "2:4",
+        "pipe": "",
+        "dense": "989500000000000",
+        "sustained": "989500000000000",
+        "source": "nvidia-h100",
+        "source_title": "NVIDIA H100 Tensor Core GPU",
+        "publisher": "NVIDIA",
+        "url": "https://www.nvidia.com/en-us/data-center/h100/",
+        "source_kind": "vendor",
+        "read": "2026-10-25",
+        "quote": "BFLOAT16 Tensor コア | 1,979 TFLOPS* | 1,513 TFLOPS* |",
+        "quote_source": "",
+        "alternatives": "3",
+        "spread_min": "-0.0001010611419909045",  # 989.4 (computed)
+        "spread_max": "0.010611419909044972",  # 1000 (preliminary, 2022)
+        "conflict": "true",
+    }
+    assert expected == row
+
+
+def test_csv_quote_traced_through_an_alternative(bundled: Catalog) -> None:
+    """Gaudi 3 BF16 cites the white paper; its quote comes from the 1677 alternative."""
+    row = rows(catalog_csv(bundled, today=TODAY))[("intel-gaudi3", "compute.bf16")]
+    assert ("intel-gaudi3-whitepaper", "ml-engineering-accelerators", "4", "true") == (
+        row["source"],
+        row["quote_source"],
+        row["alternatives"],
+        row["conflict"],
+    )
+    assert 0.0936 == round(float(row["spread_max"]), 4)
+
+
+def test_csv_capacity_row_has_no_sustained_value(bundled: Catalog) -> None:
+    """A capacity row gives the bytes as dense and leaves sustained empty."""
+    row = rows(catalog_csv(bundled, today=TODAY))[("google-tpu-v5p", "memory.dram.capacity")]
+    assert ("capacity", "95 GiB", "B", str(95 * 2**30), "") == (
+        row["figure"],
+        row["printed"],
+        row["unit"],
+        row["dense"],
+        row["sustained"],
+    )
+
+
+def test_csv_has_one_row_per_figure(bundled: Catalog) -> None:
+    """Every peak, bandwidth and capacity of every device is a row."""
+    expected = sum(
+        len(d.peaks) + len(d.memory) + sum(1 for m in d.memory.values() if m.capacity)
+        for d in bundled.devices.values()
+    )
+    assert expected == len(rows(catalog_csv(bundled, today=TODAY)))
+
+
+def test_json_gaudi3_bf16(bundled: Catalog) -> None:
+    """The JSON record lists the steps and each alternative with its relative difference."""
+    document = json.loads(catalog_json(bundled, today=TODAY))
+    record = next(
+        f
+        for f in document["figures"]
+        if (f["device"], f["field"]) == ("intel-gaudi3", "compute.bf16")
+    )
+    assert [("printed", 1, 1.678e15), ("sustained", 1, 1.678e15)] == [
+        (s["step"], s["factor"], s["result"]) for s in record["steps"]
+    ]
+    assert [
+        ("1835 TFLOP/s", "intel-gaudi3-hotchips", True),
+        ("1677 TFLOP/s", "ml-engineering-accelerators", False),
+        ("28.7 TFLOP/s", "intel-gaudi3-hotchips", False),
+        ("459 TFLOP/s", "ml-engineering-accelerators", True),
+    ] == [(a["printed"], a["source"], a["conflicting"]) for a in record["alternatives"]]
+    assert pytest.approx(157 / 1678) == record["alternatives"][0]["relative"]
+
+
+def test_json_h100_bf16_steps(bundled: Catalog) -> None:
+    """The JSON steps carry the exact factors: × 1/2 for sparsity."""
+    document = json.loads(catalog_json(bundled, today=TODAY))
+    record = next(
+        f
+        for f in document["figures"]
+        if (f["device"], f["field"]) == ("nvidia-h100-sxm", "compute.bf16")
+    )
+    assert [1979e12, 989.5e12, 989.5e12] == [s["result"] for s in record["steps"]]
+    assert [1, 0.5, 1] == [s["factor"] for s in record["steps"]]
+
+
+def test_cli_export_csv(with_export: None) -> None:
+    """`rooflinec export --specs DIR` writes the CSV."""
+    buffer = io.StringIO()
+    assert 0 == main(["export", "--specs", str(BUNDLED)], out=buffer)
+    assert ",".join(COLUMNS) == buffer.getvalue().splitlines()[0]
+
+
+def test_cli_export_json(with_export: None) -> None:
+    """`rooflinec export --format json` writes one JSON document."""
+    buffer = io.StringIO()
+    assert 0 == main(["export", "--specs", str(BUNDLED), "--format", "json"], out=buffer)
+    document = json.loads(buffer.getvalue())
+    assert {"rooflinec", "figures"} == set(document)
+
+
+def test_cli_export_spec_errors_exit_1(
+    with_export: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A broken catalog is not exported: the errors go to stderr and the exit code is 1."""
+    (tmp_path / "devices").mkdir()
+    (tmp_path / "precisions.yaml").write_text("precisions: {bf16: {label: BF16, bytes: 2}}\n")
+    (tmp_path / "devices" / "bad.yaml").write_text("id: bad\n")
+    buffer = io.StringIO()
+    assert 1 == main(["export", "--specs", str(tmp_path)], out=buffer)
+    assert "" == buffer.getvalue()
+    assert "bad.yaml" in capsys.readouterr().err
