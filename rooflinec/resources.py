@@ -30,3 +30,8 @@ def default_specs_dir(cwd: Path | None = None) -> Path:
     """`./specs` when present, else the bundled catalog."""
     local = (cwd or Path.cwd()) / "specs"
     return local if local.is_dir() else bundled_specs_dir()
+
+
+def site_dir() -> Path:
+    """The hand-written pages of the site (the mkdocs `docs_dir`)."""
+    return _bundled("site")

@@ -26,7 +26,7 @@ from typing import Any
 import nh3
 from markupsafe import Markup
 
-__all__ = ["Slots", "attr", "external_link", "md", "script_json", "sanitize"]
+__all__ = ["Slots", "attr", "compact_html", "external_link", "md", "sanitize", "script_json"]
 
 # Markdown punctuation (CommonMark's list plus the extensions' `|`, `~`, `=`, `^`, `:`),
 # HTML's specials, and whitespace handled separately. `.` and `-` only matter at the start
@@ -39,7 +39,7 @@ _TABLE[ord(">")] = "&gt;"
 _TABLE[ord('"')] = "&quot;"
 _WHITESPACE = re.compile(r"\s+")
 # A leading run of digits then `.` or `)` is an ordered list item; `-` a bullet or rule.
-_LEADING = re.compile(r"^(\d+)([.)])|^([-.])")
+_LEADING = re.compile(r"^(\d+)([.)])(?=\s|$)|^([-+=])")
 
 
 def md(value: Any) -> Markup:
@@ -98,12 +98,12 @@ def script_json(data: Any) -> Markup:
 
 _MATHML = {
     "math", "mrow", "mi", "mn", "mo", "mfrac", "msup", "msub", "msubsup", "mtext", "mspace",
-}  # fmt: skip
+}
 _TAGS = set(nh3.ALLOWED_TAGS) | {
     "details", "summary", "figure", "figcaption", "caption", "div", "span", "section",
     "table", "thead", "tbody", "tfoot", "tr", "th", "td", "colgroup", "col", "img",
     "abbr", "dl", "dt", "dd", "sup", "sub", "kbd", "small", "mark", "nav",
-} | _MATHML  # fmt: skip
+} | _MATHML
 _COMMON = {"id", "class", "title", "lang", "dir"}
 _ATTRIBUTES: dict[str, set[str]] = {
     "*": _COMMON,
@@ -166,3 +166,22 @@ class Slots:
 
     def __len__(self) -> int:
         return len(self._fragments)
+
+
+_PRESERVE = re.compile(r"(<(pre|script|textarea|style)\b.*?</\2>)", re.S | re.I)
+_BETWEEN_TAGS = re.compile(r">\s+<")
+_LINE_BREAKS = re.compile(r"[ \t]*\n\s*")
+
+
+def compact_html(page_html: str) -> str:
+    """Collapse whitespace between tags (themes indent generously), except where it is
+    content: inside `pre`, `script`, `textarea` and `style`. Whitespace between tags
+    renders as one space at most, so a newline keeps the layout."""
+    parts = _PRESERVE.split(page_html)
+    out = []
+    # re.split with two groups yields: text, whole match, tag name, text, ...
+    for i in range(0, len(parts), 3):
+        out.append(_LINE_BREAKS.sub("\n", _BETWEEN_TAGS.sub(">\n<", parts[i])))
+        if i + 1 < len(parts):
+            out.append(parts[i + 1])
+    return "".join(out)

@@ -1,0 +1,198 @@
+"""`rooflinec build` and `rooflinec serve`: mkdocs in-process on a temporary configuration.
+
+Both work from any folder, on any specs folder, with an installed package: the site's
+hand-written pages come from the package (`rooflinec.resources.site_dir`), the
+configuration is written to a temporary folder (the same settings as the repository's
+`mkdocs.yml`, see `site_config`), and the specs folder is passed to the plugin.
+
+The build writes into a temporary sibling of the output folder and swaps it in with two
+renames only when everything succeeded, so a failed build (a spec error, a bug) leaves
+the previous site as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from rooflinec.errors import RooflinecError, UsageError
+
+__all__ = ["build_site", "serve_site", "site_config"]
+
+NAV: list[dict[str, str]] = [
+    {"Home": "index.md"},
+    {"Devices": "devices/index.md"},
+    {"Kernels": "kernels/index.md"},
+    {"Comparison": "comparison.md"},
+    {"Method": "method/roofline.md"},
+    {"Sources": "sources.md"},
+    {"Glossary": "glossary.md"},
+    {"Spec language": "spec-language.md"},
+    {"Contributing": "contributing.md"},
+    {"Changelog": "changelog.md"},
+]
+
+
+def site_config(
+    docs_dir: Path, site_dir: Path, specs: Path, options: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The mkdocs configuration: the repository's `mkdocs.yml`, with absolute folders;
+    `options` are extra rooflinec plugin options."""
+    return {
+        "site_name": "rooflinec",
+        "site_description": "Roofline results for accelerators and kernels, with every "
+        "figure sourced.",
+        "docs_dir": str(docs_dir),
+        "site_dir": str(site_dir),
+        "use_directory_urls": False,
+        "strict": False,
+        "theme": {
+            "name": "material",
+            "font": False,
+            "features": ["navigation.indexes", "navigation.tabs", "navigation.top"],
+            "palette": {"primary": "indigo"},
+        },
+        "plugins": [
+            "search",
+            {"rooflinec": {"specs": str(specs), "chart_precision": "bf16", **(options or {})}},
+        ],
+        "markdown_extensions": [
+            "admonition",
+            "attr_list",
+            "md_in_html",
+            "tables",
+            {"toc": {"permalink": True}},
+        ],
+        "nav": NAV,
+    }
+
+
+def _write_config(folder: Path, config: dict[str, Any]) -> Path:
+    import json
+
+    # JSON is YAML: no YAML writer needed, and paths with odd characters stay intact.
+    path = folder / "mkdocs.yml"
+    path.write_text(json.dumps(config, indent=1), "utf-8")
+    return path
+
+
+class _OneLine(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{record.levelname.lower()}: {record.getMessage()}"
+
+
+@contextlib.contextmanager
+def _mkdocs_logging(verbose: bool) -> Iterator[None]:
+    """mkdocs' warnings (and with `verbose`, its progress) on stderr, one line each."""
+    logger = logging.getLogger("mkdocs")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine())
+    level = logging.INFO if verbose else logging.WARNING
+    handler.setLevel(level)
+    old_level, old_propagate = logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(level)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
+        logger.propagate = old_propagate
+
+
+def _check_target(out: Path, specs: Path) -> None:
+    """Refuse to replace a folder that is not a site we built (or is about to hold one)."""
+    resolved = out.resolve()
+    forbidden = {Path.cwd().resolve(), Path.home().resolve(), Path(resolved.anchor)}
+    if resolved in forbidden or specs.resolve().is_relative_to(resolved):
+        raise UsageError(f"refusing to build into {out}: it would replace {resolved}")
+    if resolved.exists():
+        if not resolved.is_dir():
+            raise UsageError(f"{out} exists and is not a folder")
+        if any(resolved.iterdir()) and not (resolved / "sitemap.xml").exists():
+            raise UsageError(
+                f"refusing to replace {out}: it is not empty and holds no site "
+                "(no sitemap.xml); choose another --out"
+            )
+
+
+def _swap(staging: Path, out: Path) -> None:
+    """Put `staging` in the place of `out`; the old site is removed only afterwards."""
+    old: Path | None = None
+    if out.exists():
+        old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        os.rename(out, old)
+    os.rename(staging, out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def build_site(
+    specs: Path, out: Path, *, verbose: bool = False, options: dict[str, Any] | None = None
+) -> float:
+    """Build the site of `specs` into `out`; return the seconds it took.
+
+    Raises `SpecError` (with the diagnostics) when the specs do not compile, and
+    `RooflinecError` when mkdocs fails otherwise; `out` is untouched in both cases.
+    """
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import MkDocsException
+
+    from rooflinec.errors import SpecError
+    from rooflinec.resources import site_dir
+    from rooflinec.site.plugin import compiled_or_diagnostics
+
+    started = time.perf_counter()
+    specs = specs.resolve()
+    _check_target(out, specs)
+    # Check the specs before mkdocs runs: it would report a plugin error as a log line and
+    # a generic abort. The plugin reuses this compilation.
+    compiled, diagnostics = compiled_or_diagnostics(specs)
+    errors = [d for d in diagnostics if d.severity == "error"]
+    if compiled is None or errors:
+        raise SpecError(errors)
+    out = out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    with tempfile.TemporaryDirectory(prefix="rooflinec-build-") as tmp:
+        docs = Path(tmp) / "docs"
+        shutil.copytree(site_dir(), docs)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+        try:
+            config_file = _write_config(Path(tmp), site_config(docs, staging, specs, options))
+            with _mkdocs_logging(verbose):
+                config = load_config(str(config_file))
+                build(config)
+        except (MkDocsException, OSError) as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise RooflinecError(f"site build failed: {exc}") from exc
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        _swap(staging, out)
+    return time.perf_counter() - started
+
+
+def serve_site(specs: Path, dev_addr: str = "127.0.0.1:8000") -> None:
+    """`mkdocs serve` on the site of `specs`, rebuilding on every spec or page edit."""
+    from mkdocs.commands.serve import serve
+
+    from rooflinec.resources import site_dir
+
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    with tempfile.TemporaryDirectory(prefix="rooflinec-serve-") as tmp:
+        # serve builds into a temporary folder of its own; site_dir here is never used.
+        config = site_config(site_dir(), Path(tmp) / "unused", specs.resolve())
+        config_file = _write_config(Path(tmp), config)
+        with _mkdocs_logging(verbose=True):
+            serve(config_file=str(config_file), dev_addr=dev_addr, livereload=True)
