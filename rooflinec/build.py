@@ -6,13 +6,14 @@ diagnostic found, all at once, so a pull request sees all its mistakes in one ru
 
 from __future__ import annotations
 
+import keyword
 import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from rooflinec.catalog import (
     LEVELS,
@@ -34,7 +35,7 @@ from rooflinec.catalog import (
     Version,
 )
 from rooflinec.errors import Diagnostic, Location, SpecError
-from rooflinec.formulas import EvaluationError, Formula, FormulaError, parse_formula
+from rooflinec.formulas import FUNCTIONS, EvaluationError, Formula, FormulaError, parse_formula
 from rooflinec.loader import Document, PathKey, load_file
 from rooflinec.quantities import Dimension, QuantityError, parse_quantity
 from rooflinec.schema import validate
@@ -102,8 +103,57 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-def load_documents(files: SpecFiles, out: Collector) -> dict[str, list[Document]]:
-    """Load and schema-check every file; return the documents that passed, by kind."""
+@dataclass
+class Broken:
+    """What is known of the documents that failed to load or validate.
+
+    A file that failed is not built further, so references to what it declares would
+    all look dangling; the builder skips those errors for the ids recorded here (and
+    for every id of a kind when some file of that kind could not even be read).
+    """
+
+    ids: set[str] = field(default_factory=set)
+    unknown: set[str] = field(default_factory=set)  # kinds with a file whose ids are unknown
+
+    def covers(self, kind: str, ident: str) -> bool:
+        return kind in self.unknown or ident in self.ids
+
+
+def _record_broken(broken: Broken, kind: str, data: Any) -> None:
+    """Remember the ids a failed document declares (its own, its cases', its examples')."""
+    if not isinstance(data, dict):
+        # Not even loaded: nothing it declares is known, so no reference to its kind
+        # (or to the cases and examples it may hold) can be called dangling.
+        broken.unknown.update({kind, "case", "example"} if kind == "kernel" else {kind, "example"})
+        if kind == "precisions":
+            broken.unknown.add("precision")
+        return
+    ident = data.get("id")
+    if isinstance(ident, str):
+        broken.ids.add(ident)
+    elif kind in ("device", "kernel"):
+        broken.unknown.add(kind)
+    if kind == "precisions":
+        broken.unknown.add("precision")
+    for section, what in (("cases", "case"), ("examples", "example")):
+        items = data.get(section)
+        if not isinstance(items, list):
+            continue
+        for item in items:
+            if isinstance(item, dict) and isinstance(item.get("id"), str):
+                broken.ids.add(item["id"])
+            else:
+                broken.unknown.add(what)
+
+
+def load_documents(
+    files: SpecFiles, out: Collector, broken: Broken | None = None
+) -> dict[str, list[Document]]:
+    """Load and schema-check every file; return the documents that passed, by kind.
+
+    Files that fail are recorded in `broken` so later checks do not cascade.
+    """
+    broken = broken if broken is not None else Broken()
     kinds: list[tuple[str, Iterable[Path]]] = [
         ("precisions", [files.precisions] if files.precisions else []),
         ("device", files.devices),
@@ -117,10 +167,13 @@ def load_documents(files: SpecFiles, out: Collector) -> dict[str, list[Document]
                 doc = load_file(path, display_path(path))
             except SpecError as exc:
                 out.extend(exc.diagnostics)
+                _record_broken(broken, kind, None)
                 continue
             problems = validate(doc, kind)
             out.extend(problems)
-            if not problems:
+            if problems:
+                _record_broken(broken, kind, doc.data)
+            else:
                 docs[kind].append(doc)
     return docs
 
@@ -132,15 +185,17 @@ def build_catalog(folder: Path) -> tuple[Catalog | None, list[Diagnostic]]:
         out.add(Diagnostic(Location(display_path(folder)), "specs folder not found"))
         return None, out.diagnostics
     files = discover(folder)
+    broken = Broken()
     if files.precisions is None:
         out.add(
             Diagnostic(
-                Location(display_path(folder / "precisions.yaml")),
+                Location(display_path(folder / "precisions.yaml"), 1, 1),
                 "missing precisions.yaml: every catalog defines its precisions",
             )
         )
-    docs = load_documents(files, out)
-    builder = _Builder(out)
+        broken.unknown.add("precision")
+    docs = load_documents(files, out, broken)
+    builder = _Builder(out, broken)
     precisions = builder.precisions(docs["precisions"])
     devices = {d.id: d for d in (builder.device(doc, precisions) for doc in docs["device"]) if d}
     kernels = {k.id: k for k in (builder.kernel(doc, precisions) for doc in docs["kernel"]) if k}
@@ -163,9 +218,11 @@ def _opt(data: dict[str, Any], key: str) -> Any:
 class _Builder:
     """Typed objects from validated documents; every problem goes to the collector."""
 
-    def __init__(self, out: Collector) -> None:
+    def __init__(self, out: Collector, broken: Broken | None = None) -> None:
         self.out = out
         self.ids: dict[str, Location] = {}
+        self.broken = broken if broken is not None else Broken()
+        self.example_owners: list[tuple[Document, tuple[Example, ...]]] = []
 
     # ids are unique across the whole catalog: devices, kernels, cases, methods, examples
     def claim(self, doc: Document, path: PathKey, ident: str, what: str) -> None:
@@ -230,11 +287,15 @@ class _Builder:
             )
         return out
 
-    def source_ref(self, doc: Document, path: PathKey, sid: str | None, known: dict[str, Source]) -> None:
+    def source_ref(
+        self, doc: Document, path: PathKey, sid: str | None, known: dict[str, Source]
+    ) -> None:
         if sid is not None and sid not in known:
             hint = ", ".join(sorted(known)) or "none declared"
             self.out.add(
-                doc.error(path, f"unknown source '{sid}' (this file's sources: {hint})", code="refs")
+                doc.error(
+                    path, f"unknown source '{sid}' (this file's sources: {hint})", code="refs"
+                )
             )
 
     # ----------------------------------------------------------------- precisions
@@ -327,10 +388,14 @@ class _Builder:
             capacity = self.capacity(doc, (*path, "capacity"), entry.get("capacity"), sources)
             share = None
             if "sustained" in entry:
-                parsed = self.quantity(doc, (*path, "sustained"), entry["sustained"], Dimension.SHARE)
+                parsed = self.quantity(
+                    doc, (*path, "sustained"), entry["sustained"], Dimension.SHARE
+                )
                 share = parsed[0] if parsed else None
             if fig is not None:
-                memory[role] = MemoryLevel(role, entry["label"], fig, capacity, share, entry.get("note"))
+                memory[role] = MemoryLevel(
+                    role, entry["label"], fig, capacity, share, entry.get("note")
+                )
         sustained = data.get("sustained") or {}
         shares: dict[str, Fraction] = {}
         for which in ("compute", "memory"):
@@ -341,8 +406,11 @@ class _Builder:
                     shares[which] = parsed[0]
         self.source_ref(doc, ("sustained", "source"), sustained.get("source"), sources)
         examples = self.examples(doc, data["id"])
+        self.example_owners.append((doc, examples))
         versions = self.versions(doc)
         if len(self.out.errors) > errors_before:
+            self.broken.ids.add(data["id"])
+            self.broken.ids.update(ex.id for ex in examples)
             return None
         return Device(
             data["id"],
@@ -369,9 +437,8 @@ class _Builder:
         if raw is None:
             return None
         entry = raw if isinstance(raw, dict) else {"value": raw, "source": None}
-        parsed = self.quantity(
-            doc, (*path, "value") if isinstance(raw, dict) else path, entry["value"], Dimension.BYTES
-        )
+        where = (*path, "value") if isinstance(raw, dict) else path
+        parsed = self.quantity(doc, where, entry["value"], Dimension.BYTES)
         self.source_ref(doc, (*path, "source"), entry.get("source"), sources)
         if parsed is None:
             return None
@@ -403,15 +470,17 @@ class _Builder:
         errors_before = len(self.out.errors)
         self.claim(doc, ("id",), data["id"], "kernel")
         symbols: dict[str, str] = data["symbols"]
-        if RESERVED_SYMBOL in symbols:
-            self.out.add(
-                doc.error(
-                    ("symbols", RESERVED_SYMBOL),
-                    "'w' is reserved: it is the bytes per value of the precision evaluated",
-                    key=True,
-                    code="formula",
+        for name in symbols:
+            reason = _reserved(name)
+            if reason is not None:
+                self.out.add(
+                    doc.error(
+                        ("symbols", name),
+                        f"'{name}' is reserved: {reason}; choose another symbol name",
+                        key=True,
+                        code="formula",
+                    )
                 )
-            )
         flops = self.formula(doc, ("flops",), data["flops"], symbols)
         if flops is not None and RESERVED_SYMBOL in flops.symbols:
             self.out.add(
@@ -438,8 +507,12 @@ class _Builder:
         if flops is not None and len(self.out.errors) == errors_before:
             self.evaluate_all(doc, flops, byte_formulas, cases, precisions)
         examples = self.examples(doc, data["id"])
+        self.example_owners.append((doc, examples))
         versions = self.versions(doc)
         if len(self.out.errors) > errors_before or flops is None:
+            self.broken.ids.add(data["id"])
+            self.broken.ids.update(c["id"] for c in data["cases"])
+            self.broken.ids.update(ex.id for ex in examples)
             return None
         return Kernel(
             data["id"],
@@ -502,6 +575,15 @@ class _Builder:
         for j, m in enumerate(entry.get("measured") or []):
             mpath = (*path, "measured", j)
             self.source_ref(doc, (*mpath, "source"), m.get("source"), sources)
+            if precisions and m["precision"] not in precisions:
+                self.out.add(
+                    doc.error(
+                        (*mpath, "precision"),
+                        f"unknown precision '{m['precision']}'"
+                        f" (precisions.yaml has: {', '.join(precisions)})",
+                        code="refs",
+                    )
+                )
             rate = time = None
             key = "rate" if "rate" in m else "time"
             parsed = self.quantity(
@@ -515,8 +597,14 @@ class _Builder:
                 time = parsed[0]
             measured.append(
                 Measured(
-                    m["device"], m["precision"], rate, time, m[key], m.get("source"),
-                    m.get("note"), doc.locate(mpath),
+                    m["device"],
+                    m["precision"],
+                    rate,
+                    time,
+                    m[key],
+                    m.get("source"),
+                    m.get("note"),
+                    doc.locate(mpath),
                 )
             )
         if len(self.out.errors) > errors_before:
@@ -543,7 +631,9 @@ class _Builder:
         """Evaluate every formula for every case and precision: catch zero traffic early."""
         widths = sorted({p.bytes for p in precisions.values()}) or [Fraction(1)]
         formulas: list[tuple[PathKey, Formula, str]] = [(("flops",), flops, "operation count")]
-        formulas += [(("bytes", role), f, f"{role} byte count") for role, f in byte_formulas.items()]
+        formulas += [
+            (("bytes", role), f, f"{role} byte count") for role, f in byte_formulas.items()
+        ]
         for case in cases:
             for path, formula, what in formulas:
                 for w in widths if RESERVED_SYMBOL in formula.symbols else widths[:1]:
@@ -552,7 +642,12 @@ class _Builder:
                         result = formula.evaluate(values)
                     except (EvaluationError, FormulaError) as exc:
                         self.out.add(
-                            doc.error(path, f"case '{case.id}': {exc}", code="formula")
+                            doc.error(
+                                path,
+                                f"case '{case.id}': {exc.message}",
+                                offset=exc.column,
+                                code="formula",
+                            )
                         )
                         break
                     if result <= 0 or abs(result) > MAX_COUNT:
@@ -568,7 +663,7 @@ class _Builder:
                         break
 
     # ----------------------------------------------------------------- examples
-    _OUTPUT_DIMENSIONS = {
+    _OUTPUT_DIMENSIONS: ClassVar[dict[str, Dimension]] = {
         "peak": Dimension.RATE,
         "bandwidth": Dimension.BANDWIDTH,
         "ridge": Dimension.INTENSITY,
@@ -619,7 +714,9 @@ class _Builder:
         value: Fraction | int | str
         if output == "memory_bound_count":
             if not isinstance(raw, int):
-                self.out.add(doc.error((*path, "value"), "expected a whole number", code="examples"))
+                self.out.add(
+                    doc.error((*path, "value"), "expected a whole number", code="examples")
+                )
                 return None
             value = raw
             tolerance = tolerance or Fraction(0)
@@ -636,7 +733,9 @@ class _Builder:
         else:
             if not isinstance(raw, str):
                 self.out.add(
-                    doc.error((*path, "value"), "expected a quantity with its unit", code="examples")
+                    doc.error(
+                        (*path, "value"), "expected a quantity with its unit", code="examples"
+                    )
                 )
                 return None
             parsed = self.quantity(doc, (*path, "value"), raw, self._OUTPUT_DIMENSIONS[output])
@@ -645,8 +744,16 @@ class _Builder:
             value = parsed[0]
             if tolerance is None:
                 tolerance = printed_tolerance(raw, value)
-        needs_case = output in ("flops", "bytes", "intensity", "attainable", "limited_by",
-                                "share_of_peak", "time", "efficiency")
+        needs_case = output in (
+            "flops",
+            "bytes",
+            "intensity",
+            "attainable",
+            "limited_by",
+            "share_of_peak",
+            "time",
+            "efficiency",
+        )
         if needs_case and not e.get("case"):
             self.out.add(
                 doc.error(path, f"an expected {output} names the case it is for", code="examples")
@@ -665,12 +772,16 @@ class _Builder:
         self.source_ref(doc, ("origin", "source"), data["origin"]["source"], sources)
         formulas: list[MethodFormula] = []
         for i, f in enumerate(data["formulas"]):
-            formula = self.formula(doc, ("formulas", i, "expression"), f["expression"], data["symbols"])
+            where: PathKey = ("formulas", i, "expression")
+            formula = self.formula(doc, where, f["expression"], data["symbols"])
             if formula is not None:
                 formulas.append(MethodFormula(f["name"], formula, f["meaning"]))
         examples = self.examples(doc, data["id"])
+        self.example_owners.append((doc, examples))
         versions = self.versions(doc)
         if len(self.out.errors) > errors_before:
+            self.broken.ids.add(data["id"])
+            self.broken.ids.update(ex.id for ex in examples)
             return None
         return Method(
             data["id"],
@@ -694,6 +805,8 @@ class _Builder:
                     path: PathKey = ("cases", index, "measured", j)
                     device = catalog.devices.get(m.device)
                     if device is None:
+                        if self.broken.covers("device", m.device):
+                            continue
                         self.out.add(
                             doc.error(
                                 (*path, "device"),
@@ -702,7 +815,7 @@ class _Builder:
                                 code="refs",
                             )
                         )
-                    elif m.precision not in device.peaks:
+                    elif m.precision not in device.peaks and m.precision in catalog.precisions:
                         self.out.add(
                             doc.error(
                                 (*path, "precision"),
@@ -710,13 +823,10 @@ class _Builder:
                                 code="refs",
                             )
                         )
-        owners: list[Device | Kernel | Method] = [
-            *catalog.devices.values(),
-            *catalog.kernels.values(),
-            *catalog.methods.values(),
-        ]
-        for owner in owners:
-            self.check_examples(catalog, owner.document, owner.examples)
+        # Examples of every typed document, built or not: a file with one error still
+        # gets its examples' references checked (their own owner is in `broken`).
+        for doc, examples in self.example_owners:
+            self.check_examples(catalog, doc, examples)
 
     def check_examples(
         self, catalog: Catalog, doc: Document, examples: tuple[Example, ...]
@@ -726,10 +836,17 @@ class _Builder:
             path: PathKey = ("examples", i)
             device = catalog.devices.get(ex.device)
             if device is None:
-                self.out.add(
-                    doc.error((*path, "device"), f"unknown device '{ex.device}'", code="refs")
-                )
-            elif ex.precision not in device.peaks:
+                if not self.broken.covers("device", ex.device):
+                    self.out.add(
+                        doc.error(
+                            (*path, "device"),
+                            f"unknown device '{ex.device}' (devices: {_listing(catalog.devices)})",
+                            code="refs",
+                        )
+                    )
+            elif ex.precision not in device.peaks and not self.broken.covers(
+                "precision", ex.precision
+            ):
                 self.out.add(
                     doc.error(
                         (*path, "precision"),
@@ -738,17 +855,32 @@ class _Builder:
                     )
                 )
             for j, cid in enumerate(ex.cases):
-                if cid not in cases:
+                if cid not in cases and not self.broken.covers("case", cid):
                     self.out.add(
                         doc.error((*path, "cases", j), f"unknown case '{cid}'", code="refs")
                     )
             for j, e in enumerate(ex.expect):
-                if e.case is not None and e.case not in cases:
+                if (
+                    e.case is not None
+                    and e.case not in cases
+                    and not self.broken.covers("case", e.case)
+                ):
                     self.out.add(
                         doc.error(
                             (*path, "expect", j, "case"), f"unknown case '{e.case}'", code="refs"
                         )
                     )
+
+
+def _reserved(name: str) -> str | None:
+    """Why a kernel may not declare the symbol `name`, or None when it may."""
+    if name == RESERVED_SYMBOL:
+        return "it is the bytes per value of the precision evaluated"
+    if name in FUNCTIONS:
+        return "it is a function formulas may call"
+    if keyword.iskeyword(name):
+        return "it is a Python keyword, which a formula cannot use as a name"
+    return None
 
 
 def _listing(items: dict[str, Any]) -> str:
@@ -790,5 +922,3 @@ def catalog_or_raise(folder: Path) -> Catalog:
     if catalog is None:
         raise SpecError([d for d in diagnostics if d.severity == "error"])
     return catalog
-
-

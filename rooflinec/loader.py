@@ -20,6 +20,7 @@ from rooflinec.errors import Diagnostic, Location, SpecError, json_path
 
 MAX_BYTES = 1_000_000
 MAX_DEPTH = 24
+MAX_NODES = 10_000
 
 PathKey = tuple[str | int, ...]
 
@@ -40,15 +41,16 @@ class Document:
         """
         table = self.keys if key else self.values
         probe = tuple(path)
-        while probe:
+        while True:
             if probe in table:
                 line, col = table[probe]
                 return Location(self.file, line, col + (offset if probe == tuple(path) else 0))
             if probe in self.values:
                 line, col = self.values[probe]
                 return Location(self.file, line, col)
+            if not probe:
+                return Location(self.file, 1, 1)
             probe = probe[:-1]
-        return Location(self.file, 1, 1)
 
     def error(
         self,
@@ -79,6 +81,11 @@ _DECIMAL = re.compile(r"^[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]{1,2}
 _SPECIAL_FLOAT = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$")
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 _NULL = {"", "~", "null", "Null", "NULL"}
+# Characters no spec text needs and that can hide or reorder what a reviewer reads:
+# C0/C1 controls (tab and newline excepted), DEL, and the Unicode bidirectional
+# overrides and isolates ("Trojan Source").
+_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+_MAX_DIGITS = 30
 
 
 def load_file(path: Path, display: str | None = None) -> Document:
@@ -87,39 +94,75 @@ def load_file(path: Path, display: str | None = None) -> Document:
     try:
         size = path.stat().st_size
     except OSError as exc:
-        raise _diag(name, 0, 0, f"cannot read file: {exc.strerror}") from exc
+        raise _diag(name, 1, 1, f"cannot read file: {exc.strerror}") from exc
     if size > MAX_BYTES:
         raise _diag(name, 1, 1, f"file is {size} bytes; specs are limited to {MAX_BYTES} bytes")
     try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _diag(name, 1, 1, f"file is not UTF-8 text ({exc.reason})") from exc
+        raw = path.read_bytes()
     except OSError as exc:
-        raise _diag(name, 0, 0, f"cannot read file: {exc.strerror}") from exc
+        raise _diag(name, 1, 1, f"cannot read file: {exc.strerror}") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, col = _byte_position(raw, exc.start)
+        raise _diag(
+            name, line, col, f"file is not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from exc
     return load_text(text, name)
+
+
+def _byte_position(raw: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column of byte `offset` (columns counted in bytes)."""
+    line_start = raw.rfind(b"\n", 0, offset) + 1
+    return raw.count(b"\n", 0, offset) + 1, offset - line_start + 1
+
+
+def _text_position(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of character `offset` of `text`."""
+    offset = max(0, min(offset, len(text)))
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, offset) + 1, offset - line_start + 1
 
 
 def load_text(text: str, file: str) -> Document:
     """Load spec text; `file` is the name used in messages."""
-    if len(text.encode("utf-8")) > MAX_BYTES:
-        raise _diag(file, 1, 1, f"text is over {MAX_BYTES} bytes; specs are limited to that")
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        col = line.find("\t")
-        if col >= 0:
-            raise _diag(file, lineno, col + 1, "tab character: indent and separate with spaces")
-    if not text.strip() or all(
-        not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()
-    ):
-        raise _diag(file, 1, 1, "empty file: a spec is a YAML mapping")
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_BYTES:
+        raise _diag(file, 1, 1, f"text is {size} bytes; specs are limited to {MAX_BYTES} bytes")
+    tab = text.find("\t")
+    if tab >= 0:
+        line, col = _text_position(text, tab)
+        raise _diag(file, line, col, "tab character: indent and separate with spaces")
+    if all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()):
+        raise _diag(file, 1, 1, "empty file: a spec is a YAML mapping of fields")
+    _check_directives(text, file)
     node = _compose(text, file)
     if node is None:
-        raise _diag(file, 1, 1, "empty file: a spec is a YAML mapping")
-    builder = _Builder(file)
-    data = builder.build(node, ())
-    if not isinstance(data, dict):
+        raise _diag(file, 1, 1, "empty file: a spec is a YAML mapping of fields")
+    from ruamel.yaml.nodes import MappingNode
+
+    if not isinstance(node, MappingNode):
         line, col = _mark(node)
-        raise _diag(file, line, col, "the top level of a spec must be a mapping of fields")
+        kind = "a list" if node.id == "sequence" else "a single value"
+        raise _diag(
+            file, line, col, f"the top level of a spec must be a mapping of fields, not {kind}"
+        )
+    builder = _Builder(file, text)
+    data = builder.build(node, ())
     return Document(file, data, builder.values, builder.keys)
+
+
+_DIRECTIVE = re.compile(r"^%YAML[ ]+(\S*)", re.MULTILINE)
+
+
+def _check_directives(text: str, file: str) -> None:
+    """A `%YAML` directive names version 1.1 or 1.2; anything else is refused at its line."""
+    for match in _DIRECTIVE.finditer(text):
+        if match.group(1) not in ("1.1", "1.2"):
+            line, col = _text_position(text, match.start(1))
+            raise _diag(
+                file, line, col, f"YAML version {match.group(1)!r} is not supported (1.2 is)"
+            )
 
 
 def _mark(node: Any) -> tuple[int, int]:
@@ -128,63 +171,102 @@ def _mark(node: Any) -> tuple[int, int]:
 
 
 def _compose(text: str, file: str) -> Any:
-    """Parse to a YAML node graph with a composer that refuses tags, anchors, aliases, depth."""
+    """Parse to a YAML node graph with a composer that refuses tags, anchors, aliases, depth.
+
+    The composer also stops at `MAX_NODES` values: the pure-Python parser costs tens of
+    microseconds a value, so the cap (not the byte limit) is what bounds the time.
+    """
     from ruamel.yaml import YAML
     from ruamel.yaml.composer import Composer
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
     from ruamel.yaml.events import AliasEvent
+    from ruamel.yaml.reader import ReaderError
 
-    class StrictComposer(Composer):  # type: ignore[misc]
-        depth = 0
+    class StrictComposer(Composer):  # type: ignore[misc,unused-ignore]
+        spec_depth = 0
+        spec_nodes = 0
+        spec_documents = 0
+
+        def compose_document(self) -> Any:
+            self.spec_documents += 1
+            if self.spec_documents > 1:
+                mark = self.parser.peek_event().start_mark
+                raise _diag(
+                    file,
+                    mark.line + 1,
+                    mark.column + 1,
+                    "a spec file holds one YAML document, found another",
+                )
+            return super().compose_document()
 
         def compose_node(self, parent: Any, index: Any) -> Any:
             event = self.parser.peek_event()
             mark = event.start_mark
+            line, col = mark.line + 1, mark.column + 1
             if isinstance(event, AliasEvent):
-                raise _diag(file, mark.line + 1, mark.column + 1, "aliases (*name) are not allowed in specs")
+                raise _diag(file, line, col, "aliases (*name) are not allowed in specs")
             if getattr(event, "anchor", None) is not None:
-                raise _diag(file, mark.line + 1, mark.column + 1, "anchors (&name) are not allowed in specs")
-            tag = getattr(event, "ctag", None)
-            if tag is not None and str(tag) != "!":
-                raise _diag(file, mark.line + 1, mark.column + 1, f"YAML tags are not allowed in specs: {tag}")
-            StrictComposer.depth += 1
+                raise _diag(file, line, col, "anchors (&name) are not allowed in specs")
+            tag = getattr(event, "ctag", None) or getattr(event, "tag", None)
+            if tag is not None:
+                raise _diag(file, line, col, f"YAML tags are not allowed in specs: {tag}")
+            self.spec_nodes += 1
+            if self.spec_nodes > MAX_NODES:
+                raise _diag(file, line, col, f"more than {MAX_NODES} values in one spec file")
+            self.spec_depth += 1
             try:
-                if StrictComposer.depth > MAX_DEPTH:
-                    raise _diag(
-                        file,
-                        mark.line + 1,
-                        mark.column + 1,
-                        f"nesting deeper than {MAX_DEPTH} levels",
-                    )
+                if self.spec_depth > MAX_DEPTH:
+                    raise _diag(file, line, col, f"nesting deeper than {MAX_DEPTH} levels")
                 return super().compose_node(parent, index)
             finally:
-                StrictComposer.depth -= 1
+                self.spec_depth -= 1
 
     yaml = YAML(typ="rt", pure=True)
     yaml.Composer = StrictComposer
-    StrictComposer.depth = 0
+    nodes: list[Any] = []
     try:
-        nodes = list(yaml.compose_all(text))
+        nodes.extend(yaml.compose_all(text))
     except SpecError:
         raise
+    except ReaderError as exc:
+        line, col = _text_position(text, exc.position)
+        raise _diag(
+            file, line, col, f"character U+{exc.character:04X} is not allowed in YAML"
+        ) from exc
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         problem = exc.problem or exc.context or "invalid YAML"
-        raise _diag(file, line, col, f"YAML syntax: {problem}") from exc
+        raise _diag(file, line, col, f"YAML syntax: {_one_line(problem)}") from exc
     except (YAMLError, RecursionError, ValueError) as exc:
         raise _diag(file, 1, 1, f"YAML syntax: {exc.__class__.__name__}") from exc
-    if len(nodes) > 1:
-        line, col = _mark(nodes[1])
-        raise _diag(file, line, col, "a spec file holds one YAML document, found another")
+    except Exception as exc:  # the parser's own assertions (`%YAML 1.6`) are input errors too
+        detail = _one_line(str(exc))[:120]
+        raise _diag(file, 1, 1, f"YAML syntax: the parser gave up ({detail})") from exc
     return nodes[0] if nodes else None
+
+
+def _empty(node: Any) -> bool:
+    """An empty plain scalar: `key:` or `-` with no value written."""
+    return node.id == "scalar" and node.value == "" and node.style is None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _printable(text: str) -> str:
+    """A string as quoted in a message: escapes shown, never a raw control character."""
+    shown = repr(text)
+    return shown if len(shown) <= 60 else shown[:56] + "...'"
 
 
 class _Builder:
     """Turns composed nodes into plain data, recording positions by JSON path."""
 
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, text: str = "") -> None:
         self.file = file
+        self.lines = text.splitlines()
         self.values: dict[PathKey, tuple[int, int]] = {}
         self.keys: dict[PathKey, tuple[int, int]] = {}
 
@@ -196,50 +278,86 @@ class _Builder:
             self.values[path] = (line, col)
             out: dict[str, Any] = {}
             for key_node, value_node in node.value:
-                if isinstance(key_node, (MappingNode, SequenceNode)):
-                    kl, kc = _mark(key_node)
-                    raise _diag(self.file, kl, kc, "mapping keys must be plain names")
-                key = key_node.value
                 kl, kc = _mark(key_node)
-                if key == "<<":
+                if isinstance(key_node, (MappingNode, SequenceNode)):
+                    raise _diag(self.file, kl, kc, "mapping keys must be plain names")
+                key = str(key_node.value)
+                if key_node.style in ("'", '"'):
+                    kc += 1
+                if key == "<<" and key_node.style is None:
                     raise _diag(self.file, kl, kc, "merge keys (<<) are not allowed in specs")
+                self._check_text(key, kl, kc, "key", allow_newline=False)
                 if key in out:
                     first = self.keys[(*path, key)]
                     raise _diag(
                         self.file,
                         kl,
                         kc,
-                        f"duplicate key '{key}' (first defined at line {first[0]}, column {first[1]})",
+                        f"duplicate key {_printable(key)}"
+                        f" (first defined at line {first[0]}, column {first[1]})",
                     )
                 self.keys[(*path, key)] = (kl, kc)
                 out[key] = self.build(value_node, (*path, key))
+                if _empty(value_node) and _mark(value_node)[0] != kl:
+                    # `key:` with nothing after it: the empty value is at the key, not at
+                    # the next token, which may be lines further down.
+                    self.values[(*path, key)] = (kl, kc)
             return out
         if isinstance(node, SequenceNode):
             self.values[path] = (line, col)
             return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
         # Scalars: point at the first character of the content, inside any quote.
         quoted = node.style in ("'", '"')
-        self.values[path] = (line, col + 1 if quoted else col)
+        if quoted:
+            col += 1
+        elif node.style in ("|", ">"):
+            line, col = self._block_start(node, line, col)
+        self.values[path] = (line, col)
         return self._scalar(node, quoted, line, col)
+
+    def _block_start(self, node: Any, line: int, col: int) -> tuple[int, int]:
+        """Where the text of a `|` or `>` block begins: its first non-blank line."""
+        last = node.end_mark.line + 1
+        for number in range(line + 1, min(last, len(self.lines)) + 1):
+            content = self.lines[number - 1]
+            if content.strip():
+                return number, len(content) - len(content.lstrip(" ")) + 1
+        return line, col
+
+    def _check_text(self, value: str, line: int, col: int, what: str, allow_newline: bool) -> None:
+        hidden = _HIDDEN.search(value) or (None if allow_newline else re.search("[\n\t]", value))
+        if hidden is not None:
+            char = hidden.group()
+            raise _diag(
+                self.file,
+                line,
+                col,
+                f"{what} contains the invisible character U+{ord(char):04X}; remove it",
+            )
 
     def _scalar(self, node: Any, quoted: bool, line: int, col: int) -> Any:
         value: str = node.value
+        if node.style == ">":
+            # ruamel marks the fold points of a folded scalar with BEL for round-tripping.
+            value = value.replace("\a", "")
         if quoted or node.style in ("|", ">"):
+            self._check_text(value, line, col, "text", allow_newline=True)
             return value
         if value in _NULL:
             return None
         if value in _BOOL:
             return _BOOL[value]
         if _INT.match(value):
-            if len(value) > 30:
-                raise _diag(self.file, line, col, "number has too many digits")
+            if len(value.lstrip("+-")) > _MAX_DIGITS:
+                raise _diag(self.file, line, col, f"number has more than {_MAX_DIGITS} digits")
             return int(value)
         if _SPECIAL_FLOAT.match(value):
-            raise _diag(self.file, line, col, f"'{value}' is not a finite number")
+            raise _diag(self.file, line, col, f"{value!r} is not a finite number")
         if _DECIMAL.match(value) and any(c.isdigit() for c in value):
-            if len(value) > 30:
-                raise _diag(self.file, line, col, "number has too many digits")
+            if len(value) > _MAX_DIGITS:
+                raise _diag(self.file, line, col, f"number has more than {_MAX_DIGITS} digits")
             return Fraction(value)
+        self._check_text(value, line, col, "text", allow_newline=True)
         return value
 
 

@@ -1,13 +1,15 @@
 """Validate loaded spec documents against the JSON Schemas in `schemas/`, offline.
 
 Schema errors become diagnostics at the offending field's own position: an unknown
-key points at that key, a missing field at the mapping that lacks it.
+key points at that key, a missing field at the mapping that lacks it. Every message
+is one line and names what was expected; spec text is quoted with its escapes shown.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from fractions import Fraction
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -16,11 +18,13 @@ from rooflinec.loader import Document, PathKey
 from rooflinec.resources import schemas_dir
 
 if TYPE_CHECKING:
-    from jsonschema import ValidationError
-    from jsonschema.protocols import Validator
+    from jsonschema import ValidationError  # type: ignore[import-untyped,unused-ignore]
+    from jsonschema.protocols import Validator  # type: ignore[import-untyped,unused-ignore]
 
 KINDS = ("precisions", "device", "kernel", "method")
 BASE_URI = "https://rooflinec.org/schemas/v1/"
+MAX_ERRORS_PER_FILE = 200
+"""More schema errors than this in one file are summarised in one last line."""
 
 
 @cache
@@ -41,140 +45,254 @@ def validator(kind: str) -> Validator:
     registry: Registry[Any] = Registry().with_resources(
         (schema["$id"], Resource.from_contents(schema)) for schema in schemas.values()
     )
-    return Draft202012Validator(schemas[kind], registry=registry)  # type: ignore[return-value]
+    return Draft202012Validator(schemas[kind], registry=registry)
 
 
 def validate(doc: Document, kind: str) -> list[Diagnostic]:
     """Every schema problem of `doc` as a diagnostic, one per problem."""
     out: list[Diagnostic] = []
     seen: set[tuple[PathKey, str]] = set()
+    found: list[tuple[PathKey, str, bool]] = []
     for error in validator(kind).iter_errors(doc.data):
-        for path, message, on_key in _explain(error):
-            path, message, on_key = _onto_key(doc, error, path, message, on_key)
-            if (path, message) in seen:
-                continue
-            seen.add((path, message))
-            out.append(doc.error(path, message, key=on_key, code="schema"))
+        found.extend(_explain(error))
+    # A value of the wrong type also breaks its other constraints: say only the type.
+    mistyped = {path for path, message, on_key in found if not on_key and _is_type(message)}
+    hidden = 0
+    for path, message, on_key in found:
+        if (path, message) in seen:
+            continue
+        if path in mistyped and not on_key and not _is_type(message):
+            continue
+        seen.add((path, message))
+        if len(out) >= MAX_ERRORS_PER_FILE:
+            hidden += 1
+            continue
+        out.append(doc.error(path, message, key=on_key, code="schema"))
+    if hidden:
+        last = out[-1]
+        out.append(
+            Diagnostic(
+                last.location,
+                f"{hidden} more schema errors in this file are not shown",
+                "",
+                "error",
+                "schema",
+            )
+        )
     return out
 
 
-def _onto_key(
-    doc: Document, error: ValidationError, path: PathKey, message: str, on_key: bool
-) -> tuple[PathKey, str, bool]:
-    """A `propertyNames` failure arrives with the mapping's path: point at the key itself."""
-    parent: Any = doc.data
-    for part in path:
-        try:
-            parent = parent[part]
-        except (KeyError, IndexError, TypeError):
-            return path, message, on_key
-    key = error.instance
-    if isinstance(parent, dict) and isinstance(key, str) and key in parent and not on_key:
-        if parent.get(key) is not key:
-            return (*path, key), "key " + message, True
-    return path, message, on_key
+def _is_type(message: str) -> bool:
+    return message.startswith("expected ") and ", got " in message
 
 
 _TYPE_NAMES = {
-    dict: "a mapping",
-    list: "a list",
-    str: "a string",
-    bool: "true or false",
-    int: "a whole number",
-    type(None): "nothing (null)",
+    "object": "a mapping",
+    "array": "a list",
+    "string": "a string",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "nothing (null)",
 }
 
 
 def _describe(value: Any) -> str:
-    for kind, name in _TYPE_NAMES.items():
-        if type(value) is kind:
-            return name
-    return "a number"
+    """What a loaded YAML value is, in words."""
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int):
+        return "a whole number"
+    if isinstance(value, (Fraction, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__  # pragma: no cover - the loader makes no other types
 
 
 def _short(value: Any) -> str:
-    text = repr(value) if not isinstance(value, str) else f"'{value}'"
-    return text if len(text) <= 60 else text[:57] + "...'"
+    """A value as quoted in a message: escapes shown, numbers as written, cut if long."""
+    if isinstance(value, Fraction):
+        text = str(value.numerator) if value.denominator == 1 else _decimal(value)
+    elif isinstance(value, bool):
+        text = "true" if value else "false"
+    elif value is None:
+        text = "null"
+    elif isinstance(value, (dict, list)):
+        text = _describe(value)
+    else:
+        text = repr(value)
+    return text if len(text) <= 60 else text[:56] + "...'"
+
+
+def _decimal(value: Fraction) -> str:
+    return repr(float(value)) if abs(value) < 10**15 else str(value)
+
+
+def _expected_types(expected: Any) -> str:
+    if isinstance(expected, list):
+        return " or ".join(_TYPE_NAMES.get(e, str(e)) for e in expected)
+    return _TYPE_NAMES.get(expected, str(expected))
 
 
 def _explain(error: ValidationError) -> Iterator[tuple[PathKey, str, bool]]:
     """Turn one jsonschema error into (path, sentence, points-at-key) triples."""
     path: PathKey = tuple(error.absolute_path)
     schema = error.schema if isinstance(error.schema, dict) else {}
-    validator_name = error.validator
+    name = error.validator
     instance = error.instance
-    if validator_name in ("oneOf", "anyOf") and error.context:
-        from jsonschema.exceptions import best_match
-
-        if validator_name == "oneOf" and all(
-            sub.validator == "required" for sub in error.context
-        ):
-            yield path, "give exactly one of: " + ", ".join(
-                sorted({str(sub.validator_value[0]) for sub in error.context})
-            ), False
-            return
-        yield from _explain(best_match(error.context))
+    if "propertyNames" in error.relative_schema_path:
+        # jsonschema reports a bad key with the mapping's path; point at the key itself.
+        for sub_path, message, _ in _explain_value(error, path, schema, name, instance):
+            if isinstance(instance, str):
+                yield (*sub_path, instance), f"key {message}", True
+            else:  # pragma: no cover - keys are always strings after loading
+                yield sub_path, message, False
         return
-    if validator_name == "additionalProperties" and isinstance(instance, dict):
-        known = set(schema.get("properties", {}))
+    yield from _explain_value(error, path, schema, name, instance)
+
+
+def _explain_value(
+    error: ValidationError, path: PathKey, schema: dict[str, Any], name: str, instance: Any
+) -> Iterator[tuple[PathKey, str, bool]]:
+    if name in ("oneOf", "anyOf"):
+        yield from _explain_choice(error, path, schema, instance)
+        return
+    if name == "additionalProperties" and isinstance(instance, dict):
+        known = sorted(schema.get("properties", {}))
         for key in instance:
             if key not in known:
-                hint = ", ".join(sorted(known))
-                yield (*path, key), f"unknown field '{key}' (expected one of: {hint})", True
+                hint = ", ".join(known)
+                yield (
+                    (*path, key),
+                    f"unknown field {_short(key)} (expected one of: {hint})",
+                    True,
+                )
         return
-    if validator_name == "required":
-        missing = error.validator_value
-        for name in missing:
-            if isinstance(instance, dict) and name not in instance:
-                yield path, f"missing required field '{name}'", False
+    if name == "required":
+        for field in error.validator_value:
+            if isinstance(instance, dict) and field not in instance:
+                yield path, f"missing required field '{field}'", False
         return
-    if validator_name == "type":
-        expected = error.validator_value
-        names = {
-            "object": "a mapping",
-            "array": "a list",
-            "string": "a string",
-            "integer": "a whole number",
-            "number": "a number",
-            "boolean": "true or false",
-        }
-        if isinstance(expected, list):
-            want = " or ".join(names.get(e, e) for e in expected)
-        else:
-            want = names.get(expected, str(expected))
-        yield path, f"expected {want}, got {_describe(instance)}", False
+    if name == "type":
+        want = _expected_types(error.validator_value)
+        described = schema.get("description")
+        if error.validator_value == "string" and "pattern" in schema and described:
+            want += f" ({_lower_first(described).rstrip('.')})"
+        got = _describe(instance)
+        if not isinstance(instance, (dict, list)) and instance is not None:
+            got += f" {_short(instance)}" if not isinstance(instance, bool) else ""
+        message = f"expected {want}, got {got}"
+        number = isinstance(instance, (int, Fraction)) and not isinstance(instance, bool)
+        if number and "unit" in str(described or ""):
+            message += ": units are never implicit, write the unit after the number"
+        yield path, message, False
         return
-    if validator_name == "enum":
+    if name == "enum":
         options = ", ".join(str(v) for v in error.validator_value)
         yield path, f"{_short(instance)} is not one of: {options}", False
         return
-    if validator_name == "pattern":
+    if name == "pattern":
         yield path, f"{_short(instance)} is not {_hint(schema)}", False
         return
-    if validator_name in ("minimum", "exclusiveMinimum"):
-        yield path, f"{_short(instance)} must be greater than {error.validator_value}" + (
-            "" if validator_name == "exclusiveMinimum" else " or equal to it"
-        ), False
+    limit = error.validator_value
+    if name == "minimum":
+        yield path, f"{_short(instance)} is too small: the minimum is {limit}", False
         return
-    if validator_name in ("maximum", "maxLength", "maxItems", "maxProperties"):
-        yield path, f"too large: the limit is {error.validator_value}", False
+    if name == "exclusiveMinimum":
+        yield path, f"{_short(instance)} must be greater than {error.validator_value}", False
         return
-    if validator_name in ("minItems", "minProperties", "minLength"):
+    if name == "maximum":
+        yield path, f"{_short(instance)} is too large: the maximum is {limit}", False
+        return
+    if name == "exclusiveMaximum":
+        yield path, f"{_short(instance)} must be less than {error.validator_value}", False
+        return
+    if name == "maxLength":
+        yield path, f"too long: at most {error.validator_value} characters", False
+        return
+    if name == "maxItems":
+        yield path, f"too many items: at most {error.validator_value}", False
+        return
+    if name == "maxProperties":
+        yield path, f"too many entries: at most {error.validator_value}", False
+        return
+    if name in ("minItems", "minProperties", "minLength"):
         yield path, "must not be empty", False
         return
-    yield path, error.message, False
+    yield path, " ".join(str(error.message).split())[:200], False
+
+
+def _explain_choice(
+    error: ValidationError, path: PathKey, schema: dict[str, Any], instance: Any
+) -> Iterator[tuple[PathKey, str, bool]]:
+    """A `oneOf`/`anyOf` failure: explain the branch the value was evidently meant for."""
+    branches: list[Any] = list(error.validator_value)
+    if not error.context:
+        # oneOf with more than one branch valid: each branch is a `required` alternative.
+        fields = [
+            str(b["required"][0]) for b in branches if isinstance(b, dict) and "required" in b
+        ]
+        if fields:
+            yield path, "give exactly one of: " + ", ".join(fields), False
+        else:
+            yield path, "matches more than one of the accepted forms", False
+        return
+    if all(sub.validator == "required" for sub in error.context):
+        fields = sorted({str(sub.validator_value[0]) for sub in error.context})
+        yield path, "give exactly one of: " + ", ".join(fields), False
+        return
+    by_branch: dict[int, list[ValidationError]] = {}
+    for sub in error.context:
+        by_branch.setdefault(int(sub.relative_schema_path[0]), []).append(sub)
+    wrong_type = {
+        index
+        for index, subs in by_branch.items()
+        if any(s.validator == "type" and not s.relative_path for s in subs)
+    }
+    fitting = [subs for index, subs in sorted(by_branch.items()) if index not in wrong_type]
+    if not fitting:
+        kinds = []
+        for sub_list in by_branch.values():
+            for sub in sub_list:
+                if sub.validator == "type" and not sub.relative_path:
+                    kinds.append(_expected_types(sub.validator_value))
+        want = " or ".join(dict.fromkeys(kinds)) or "another form"
+        yield path, f"expected {want}, got {_describe(instance)}", False
+        return
+    from jsonschema.exceptions import best_match  # type: ignore[import-untyped,unused-ignore]
+
+    best = best_match(sub for subs in fitting for sub in subs)
+    if best is None:  # pragma: no cover - fitting is never empty here
+        return
+    yield from _explain(best)
+
+
+def _lower_first(text: str) -> str:
+    """`A number` -> `a number`, but `ISO date` stays."""
+    words = text.split(" ", 1)
+    if len(words[0]) > 1 and words[0].isupper():
+        return text
+    return text[:1].lower() + text[1:]
 
 
 def _hint(schema: Any) -> str:
     """A phrase describing what a pattern-constrained field accepts."""
     if not isinstance(schema, dict):
         return "valid"
-    ref = schema.get("$ref", "")
     description = schema.get("description")
-    if description:
-        first = description[:2]
-        lowered = description if first.isupper() else description[0].lower() + description[1:]
-        return "valid: " + lowered.rstrip(".")
+    if isinstance(description, str) and description:
+        return "valid: " + _lower_first(description).rstrip(".")
+    ref = str(schema.get("$ref", ""))
     if ref.endswith("/id"):
         return "a valid id: lower-case letters, digits and hyphens"
+    pattern = schema.get("pattern")
+    if isinstance(pattern, str):
+        return f"valid: it must match the pattern {pattern}"
     return "valid"

@@ -1,0 +1,380 @@
+"""Tests of the JSON Schemas and of rooflinec.schema: valid schemas, precise messages."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft7Validator, Draft202012Validator
+
+from rooflinec.loader import load_file, load_text
+from rooflinec.resources import schemas_dir
+from rooflinec.schema import BASE_URI, KINDS, MAX_ERRORS_PER_FILE, validate
+
+SCHEMAS = sorted(schemas_dir().glob("*.schema.json"))
+REPO = Path(__file__).parents[1]
+BASE = Path(__file__).parent / "cases" / "base"
+
+# Keywords of drafts 2019-09 and 2020-12 that draft-7 tools (yaml-language-server in
+# editors) do not know: a schema using them would be silently weaker in an editor.
+NEWER_KEYWORDS = frozenset(
+    {
+        "$defs",
+        "$anchor",
+        "$dynamicRef",
+        "$dynamicAnchor",
+        "$recursiveRef",
+        "$recursiveAnchor",
+        "$vocabulary",
+        "dependentRequired",
+        "dependentSchemas",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "prefixItems",
+        "minContains",
+        "maxContains",
+    }
+)
+# Keywords whose value maps names (not keywords) to subschemas.
+NAMED_SUBSCHEMAS = frozenset({"properties", "patternProperties", "definitions", "$defs"})
+
+
+def _load(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    return data
+
+
+def keywords(schema: Any, where: str = "#") -> Iterator[tuple[str, str]]:
+    """Every (keyword, location) used in a schema, skipping property and definition names."""
+    if isinstance(schema, list):
+        for i, item in enumerate(schema):
+            yield from keywords(item, f"{where}/{i}")
+        return
+    if not isinstance(schema, dict):
+        return
+    for key, value in schema.items():
+        yield key, where
+        if key in NAMED_SUBSCHEMAS and isinstance(value, dict):
+            for name, sub in value.items():
+                yield from keywords(sub, f"{where}/{key}/{name}")
+        elif key in ("enum", "const", "required", "examples", "default"):
+            continue
+        else:
+            yield from keywords(value, f"{where}/{key}")
+
+
+def refs(schema: Any) -> Iterator[str]:
+    """Every `$ref` value in a schema."""
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "$ref" and isinstance(value, str):
+                yield value
+            else:
+                yield from refs(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            yield from refs(item)
+
+
+# --- the schema files -----------------------------------------------------------------------
+
+
+def test_there_is_a_schema_per_kind() -> None:
+    """precisions, device, kernel, method, plus the shared definitions."""
+    names = {p.name.removesuffix(".schema.json") for p in SCHEMAS}
+    assert names == {*KINDS, "defs"}
+
+
+@pytest.mark.parametrize("path", SCHEMAS, ids=lambda p: p.name)
+def test_schema_is_valid_draft_2020_12(path: Path) -> None:
+    """Each schema declares draft 2020-12 and passes its metaschema."""
+    schema = _load(path)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    Draft202012Validator.check_schema(schema)
+
+
+@pytest.mark.parametrize("path", SCHEMAS, ids=lambda p: p.name)
+def test_schema_is_also_valid_draft_7(path: Path) -> None:
+    """Each schema also passes the draft-7 metaschema, as editors read it."""
+    Draft7Validator.check_schema(_load(path))
+
+
+@pytest.mark.parametrize("path", SCHEMAS, ids=lambda p: p.name)
+def test_schema_has_its_id(path: Path) -> None:
+    """Each schema has an absolute `$id` under the base URI, named after its file."""
+    assert _load(path)["$id"] == BASE_URI + path.name
+
+
+@pytest.mark.parametrize("path", SCHEMAS, ids=lambda p: p.name)
+def test_schema_uses_only_keywords_draft7_editors_know(path: Path) -> None:
+    """No $defs, dependentRequired, unevaluatedProperties, prefixItems, $dynamicRef, ..."""
+    used = [(key, where) for key, where in keywords(_load(path)) if key in NEWER_KEYWORDS]
+    assert used == []
+
+
+def test_keyword_walk_finds_newer_keywords() -> None:
+    """The walker itself sees a newer keyword nested anywhere, and skips property names."""
+    schema = {
+        "properties": {"prefixItems": {"type": "string"}},
+        "items": {"anyOf": [{"unevaluatedProperties": False}]},
+    }
+    found = {key for key, _ in keywords(schema) if key in NEWER_KEYWORDS}
+    assert found == {"unevaluatedProperties"}
+
+
+@pytest.mark.parametrize("path", SCHEMAS, ids=lambda p: p.name)
+def test_every_ref_resolves_offline(path: Path) -> None:
+    """Every `$ref` resolves through the registry of schema files, with no network."""
+    from referencing import Registry, Resource
+
+    schema = _load(path)
+    registry: Registry[Any] = Registry().with_resources(
+        (_load(p)["$id"], Resource.from_contents(_load(p))) for p in SCHEMAS
+    )
+    resolver = registry.resolver(base_uri=schema["$id"])
+    for ref in refs(schema):
+        resolved = resolver.lookup(ref)
+        assert isinstance(resolved.contents, dict), ref
+
+
+def test_every_object_schema_closes_its_properties() -> None:
+    """Every object with `properties` refuses unknown fields (additionalProperties: false)."""
+    open_objects = []
+    for path in SCHEMAS:
+
+        def walk(node: Any, where: str, file: str = path.name) -> None:
+            if isinstance(node, dict):
+                if "properties" in node and node.get("additionalProperties") is not False:
+                    open_objects.append(f"{file}{where}")
+                for key, value in node.items():
+                    walk(value, f"{where}/{key}")
+            elif isinstance(node, list):
+                for i, item in enumerate(node):
+                    walk(item, f"{where}/{i}")
+
+        walk(_load(path), "#")
+    assert open_objects == []
+
+
+# --- bundled specs validate -----------------------------------------------------------------
+
+
+def _spec_files(folder: Path) -> Iterator[tuple[Path, str]]:
+    yield folder / "precisions.yaml", "precisions"
+    for sub, kind in (("devices", "device"), ("kernels", "kernel"), ("methods", "method")):
+        for path in sorted((folder / sub).glob("*.yaml")):
+            yield path, kind
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [*_spec_files(REPO / "specs"), *_spec_files(BASE)],
+    ids=lambda v: v.name if isinstance(v, Path) else v,
+)
+def test_bundled_spec_validates(path: Path, kind: str) -> None:
+    """Every bundled spec and every base spec of the corpus passes its schema."""
+    assert validate(load_file(path), kind) == []
+
+
+@pytest.mark.skipif(
+    shutil.which("check-jsonschema") is None
+    and not Path(sys.executable).with_name("check-jsonschema").exists(),
+    reason="check-jsonschema absent",
+)
+def test_third_party_validator_reads_the_schemas() -> None:
+    """check-jsonschema validates specs with our schemas offline (--base-uri file://)."""
+    exe = shutil.which("check-jsonschema") or str(
+        Path(sys.executable).with_name("check-jsonschema")
+    )
+    schema = schemas_dir() / "kernel.schema.json"
+    done = subprocess.run(
+        [
+            exe,
+            "--schemafile",
+            str(schema),
+            "--base-uri",
+            schema.resolve().as_uri(),
+            *map(str, sorted((REPO / "specs" / "kernels").glob("*.yaml"))),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+# --- messages and positions -----------------------------------------------------------------
+
+DEVICE = """\
+id: test-x
+name: Test X
+vendor: Test
+compute:
+  bf16: {peak: 1000 TFLOP/s, source: s}
+memory:
+  dram: {label: HBM3, bandwidth: 3 TB/s, source: s}
+sources:
+  s: {title: Sheet, publisher: Test, url: "https://example.com/x", read: 2026-01-15}
+versions:
+  - {version: 1, date: 2026-01-15, change: First.}
+"""
+
+
+def problems(text: str, kind: str = "device") -> list[str]:
+    """The rendered diagnostics of `text` validated as `kind`."""
+    return [str(d) for d in validate(load_text(text, "x.yaml"), kind)]
+
+
+def test_valid_device_has_no_problem() -> None:
+    """The template device is valid."""
+    assert problems(DEVICE) == []
+
+
+def test_unknown_field_points_at_the_key() -> None:
+    """An unknown key is reported at the key itself, with the fields that are accepted."""
+    text = DEVICE.replace("  dram: {label: HBM3,", "  dram: {latency: 1 ns, label: HBM3,")
+    (message,) = problems(text)
+    assert message.startswith("x.yaml:7:10: error: unknown field 'latency' (expected one of: ")
+    assert message.endswith("[$.memory.dram.latency]")
+
+
+def test_unknown_top_level_field_points_at_the_key() -> None:
+    """An unknown top-level key points at its own line, not the top of the file."""
+    (message,) = problems(DEVICE + "colour: green\n")
+    assert message.startswith("x.yaml:12:1: error: unknown field 'colour'")
+
+
+def test_bad_key_points_at_the_key() -> None:
+    """A key that breaks `propertyNames` (a source id) is reported at the key."""
+    text = DEVICE.replace("  s: {title", "  Bad_Id: {title").replace("source: s}", "source: x}")
+    (message,) = problems(text)
+    assert message.startswith("x.yaml:9:3: error: key 'Bad_Id' is not valid: lower-case")
+
+
+def test_missing_field_points_at_the_mapping() -> None:
+    """A missing field is reported at the mapping that lacks it."""
+    text = DEVICE.replace("label: HBM3, ", "")
+    assert problems(text) == ["x.yaml:7:9: error: missing required field 'label' [$.memory.dram]"]
+
+
+def test_missing_top_level_field_points_at_the_first_key() -> None:
+    """A missing top-level field points at the first key, after leading comments."""
+    text = "# comment\n\n" + DEVICE.replace("vendor: Test\n", "")
+    assert problems(text) == ["x.yaml:3:1: error: missing required field 'vendor' [$]"]
+
+
+def test_wrong_type_names_both_types_and_the_value() -> None:
+    """A type error says what was expected and what was found."""
+    text = DEVICE.replace("version: 1,", "version: one,")
+    assert problems(text) == [
+        "x.yaml:11:15: error: expected a whole number, got a string 'one' [$.versions[0].version]"
+    ]
+
+
+def test_bare_number_quantity_explains_units() -> None:
+    """A quantity given as a bare YAML number says units are never implicit."""
+    (message,) = problems(DEVICE.replace("3 TB/s", "3.35"))
+    assert "got a number 3.35: units are never implicit" in message
+    assert "Fraction" not in message
+
+
+def test_wrong_type_hides_the_other_constraints_of_the_same_value() -> None:
+    """A decimal shape value reports its type, not also its range."""
+    kernel = """\
+id: k
+name: K
+description: D.
+symbols: {M: rows}
+flops: 2*M
+bytes: {dram: w*M}
+cases:
+  - {id: k-1, name: One, precision: bf16, shape: {M: 1e20}}
+versions:
+  - {version: 1, date: 2026-01-15, change: First.}
+"""
+    assert problems(kernel, "kernel") == [
+        "x.yaml:8:54: error: expected a whole number, got a number 100000000000000000000"
+        " [$.cases[0].shape.M]"
+    ]
+
+
+def test_one_of_with_both_alternatives_asks_for_exactly_one() -> None:
+    """A measured entry with a rate and a time asks for exactly one of them."""
+    kernel = """\
+id: k
+name: K
+description: D.
+symbols: {M: rows}
+flops: 2*M
+bytes: {dram: w*M}
+cases:
+  - id: k-1
+    name: One
+    precision: bf16
+    shape: {M: 4}
+    measured: [{device: d, precision: bf16, rate: 1 TFLOP/s, time: 1 ms}]
+versions:
+  - {version: 1, date: 2026-01-15, change: First.}
+"""
+    (message,) = problems(kernel, "kernel")
+    assert "give exactly one of: rate, time" in message
+    assert message.startswith("x.yaml:12:16:")
+
+
+def test_one_of_explains_the_branch_that_fits_the_type() -> None:
+    """A capacity mapping without its source says the source is missing."""
+    text = DEVICE.replace("bandwidth: 3 TB/s,", "bandwidth: 3 TB/s, capacity: {value: 80 GB},")
+    (message,) = problems(text)
+    assert "missing required field 'source' [$.memory.dram.capacity]" in message
+
+
+def test_messages_quote_text_with_escapes() -> None:
+    """A value with a newline is quoted with its escape: the message stays one line."""
+    (message,) = problems(DEVICE.replace("id: test-x", 'id: "a\\nb"'))
+    assert "'a\\nb' is not valid" in message
+    assert "\n" not in message
+
+
+def test_too_many_errors_are_summarised() -> None:
+    """More than MAX_ERRORS_PER_FILE errors end with one line saying how many more."""
+    extra = "".join(f"unknown{i}: x\n" for i in range(MAX_ERRORS_PER_FILE + 25))
+    found = problems(DEVICE + extra)
+    assert len(found) == MAX_ERRORS_PER_FILE + 1
+    assert "25 more schema errors in this file are not shown" in found[-1]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "fragment"),
+    [
+        ("name: Test X", "name: " + "x" * 201, "too long: at most 200 characters"),
+        (
+            "versions:\n  - {version: 1, date: 2026-01-15, change: First.}",
+            "versions: []",
+            "must not be empty",
+        ),
+        (
+            'url: "https://example.com/x"',
+            'url: "http://example.com/x"',
+            "'http://example.com/x' is not valid: an https:// address",
+        ),
+        ("read: 2026-01-15", "read: 2026-02-30x", "is not valid: ISO date, YYYY-MM-DD"),
+        (
+            "bf16: {peak: 1000 TFLOP/s, source: s}",
+            'bf16: {peak: 1000 TFLOP/s, source: s, sparsity: "1:4"}',
+            "'1:4' is not one of: 2:4",
+        ),
+    ],
+)
+def test_constraint_messages(old: str, new: str, fragment: str) -> None:
+    """Length, emptiness, pattern and enum failures each read as one clear sentence."""
+    text = DEVICE.replace(old, new)
+    assert text != DEVICE
+    (message,) = problems(text)
+    assert fragment in message
