@@ -1,0 +1,146 @@
+"""The state of one build, and the typing of what every kind of spec file has.
+
+Ids claimed across the catalog, quantities, sources and references to them, versions,
+formulas: each problem goes to the collector, never raised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fractions import Fraction
+from typing import Any
+
+from rooflinec.build.collect import Broken, Collector
+from rooflinec.catalog import Example, Precision, Source, Version
+from rooflinec.errors import Location
+from rooflinec.formulas import Formula, FormulaError, parse_formula
+from rooflinec.loader import Document, PathKey
+from rooflinec.quantities import Dimension, QuantityError, parse_quantity
+
+
+class Builder:
+    """What the typing of every kind of file shares; every problem goes to the collector.
+
+    Each kind is typed by a function of the builder in its own module (`build_device`,
+    `build_kernel`, ...); the builder holds the claimed ids, what is broken, the examples
+    waiting for the cross-file check, and the typing of fields all files have.
+    """
+
+    def __init__(self, out: Collector, broken: Broken | None = None) -> None:
+        self.out = out
+        self.ids: dict[str, Location] = {}
+        self.broken = broken if broken is not None else Broken()
+        self.example_owners: list[tuple[Document, tuple[Example, ...]]] = []
+
+    # ids are unique across the whole catalog: devices, kernels, cases, methods, examples
+    def claim(self, doc: Document, path: PathKey, ident: str, what: str) -> None:
+        here = doc.locate(path)
+        first = self.ids.get(ident)
+        if first is not None:
+            self.out.add(
+                doc.error(path, f"{what} id '{ident}' is already used at {first}", code="ids")
+            )
+        else:
+            self.ids[ident] = here
+
+    def quantity(
+        self, doc: Document, path: PathKey, text: str, dimension: Dimension
+    ) -> tuple[Fraction, Any] | None:
+        try:
+            q = parse_quantity(text, dimension, positive=True)
+        except QuantityError as exc:
+            message = exc.message + (f" ({exc.hint})" if exc.hint else "")
+            self.out.add(doc.error(path, message, offset=exc.column, code="units"))
+            return None
+        return q.value, q
+
+    def versions(self, doc: Document) -> tuple[Version, ...]:
+        items = doc.data.get("versions") or []
+        out: list[Version] = []
+        for i, item in enumerate(items):
+            version = Version(item["version"], item["date"], item["change"])
+            if out and version.version <= out[-1].version:
+                self.out.add(
+                    doc.error(
+                        ("versions", i, "version"),
+                        f"version {version.version} does not follow version {out[-1].version}:"
+                        " versions increase down the list",
+                        code="versions",
+                    )
+                )
+            if out and version.date < out[-1].date:
+                self.out.add(
+                    doc.error(
+                        ("versions", i, "date"),
+                        f"date {version.date} is before the previous version's {out[-1].date}",
+                        code="versions",
+                    )
+                )
+            out.append(version)
+        return tuple(out)
+
+    def sources(self, doc: Document) -> dict[str, Source]:
+        out: dict[str, Source] = {}
+        for sid, s in (doc.data.get("sources") or {}).items():
+            out[sid] = Source(
+                sid,
+                s["title"],
+                s["publisher"],
+                s["url"],
+                s["read"],
+                s.get("published"),
+                s.get("kind"),
+                s.get("note"),
+                doc.locate(("sources", sid), key=True),
+            )
+        return out
+
+    def source_ref(
+        self, doc: Document, path: PathKey, sid: str | None, known: dict[str, Source]
+    ) -> None:
+        if sid is not None and sid not in known:
+            hint = ", ".join(sorted(known)) or "none declared"
+            self.out.add(
+                doc.error(
+                    path, f"unknown source '{sid}' (this file's sources: {hint})", code="refs"
+                )
+            )
+
+    def precision_ref(
+        self,
+        doc: Document,
+        path: PathKey,
+        pid: str,
+        precisions: dict[str, Precision],
+        *,
+        key: bool = False,
+    ) -> None:
+        """A precision named by a peak, case or measurement must be in `precisions.yaml`."""
+        if precisions and pid not in precisions:
+            self.out.add(
+                doc.error(
+                    path,
+                    f"unknown precision '{pid}' (precisions.yaml has: {', '.join(precisions)})",
+                    key=key,
+                    code="refs",
+                )
+            )
+
+    def formula(
+        self, doc: Document, path: PathKey, text: str, symbols: Iterable[str]
+    ) -> Formula | None:
+        try:
+            return parse_formula(text, tuple(symbols))
+        except FormulaError as exc:
+            self.out.add(doc.error(path, exc.message, offset=exc.column, code="formula"))
+            return None
+
+    def refuse(self, ident: str, examples: tuple[Example, ...], also: Iterable[str] = ()) -> None:
+        """Record a file that has errors and is not built.
+
+        Its ids (`ident`, `also` and its examples') go to `broken`, so references to them
+        are not reported as dangling.
+        """
+        self.broken.ids.add(ident)
+        self.broken.ids.update(also)
+        self.broken.ids.update(ex.id for ex in examples)

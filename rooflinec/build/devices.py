@@ -1,0 +1,158 @@
+"""Device files typed: peaks, memory levels, capacities and sustained shares."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from rooflinec.build.builder import Builder
+from rooflinec.build.examples import build_examples
+from rooflinec.catalog import (
+    LEVELS,
+    Alternative,
+    Device,
+    Figure,
+    MemoryLevel,
+    Peak,
+    Precision,
+    Source,
+)
+from rooflinec.loader import Document, PathKey
+from rooflinec.quantities import Dimension
+
+
+def build_device(
+    builder: Builder, doc: Document, precisions: dict[str, Precision]
+) -> Device | None:
+    """A device, or None when its file has errors (each one reported)."""
+    data = doc.data
+    errors_before = len(builder.out.errors)
+    builder.claim(doc, ("id",), data["id"], "device")
+    sources = builder.sources(doc)
+    peaks: dict[str, Peak] = {}
+    for pid, entry in data["compute"].items():
+        path = ("compute", pid)
+        builder.precision_ref(doc, path, pid, precisions, key=True)
+        fig = _figure(builder, doc, path, entry, "peak", Dimension.RATE, sources)
+        if fig is not None:
+            peaks[pid] = Peak(pid, fig, entry.get("sparsity"), entry.get("pipe"))
+    memory: dict[str, MemoryLevel] = {}
+    for role in LEVELS:
+        entry = data["memory"].get(role)
+        if entry is None:
+            continue
+        path = ("memory", role)
+        fig = _figure(builder, doc, path, entry, "bandwidth", Dimension.BANDWIDTH, sources)
+        capacity = _capacity(builder, doc, (*path, "capacity"), entry.get("capacity"), sources)
+        share = None
+        if "sustained" in entry:
+            parsed = builder.quantity(
+                doc, (*path, "sustained"), entry["sustained"], Dimension.SHARE
+            )
+            share = parsed[0] if parsed else None
+        if fig is not None:
+            memory[role] = MemoryLevel(
+                role, entry["label"], fig, capacity, share, entry.get("note")
+            )
+    sustained = data.get("sustained") or {}
+    shares: dict[str, Fraction] = {}
+    for which in ("compute", "memory"):
+        shares[which] = Fraction(1)
+        if which in sustained:
+            parsed = builder.quantity(doc, ("sustained", which), sustained[which], Dimension.SHARE)
+            if parsed:
+                shares[which] = parsed[0]
+    builder.source_ref(doc, ("sustained", "source"), sustained.get("source"), sources)
+    examples = build_examples(builder, doc)
+    versions = builder.versions(doc)
+    if len(builder.out.errors) > errors_before:
+        builder.refuse(data["id"], examples)
+        return None
+    return Device(
+        data["id"],
+        data["name"],
+        data["vendor"],
+        data.get("kind"),
+        data.get("form_factor"),
+        data.get("description"),
+        peaks,
+        memory,
+        shares["compute"],
+        shares["memory"],
+        sustained.get("note"),
+        sources,
+        tuple(data.get("assumptions") or ()),
+        versions,
+        examples,
+        doc,
+    )
+
+
+def _figure(
+    builder: Builder,
+    doc: Document,
+    path: PathKey,
+    entry: dict[str, Any],
+    value_key: str,
+    dimension: Dimension,
+    sources: dict[str, Source],
+) -> Figure | None:
+    parsed = builder.quantity(doc, (*path, value_key), entry[value_key], dimension)
+    builder.source_ref(doc, (*path, "source"), entry.get("source"), sources)
+    alternatives: list[Alternative] = []
+    for i, alt in enumerate(entry.get("alternatives") or []):
+        apath = (*path, "alternatives", i)
+        aq = builder.quantity(doc, (*apath, "value"), alt["value"], dimension)
+        builder.source_ref(doc, (*apath, "source"), alt.get("source"), sources)
+        if aq is not None:
+            alternatives.append(
+                Alternative(
+                    aq[0],
+                    alt["value"],
+                    alt.get("sparsity"),
+                    alt.get("pipe"),
+                    alt["source"],
+                    alt.get("quote"),
+                    alt.get("note"),
+                    doc.locate(apath),
+                )
+            )
+    if parsed is None:
+        return None
+    value, q = parsed
+    return Figure(
+        value,
+        entry[value_key],
+        entry["source"],
+        entry.get("quote"),
+        entry.get("note"),
+        tuple(alternatives),
+        doc.locate((*path, value_key)),
+        q.counts,
+        q.binary,
+    )
+
+
+def _capacity(
+    builder: Builder, doc: Document, path: PathKey, raw: Any, sources: dict[str, Source]
+) -> Figure | None:
+    if raw is None:
+        return None
+    entry = raw if isinstance(raw, dict) else {"value": raw, "source": None}
+    where = (*path, "value") if isinstance(raw, dict) else path
+    parsed = builder.quantity(doc, where, entry["value"], Dimension.BYTES)
+    builder.source_ref(doc, (*path, "source"), entry.get("source"), sources)
+    if parsed is None:
+        return None
+    value, q = parsed
+    return Figure(
+        value,
+        entry["value"],
+        entry.get("source") or "",
+        entry.get("quote"),
+        entry.get("note"),
+        (),
+        doc.locate(path),
+        None,
+        q.binary,
+    )

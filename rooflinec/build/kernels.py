@@ -1,0 +1,139 @@
+"""Kernel files typed: symbols, formulas, cases; every formula evaluated for every case.
+
+The evaluation catches a zero or absurd count before any result is computed from it.
+"""
+
+from __future__ import annotations
+
+import keyword
+from fractions import Fraction
+
+from rooflinec.build.builder import Builder
+from rooflinec.build.cases import build_case
+from rooflinec.build.examples import build_examples
+from rooflinec.catalog import Case, Kernel, Precision
+from rooflinec.formulas import FUNCTIONS, EvaluationError, Formula, FormulaError
+from rooflinec.loader import Document, PathKey
+
+RESERVED_SYMBOL = "w"
+MAX_COUNT = 10**40  # operations or bytes of one call; more is a typo, not a kernel
+
+
+def build_kernel(
+    builder: Builder, doc: Document, precisions: dict[str, Precision]
+) -> Kernel | None:
+    """A kernel with its cases, or None when its file has errors (each one reported)."""
+    data = doc.data
+    errors_before = len(builder.out.errors)
+    builder.claim(doc, ("id",), data["id"], "kernel")
+    symbols: dict[str, str] = data["symbols"]
+    for name in symbols:
+        reason = _reserved(name)
+        if reason is not None:
+            builder.out.add(
+                doc.error(
+                    ("symbols", name),
+                    f"'{name}' is reserved: {reason}; choose another symbol name",
+                    key=True,
+                    code="formula",
+                )
+            )
+    flops = builder.formula(doc, ("flops",), data["flops"], symbols)
+    if flops is not None and RESERVED_SYMBOL in flops.symbols:
+        builder.out.add(
+            doc.error(
+                ("flops",),
+                "the operation count cannot depend on w (bytes per value)",
+                code="formula",
+            )
+        )
+    byte_formulas: dict[str, Formula] = {}
+    for role, text in data["bytes"].items():
+        formula = builder.formula(doc, ("bytes", role), text, symbols)
+        if formula is not None:
+            byte_formulas[role] = formula
+    sources = builder.sources(doc)
+    cases = tuple(
+        c
+        for c in (
+            build_case(builder, doc, i, entry, data["id"], symbols, precisions, sources)
+            for i, entry in enumerate(data["cases"])
+        )
+        if c is not None
+    )
+    if flops is not None and len(builder.out.errors) == errors_before:
+        _evaluate_all(builder, doc, flops, byte_formulas, cases, precisions)
+    examples = build_examples(builder, doc)
+    versions = builder.versions(doc)
+    if len(builder.out.errors) > errors_before or flops is None:
+        builder.refuse(data["id"], examples, also=(c["id"] for c in data["cases"]))
+        return None
+    return Kernel(
+        data["id"],
+        data["name"],
+        data["description"],
+        symbols,
+        flops,
+        byte_formulas,
+        cases,
+        sources,
+        tuple(data.get("assumptions") or ()),
+        versions,
+        examples,
+        doc,
+    )
+
+
+def _evaluate_all(
+    builder: Builder,
+    doc: Document,
+    flops: Formula,
+    byte_formulas: dict[str, Formula],
+    cases: tuple[Case, ...],
+    precisions: dict[str, Precision],
+) -> None:
+    """Evaluate every formula for every case and precision: catch zero traffic early."""
+    widths = sorted({p.bytes for p in precisions.values()}) or [Fraction(1)]
+    formulas: list[tuple[PathKey, Formula, str]] = [(("flops",), flops, "operation count")]
+    formulas += [(("bytes", role), f, f"{role} byte count") for role, f in byte_formulas.items()]
+    for case in cases:
+        for path, formula, what in formulas:
+            for w in widths if RESERVED_SYMBOL in formula.symbols else widths[:1]:
+                values: dict[str, int | Fraction] = {**case.shape, RESERVED_SYMBOL: w}
+                try:
+                    result = formula.evaluate(values)
+                except (EvaluationError, FormulaError) as exc:
+                    builder.out.add(
+                        doc.error(
+                            path,
+                            f"case '{case.id}': {exc.message}",
+                            offset=exc.column,
+                            code="formula",
+                        )
+                    )
+                    break
+                if result <= 0 or abs(result) > MAX_COUNT:
+                    problem = "is not positive" if result <= 0 else "is implausibly large"
+                    builder.out.add(
+                        doc.error(
+                            path,
+                            f"case '{case.id}': the {what} {problem} ({_fmt(result)} with w={w})",
+                            code="formula",
+                        )
+                    )
+                    break
+
+
+def _reserved(name: str) -> str | None:
+    """Why a kernel may not declare the symbol `name`, or None when it may."""
+    if name == RESERVED_SYMBOL:
+        return "it is the bytes per value of the precision evaluated"
+    if name in FUNCTIONS:
+        return "it is a function formulas may call"
+    if keyword.iskeyword(name):
+        return "it is a Python keyword, which a formula cannot use as a name"
+    return None
+
+
+def _fmt(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else str(value)

@@ -1,0 +1,99 @@
+"""References across files: devices and precisions of measurements and examples, cases.
+
+Run once every file is typed; a reference into a file that failed is not reported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rooflinec.build.builder import Builder
+from rooflinec.catalog import Catalog, Example
+from rooflinec.loader import Document, PathKey
+
+
+def cross_check(builder: Builder, catalog: Catalog) -> None:
+    """Every reference from one file into another, once all files are typed."""
+    for kernel in catalog.kernels.values():
+        for index, case in enumerate(kernel.cases):
+            for j, m in enumerate(case.measured):
+                _device_ref(
+                    builder,
+                    catalog,
+                    kernel.document,
+                    ("cases", index, "measured", j),
+                    m.device,
+                    m.precision,
+                    precision_known=m.precision in catalog.precisions,
+                )
+    # Examples of every typed document, built or not: a file with one error still
+    # gets its examples' references checked (their own owner is in `broken`).
+    for doc, examples in builder.example_owners:
+        _check_examples(builder, catalog, doc, examples)
+
+
+def _device_ref(
+    builder: Builder,
+    catalog: Catalog,
+    doc: Document,
+    path: PathKey,
+    device_id: str,
+    precision: str,
+    *,
+    precision_known: bool,
+) -> None:
+    """The device at `path` exists and has a peak for the precision (when that is known)."""
+    device = catalog.devices.get(device_id)
+    if device is None:
+        if not builder.broken.covers("device", device_id):
+            builder.out.add(
+                doc.error(
+                    (*path, "device"),
+                    f"unknown device '{device_id}' (devices: {_listing(catalog.devices)})",
+                    code="refs",
+                )
+            )
+    elif precision not in device.peaks and precision_known:
+        builder.out.add(
+            doc.error(
+                (*path, "precision"),
+                f"device '{device_id}' has no peak for precision '{precision}'",
+                code="refs",
+            )
+        )
+
+
+def _check_examples(
+    builder: Builder, catalog: Catalog, doc: Document, examples: tuple[Example, ...]
+) -> None:
+    cases = catalog.cases
+    for i, ex in enumerate(examples):
+        path: PathKey = ("examples", i)
+        _device_ref(
+            builder,
+            catalog,
+            doc,
+            path,
+            ex.device,
+            ex.precision,
+            precision_known=not builder.broken.covers("precision", ex.precision),
+        )
+        for j, cid in enumerate(ex.cases):
+            if cid not in cases and not builder.broken.covers("case", cid):
+                builder.out.add(
+                    doc.error((*path, "cases", j), f"unknown case '{cid}'", code="refs")
+                )
+        for j, e in enumerate(ex.expect):
+            if (
+                e.case is not None
+                and e.case not in cases
+                and not builder.broken.covers("case", e.case)
+            ):
+                builder.out.add(
+                    doc.error((*path, "expect", j, "case"), f"unknown case '{e.case}'", code="refs")
+                )
+
+
+def _listing(items: dict[str, Any]) -> str:
+    names = sorted(items)
+    return ", ".join(names[:8]) + (", ..." if len(names) > 8 else "") if names else "none"
