@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 
 from rooflinec.catalog import LEVELS, Case, Catalog, Device, Kernel
 from rooflinec.errors import Diagnostic, Location
@@ -61,7 +62,10 @@ class Result:
     def intensity(self) -> dict[str, Fraction]:
         return {level: self.flops / b for level, b in self.bytes.items()}
 
-    @property
+    # The derived values below are cached on first use (a frozen dataclass keeps them in
+    # the instance's __dict__; they take no part in equality): exporting one result reads
+    # the attainable rate half a dozen times.
+    @cached_property
     def ceilings(self) -> dict[str, Fraction]:
         """Each ceiling's rate: `compute` is the peak, a level is intensity × bandwidth."""
         out = {COMPUTE: self.peak}
@@ -69,7 +73,7 @@ class Result:
             out[level] = self.flops * bw / self.bytes[level]
         return out
 
-    @property
+    @cached_property
     def limited_by(self) -> str:
         # A kernel exactly at the ridge is compute bound: the peak wins ties.
         ceilings = self.ceilings
@@ -78,7 +82,7 @@ class Result:
             return COMPUTE
         return next(level for level in LEVELS if ceilings.get(level) == lowest)
 
-    @property
+    @cached_property
     def attainable(self) -> Fraction:
         return min(self.ceilings.values())
 
@@ -94,10 +98,10 @@ class Result:
     def attainable_with(
         self, *, peak: Fraction = Fraction(1), bandwidth: Fraction = Fraction(1)
     ) -> Fraction:
+        # flops × bw × f / bytes is the level's (cached, exact) ceiling × f.
+        ceilings = self.ceilings
         rates = [self.peak * peak]
-        rates += [
-            self.flops * bw * bandwidth / self.bytes[lv] for lv, bw in self.bandwidths.items()
-        ]
+        rates += [ceilings[lv] * bandwidth for lv in self.bandwidths]
         return min(rates)
 
     @property
@@ -176,36 +180,61 @@ def compile_catalog(
     want_cases = set(cases) if cases is not None else None
     want_precisions = set(precisions) if precisions is not None else None
     figures = {d.id: device_figures(d) for d in catalog.devices.values()}
+    # Hoisted out of the cell loop: the devices and (precision, peak) pairs wanted, and
+    # each precision's width as a small index (hashing a Fraction per cell costs more
+    # than the rest of the cell).
+    widths: list[Fraction] = []
+    width_index: dict[str, int] = {}
+    for pid, precision in catalog.precisions.items():
+        if precision.bytes not in widths:
+            widths.append(precision.bytes)
+        width_index[pid] = widths.index(precision.bytes)
+    chosen = [
+        (
+            device,
+            figures[device.id],
+            [
+                (pid, peak, width_index[pid])
+                for pid, peak in figures[device.id].peaks.items()
+                if want_precisions is None or pid in want_precisions
+            ],
+        )
+        for device in catalog.devices.values()
+        if want_devices is None or device.id in want_devices
+    ]
     results: list[Result] = []
     diagnostics: list[Diagnostic] = []
     for kernel in catalog.kernels.values():
+        # Which levels are ceilings depends only on the kernel and the device.
+        per_device = [
+            (
+                device,
+                pairs,
+                {
+                    level: fig.bandwidths[level]
+                    for level in LEVELS
+                    if level in kernel.bytes and level in fig.bandwidths
+                },
+                tuple(
+                    (level, _why(level, kernel, device))
+                    for level in LEVELS
+                    if (level in kernel.bytes) != (level in fig.bandwidths)
+                ),
+            )
+            for device, fig, pairs in chosen
+        ]
         for case in kernel.cases:
             if want_cases is not None and case.id not in want_cases:
                 continue
-            traffic: dict[Fraction, tuple[Fraction, dict[str, Fraction]]] = {}
+            traffic: list[tuple[Fraction, dict[str, Fraction]] | None] = [None] * len(widths)
             measured = {(m.device, m.precision): m for m in case.measured}
-            for device in catalog.devices.values():
-                if want_devices is not None and device.id not in want_devices:
-                    continue
-                fig = figures[device.id]
-                for precision_id, peak in fig.peaks.items():
-                    if want_precisions is not None and precision_id not in want_precisions:
-                        continue
-                    precision = catalog.precisions[precision_id]
-                    if precision.bytes not in traffic:
-                        traffic[precision.bytes] = _traffic(kernel, case, precision.bytes)
-                    flops, byte_counts = traffic[precision.bytes]
-                    bandwidths = {
-                        level: fig.bandwidths[level]
-                        for level in LEVELS
-                        if level in byte_counts and level in fig.bandwidths
-                    }
-                    unmodelled = tuple(
-                        (level, _why(level, kernel, device))
-                        for level in LEVELS
-                        if (level in byte_counts) != (level in fig.bandwidths)
-                    )
-                    m = measured.get((device.id, precision_id))
+            for device, pairs, bandwidths, unmodelled in per_device:
+                for precision_id, peak, wi in pairs:
+                    counts = traffic[wi]
+                    if counts is None:
+                        counts = traffic[wi] = _traffic(kernel, case, widths[wi])
+                    flops, byte_counts = counts
+                    m = measured.get((device.id, precision_id)) if measured else None
                     rate = None
                     if m is not None:
                         rate = m.rate if m.rate is not None else flops / m.time  # type: ignore[operator]
