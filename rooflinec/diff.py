@@ -223,7 +223,7 @@ def _add(
 # --------------------------------------------------------------------------- rendering
 
 
-def _value(value: Fraction | str | None, unit: str) -> str:
+def format_value(value: Fraction | str | None, unit: str) -> str:
     if value is None:
         return "—"
     if isinstance(value, str):
@@ -233,7 +233,7 @@ def _value(value: Fraction | str | None, unit: str) -> str:
     return format_si(value, unit)
 
 
-def _relative(change: Change) -> str:
+def format_relative(change: Change) -> str:
     rel = change.relative
     if rel is None:
         return ""
@@ -268,8 +268,8 @@ def to_markdown(d: CatalogDiff, *, limit: int = 300) -> str:
                 if shown >= limit:
                     break
                 lines.append(
-                    f"| {_cell(c.subject)} | {_value(c.old, c.unit)} | {_value(c.new, c.unit)} |"
-                    f" {_relative(c)} |"
+                    f"| {_cell(c.subject)} | {format_value(c.old, c.unit)} |"
+                    f" {format_value(c.new, c.unit)} | {format_relative(c)} |"
                 )
                 shown += 1
             lines.append("")

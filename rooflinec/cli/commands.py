@@ -203,7 +203,12 @@ def cmd_publish(opts: Any, out: TextIO) -> int:
         branch=str(extra["branch"]),
         push=bool(extra["push"]),
     )
-    since = f" (changes since {previous.version})" if previous else " (first version)"
+    if previous is None:
+        since = " (first version)"
+    elif previous.commit:
+        since = f" (changes since {previous.version})"
+    else:
+        since = f" (the commit of {previous.version} is unknown: no changes listed)"
     out.write(f"published {extra['version']} to {extra['branch']}{since}\n")
     return EXIT_OK
 

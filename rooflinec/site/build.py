@@ -34,10 +34,12 @@ NAV: list[dict[str, str]] = [
     {"Comparison": "comparison.md"},
     {"Method": "method/roofline.md"},
     {"Sources": "sources.md"},
+    {"Conflicts": "conflicts.md"},
     {"Glossary": "glossary.md"},
     {"Spec language": "spec-language.md"},
     {"Contributing": "contributing.md"},
     {"Changelog": "changelog.md"},
+    {"Changes": "changes.md"},
 ]
 
 
@@ -72,6 +74,9 @@ def site_config(
             {"toc": {"permalink": True}},
         ],
         "nav": NAV,
+        # material's version selector, filled from mike's versions.json when the site is
+        # published with `rooflinec publish`; without it (a plain build) nothing shows.
+        "extra": {"version": {"provider": "mike"}},
     }
 
 

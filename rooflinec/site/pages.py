@@ -13,6 +13,7 @@ the full results download for the rest.
 
 from __future__ import annotations
 
+import datetime
 import posixpath
 import re
 from collections.abc import Callable, Sequence
@@ -24,7 +25,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from rooflinec import export
+from rooflinec import catalog_export, export
 from rooflinec.catalog import LEVELS, Catalog, Device, Kernel, Method, Source
 from rooflinec.compiler import COMPUTE, SWEEP_KEYS, Compiled, Result
 from rooflinec.examples import run_example
@@ -37,7 +38,8 @@ __all__ = ["GeneratedPage", "SiteModel", "environment"]
 
 LEVEL_NAMES = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
 PER_INDEX_PAGE = 100
-SOURCES_PAGE_BUDGET = 45_000  # estimated bytes of sources per page
+SOURCES_PAGE_BUDGET = 24_000  # Markdown characters of source entries per page
+MAX_CITED = 16  # figures listed for one spec under one source; the rest on the audit trail
 PER_CHANGELOG_PAGE = 200
 MAX_ROWS = 10  # kernel cases on a device page (table, chart markers)
 MAX_SWEEPS = 10  # rows of a device page's sweep table
@@ -218,6 +220,26 @@ class SiteModel:
         )
         self.svg = svg
         self.env = environment()
+        self.changes: Any = None
+        """What the changes page compares (`rooflinec.site.changes.Changes`); set by the
+        plugin before `pages()`, None for a build that is not a published version."""
+
+    @cached_property
+    def catalog_date(self) -> datetime.date:
+        """The newest version date of any spec: the site's "today" (ages of sources, page
+        dates), so that two builds of one catalog are identical whenever they run."""
+        versions = [v for d in self.catalog.devices.values() for v in d.versions]
+        versions += [v for k in self.catalog.kernels.values() for v in k.versions]
+        versions += [v for m in self.catalog.methods.values() for v in m.versions]
+        dates = [datetime.date.fromisoformat(v.date) for v in versions if _is_date(v.date)]
+        return max(dates) if dates else datetime.date.today()
+
+    @cached_property
+    def audit(self) -> Any:
+        """The audit pages' model (`rooflinec.site.audit.Audit`), shared by the sources page."""
+        from rooflinec.site.audit import Audit
+
+        return Audit(self)
 
     # ----------------------------------------------------------------- shared data
 
@@ -302,18 +324,33 @@ class SiteModel:
         out += [self.kernel_page(k) for k in self.catalog.kernels.values()]
         out.append(self.comparison_page())
         out += [self.method_page(m) for m in self.catalog.methods.values()]
+        out += self.audit.pages()
         out += self.sources_pages()
         out.append(self.glossary_page())
         out += self.changelog_pages()
+        from rooflinec.site.changes import changes_pages
+
+        out += changes_pages(self, self.changes)
         return out
 
     def downloads(self) -> dict[str, str]:
-        """Whole-catalog files at the site root: every result as JSON and as CSV."""
+        """Whole-catalog files: every result and every device figure (with its provenance)
+        as JSON and CSV at the site root, and the JSON Schemas under `schemas/`."""
+        from rooflinec.resources import schemas_dir
+
         results = self.compiled.results
-        return {
+        today = self.catalog_date
+        out = {
             "results.json": export.to_json(self.compiled, results),
             "results.csv": export.to_csv(self.compiled, results),
+            "catalog.json": catalog_export.catalog_json(self.catalog, today=today),
+            "catalog.csv": catalog_export.catalog_csv(self.catalog, today=today),
         }
+        for schema in sorted(schemas_dir().glob("*.json")):
+            out[f"schemas/{schema.name}"] = schema.read_text("utf-8")
+        if self.changes is not None:
+            out.update(self.changes.downloads())
+        return out
 
     # ----------------------------------------------------------------- home
 
@@ -518,10 +555,13 @@ class SiteModel:
             if case.id not in present
         ][:MAX_CASES]
         sources = self._sources_context(page, device.id, device.sources, f"{path}#source-")
+        from rooflinec.site.audit import audit_path
+
         text = self._render(
             "device.md.j2",
             page,
             device=device,
+            audit=page.href(audit_path(device.id)),
             glance={
                 "precision": cat.precisions[p_glance].label,
                 "peak": self._fmt_rate(fig.peaks[p_glance], p_glance),
@@ -904,7 +944,12 @@ class SiteModel:
         return f"{folder}/{ident}.md"
 
     def sources_pages(self) -> list[GeneratedPage]:
-        """Every distinct source (same address and title) once, with every spec citing it."""
+        """Every distinct source (same address and title) once, with every spec citing it,
+        when each read it and how old that reading is, and the figures that lean on it."""
+        from rooflinec.provenance import STALE_MONTHS, source_info
+        from rooflinec.site.audit import read_text
+
+        today = self.catalog_date
         entries: dict[tuple[str, str], dict[str, Any]] = {}
         for kind, ident, name, sources in self._specs():
             for sid, src in sources.items():
@@ -915,46 +960,68 @@ class SiteModel:
                 )
                 if src.note and src.note not in entry["notes"]:
                     entry["notes"].append(src.note)
-                entry["uses"].append((kind, ident, name, sid, src.read))
+                info = source_info(src, today)
+                entry["uses"].append(
+                    (kind, ident, name, sid, read_text(info, today, relative_to=False), info.stale)
+                )
         ordered = sorted(entries.values(), key=lambda e: (e["title"].lower(), e["url"]))
-        chunks = _pages_by_size(ordered, self._source_weight, SOURCES_PAGE_BUDGET)
+        stale = sum(1 for e in ordered if any(u[5] for u in e["uses"]))
+        # Every sources page is at the site's root: an entry's links are the same on each, so
+        # each entry is rendered once and the pages are cut by the entries' real size.
+        first = _Page("sources.md", self)
+        rendered = [Markup(self._render("source_entry.md.j2", first, s=self._source_entry(
+            first, e))) for e in ordered]
+        chunks = _pages_by_size(rendered, len, SOURCES_PAGE_BUDGET)
         out = []
         for n, chunk in enumerate(chunks, start=1):
             path = _numbered("sources.md", n)
             page = _Page(path, self)
-            shown = []
-            for e in chunk:
-                uses = [
-                    {
-                        "spec": page.link(name, f"{self._spec_target(kind, ident)}#source-{sid}"),
-                        "kind": kind,
-                        "read": read,
-                        "cited": self.citations.get((ident, sid), []),
-                    }
-                    for kind, ident, name, sid, read in e["uses"]
-                ]
-                shown.append(
-                    {**e, "link": external_link(e["title"], e["url"]), "uses": uses[:MAX_USES],
-                     "more_uses": max(0, len(uses) - MAX_USES)}
-                )
             text = self._render(
                 "sources.md.j2",
                 page,
-                sources=shown,
+                entries=chunk,
                 pager=self._pager(page, "sources.md", n, len(chunks)),
                 total=len(ordered),
                 specs=sum(1 for spec in self._specs() if spec[3]),
+                today=today.isoformat(),
+                stale_months=STALE_MONTHS,
+                stale=stale,
             )
             out.append(GeneratedPage(path, "Sources", text, page.slots, page.assets))
         return out
 
-    def _source_weight(self, entry: dict[str, Any]) -> int:
-        """Roughly the bytes an entry of the sources page takes."""
-        weight = 300 + len(entry["title"]) + sum(len(n) for n in entry["notes"])
-        for _, ident, name, sid, _ in entry["uses"][:MAX_USES]:
-            cited = self.citations.get((ident, sid), [])
-            weight += 250 + len(name) + sum(len(c) + 2 for c in cited)
-        return weight
+    def _source_entry(self, page: _Page, e: dict[str, Any]) -> dict[str, Any]:
+        uses = []
+        for kind, ident, name, sid, read, is_stale in e["uses"][:MAX_USES]:
+            cited = self._cited(page, kind, ident, sid)
+            if len(cited) > MAX_CITED:
+                more = len(cited) - MAX_CITED
+                target = f"{self._spec_target(kind, ident)}#source-{sid}"
+                if kind == "device":
+                    from rooflinec.site.audit import audit_path
+
+                    target = audit_path(ident)
+                cited = [*cited[:MAX_CITED], page.link(f"{more} more", target)]
+            uses.append(
+                {
+                    "spec": page.link(name, f"{self._spec_target(kind, ident)}#source-{sid}"),
+                    "kind": kind,
+                    "read": read,
+                    "stale": is_stale,
+                    "cited": cited,
+                }
+            )
+        return {**e, "link": external_link(e["title"], e["url"]), "uses": uses,
+                "more_uses": max(0, len(e["uses"]) - MAX_USES)}
+
+    def _cited(self, page: _Page, kind: str, ident: str, sid: str) -> list[Markup]:
+        """What a spec cites a source for: a device's figures link to their audit trail."""
+        if kind != "device":
+            return [md(c) for c in self.citations.get((ident, sid), [])]
+        return [
+            page.link(name, target) + (Markup(" ") + md(suffix) if suffix else Markup(""))
+            for name, target, suffix in self.audit.uses.get((ident, sid), [])
+        ]
 
     # ----------------------------------------------------------------- glossary, changelog
 
@@ -1003,6 +1070,14 @@ class SiteModel:
             )
             out.append(GeneratedPage(path, "Changelog", text, page.slots, page.assets))
         return out
+
+
+def _is_date(text: str) -> bool:
+    try:
+        datetime.date.fromisoformat(text)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _strings(value: Any) -> list[str]:

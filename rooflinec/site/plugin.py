@@ -3,9 +3,13 @@
 Hooks, in build order:
 
 - `on_config`: resolve the specs folder, compile the catalog (a spec error fails the build
-  with the one-line diagnostics), build the page model, add the site's CSS and script.
-- `on_files`: add every generated page, its chart files, the Vega runtime and the result
-  downloads as virtual files (`File.generated`); nothing is written into `docs_dir`.
+  with the one-line diagnostics), build the page model, add the site's CSS and script, and
+  keep material's mike version selector only in a build of a published version.
+- `on_files`: add every generated page, its chart files, the Vega runtime, the downloads
+  (results, catalog with provenance, JSON Schemas under `schemas/`) and, for a version
+  built by `rooflinec publish`, `rooflinec-build.json` and the changes against the previous
+  published version, as virtual files (`File.generated`); nothing is written into
+  `docs_dir`.
 - `on_page_markdown`: pin each page's date to the catalog's newest version date (no build
   clock in the output), and put the generated comparison into the home page.
 - `on_page_content`: sanitise the HTML of every generated page with nh3, then put the
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import html
 import logging
+import os
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -43,7 +48,7 @@ log = logging.getLogger("mkdocs.plugins.rooflinec")
 ASSET_DIR = "assets/rooflinec"
 NAV_PAGES = frozenset(
     {"index.md", "devices/index.md", "kernels/index.md", "comparison.md", "sources.md",
-     "glossary.md", "changelog.md"}
+     "conflicts.md", "glossary.md", "changelog.md", "changes.md"}
 )
 
 
@@ -129,6 +134,21 @@ def _asset(name: str) -> str:
     return resources.files("rooflinec.site").joinpath("assets").joinpath(name).read_text("utf-8")
 
 
+def _version_selector_only_when_versioned(config: MkDocsConfig) -> None:
+    """Drop material's mike version selector (`extra.version.provider: mike`) unless this
+    build is a published version (mike sets MIKE_DOCS_VERSION, `rooflinec publish` sets
+    ROOFLINEC_BUILD_VERSION): elsewhere its request for `../versions.json` fails."""
+    from rooflinec.publish import ENV_VERSION
+
+    extra = config.extra
+    version = extra.get("version") if extra is not None else None
+    if not isinstance(version, dict) or version.get("provider") != "mike":
+        return
+    if os.environ.get("MIKE_DOCS_VERSION") or os.environ.get(ENV_VERSION):
+        return
+    del extra["version"]
+
+
 class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-call]
     """Adds the roofline pages of a spec catalog to an mkdocs site."""
 
@@ -162,6 +182,7 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
             for v in spec.versions
         ]
         self.page_date = max(dates) if dates else None
+        _version_selector_only_when_versioned(config)
         for css in (f"{ASSET_DIR}/rooflinec.css",):
             if css not in config.extra_css:
                 config.extra_css.append(css)
@@ -171,9 +192,12 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         return config
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files | None:
+        from rooflinec.site.changes import Changes
         from rooflinec.site.charts import vega_bundle
 
-        assert self.model is not None
+        assert self.model is not None and self.specs_dir is not None
+        # Only `rooflinec publish` sets the variables; a plain build has no changes context.
+        self.model.changes = Changes.from_environment(self.specs_dir, self.model.compiled)
         pages = self.model.pages()
         self.generated = {}
         self.home = None

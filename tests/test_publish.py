@@ -1,0 +1,247 @@
+"""Versioned site: the changes page, build info, and `rooflinec publish` with mike end to end."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rooflinec.cli.commands import checked
+from rooflinec.cli.main import main
+from rooflinec.diff import diff_compiled
+from rooflinec.publish import (
+    BUILD_INFO,
+    ENV_BASE,
+    ENV_BASE_LABEL,
+    ENV_COMMIT,
+    ENV_VERSION,
+    _ordered,
+    previous_version,
+)
+from rooflinec.site import changes as site_changes
+from rooflinec.site.changes import Changes, changes_pages
+from rooflinec.site.pages import SiteModel
+
+REPO = Path(__file__).resolve().parents[1]
+BUNDLED = REPO / "specs"
+OLD_BANDWIDTH = "    bandwidth: 864 GB/s"
+NEW_BANDWIDTH = "    bandwidth: 900 GB/s"
+COMMIT = "c" * 40
+BASE = "b" * 40
+
+
+def _compile(folder: Path) -> Any:
+    compiled, diagnostics, _ = checked(folder)
+    assert compiled is not None, [str(d) for d in diagnostics]
+    return compiled
+
+
+def _move_l40s_bandwidth(specs: Path) -> None:
+    """The L40S's DRAM bandwidth from 864 to 900 GB/s (its quote too, so no lint warns)."""
+    path = specs / "devices" / "nvidia-l40s.yaml"
+    text = path.read_text("utf-8")
+    assert OLD_BANDWIDTH in text and "864GB/s" in text
+    path.write_text(text.replace(OLD_BANDWIDTH, NEW_BANDWIDTH).replace("864GB/s", "900GB/s"))
+
+
+def _page(model: SiteModel, changes: Changes | None, name: str = "changes.md") -> str:
+    model.changes = changes
+    pages = {p.path: p for p in changes_pages(model, changes)}
+    return html.unescape(pages[name].markdown)
+
+
+@pytest.fixture(scope="module")
+def compiled() -> Any:
+    return _compile(BUNDLED)
+
+
+@pytest.fixture(scope="module")
+def moved(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The bundled catalog with the L40S bandwidth moved, compiled."""
+    specs = tmp_path_factory.mktemp("moved") / "specs"
+    shutil.copytree(BUNDLED, specs)
+    _move_l40s_bandwidth(specs)
+    return _compile(specs)
+
+
+# --------------------------------------------------------------------------- the changes page
+
+
+def test_a_plain_build_has_no_changes_context(compiled: Any) -> None:
+    """No publish variables: no context, no build info, and the page says so."""
+    assert Changes.from_environment(BUNDLED, compiled, environ={}) is None
+    model = SiteModel(compiled, svg=False)
+    assert BUILD_INFO not in model.downloads() and "changes.json" not in model.downloads()
+    assert "This build is not a published version" in _page(model, None)
+
+
+def test_the_first_version_says_so_and_records_its_commit(compiled: Any) -> None:
+    """Version and commit without a base: build info written, nothing compared."""
+    changes = Changes.from_environment(
+        BUNDLED, compiled, environ={ENV_VERSION: "1.0", ENV_COMMIT: COMMIT}
+    )
+    assert changes is not None and changes.diff is None
+    assert json.loads(changes.downloads()[BUILD_INFO]) == {"commit": COMMIT, "version": "1.0"}
+    text = _page(SiteModel(compiled, svg=False), changes)
+    assert "Version **1.0** (built from commit <code>cccccccccccc</code>) is the first" in text
+
+
+def test_a_previous_version_without_a_commit_is_named(compiled: Any) -> None:
+    """A label without a base commit: the page names the version and says why nothing moved."""
+    environ = {ENV_VERSION: "1.1", ENV_COMMIT: COMMIT, ENV_BASE_LABEL: "1.0"}
+    changes = Changes.from_environment(BUNDLED, compiled, environ=environ)
+    text = _page(SiteModel(compiled, svg=False), changes)
+    assert "follows the published version **1.0**" in text and "is not known here" in text
+
+
+def test_a_base_that_cannot_be_read_is_reported_not_fatal(compiled: Any, tmp_path: Path) -> None:
+    """A base commit outside any repository: the build goes on and the page says why."""
+    specs = tmp_path / "specs"
+    shutil.copytree(BUNDLED, specs)
+    environ = {ENV_VERSION: "1.1", ENV_BASE: BASE, ENV_BASE_LABEL: "1.0"}
+    changes = Changes.from_environment(specs, compiled, environ=environ)
+    assert changes is not None and changes.diff is None and changes.problem
+    text = _page(SiteModel(compiled, svg=False), changes)
+    assert "could not be compared with the previous published version **1.0**" in text
+
+
+def test_the_changes_page_lists_what_moved(compiled: Any, moved: Any) -> None:
+    """Grouped by device and kernel, old → new with the relative change, linked, and as JSON."""
+    diff = diff_compiled(compiled, moved, f"1.0 ({BASE[:12]})")
+    changes = Changes("1.1", COMMIT, BASE, "1.0", diff)
+    model = SiteModel(moved, svg=False)
+    text = _page(model, changes)
+    assert "Version **1.1** (commit <code>cccccccccccc</code>) against the previous " in text
+    assert "### Device [NVIDIA L40S](devices/nvidia-l40s.md)" in text
+    assert re.search(r"\| dram bandwidth \| 864 GB/s \| 900 GB/s \| \+4\.17% \|", text)
+    assert re.search(r"\| bf16 ridge \(dram\) \| [0-9.]+ FLOP/B \| [0-9.]+ FLOP/B \| −4% \|", text)
+    assert "on [NVIDIA L40S](devices/nvidia-l40s.md)" in text  # a kernel group
+    assert "nvidia-h100-sxm" not in text
+    model.changes = changes
+    data = json.loads(model.downloads()["changes.json"])
+    assert data["base_version"] == "1.0" and data["version"] == "1.1"
+    assert len(data["changes"]) == len(diff.changes)
+
+
+def test_a_long_changes_page_is_split_and_capped(
+    compiled: Any, moved: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Small budgets: changes-2.md follows, and what no page holds is counted, in JSON."""
+    monkeypatch.setattr(site_changes, "CHANGES_PAGE_BUDGET", 900)
+    monkeypatch.setattr(site_changes, "MAX_CHANGE_PAGES", 3)
+    diff = diff_compiled(compiled, moved, "1.0")
+    changes = Changes("1.1", COMMIT, BASE, "1.0", diff)
+    model = SiteModel(moved, svg=False)
+    pages = {p.path: p.markdown for p in changes_pages(model, changes)}
+    assert sorted(pages) == ["changes-2.md", "changes-3.md", "changes.md"]
+    assert "Pages: **1** · [2](changes-2.md) · [3](changes-3.md)" in pages["changes.md"]
+    shown = sum(len(re.findall(r"^\| (?!figure|---)", p, re.M)) for p in pages.values())
+    hidden = len(diff.changes) - shown
+    assert hidden > 0
+    assert f"{hidden} more changes are not shown here" in pages["changes-3.md"]
+
+
+def test_spec_text_in_a_change_stays_inert(compiled: Any) -> None:
+    """Ids and subjects go through the site's escaping like any spec text."""
+    from rooflinec.diff import CatalogDiff, Change
+
+    payload = "<script>alert(1)</script> [x](javascript:alert(1)) | y"
+    diff = CatalogDiff("1.0", changes=[Change(f"device {payload}", payload, "B/s", None, None)])
+    text = changes_pages(SiteModel(compiled, svg=False), Changes("1.1", COMMIT, BASE, "1.0",
+                                                                  diff))[0].markdown
+    assert "<script" not in text and "](javascript" not in text
+    assert payload in html.unescape(text)
+
+
+def test_versions_are_compared_in_mikes_order() -> None:
+    """The previous version is the next older one, whatever order they were published in."""
+    assert _ordered(["1.1", "1.0"], "1.2") == ["1.2", "1.1", "1.0"]
+    assert _ordered(["1.1", "1.0"], "1.0.1") == ["1.1", "1.0.1", "1.0"]
+    assert _ordered(["1.1", "1.0"], "1.1") == ["1.1", "1.0"]
+
+
+def test_no_published_branch_means_no_previous_version(tmp_path: Path) -> None:
+    """A repository without gh-pages has nothing to compare with."""
+    subprocess.run(["git", "init", "-q", "-b", "main", str(tmp_path)], check=True)
+    assert previous_version(tmp_path, "gh-pages", "1.0") is None
+
+
+def test_publish_outside_a_repository_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A config that is not in a git repository: exit 2 with a message, no traceback."""
+    shutil.copy(REPO / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    assert main(["publish", "1.0", "--config", str(tmp_path / "mkdocs.yml")]) == 2
+    assert "not inside a git repository" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- end to end
+
+
+def _git(repo: Path, *args: str) -> str:
+    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                          check=True)
+    return proc.stdout
+
+
+def _visible(page_html: str) -> str:
+    article = re.search(r"<article\b.*?</article>", page_html, re.S)
+    assert article is not None
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", article.group(0))))
+
+
+def test_publish_two_versions_offline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """1.0 then 1.1 into gh-pages with mike; 1.1's changes page lists the moved bandwidth."""
+    repo = tmp_path / "catalog"
+    repo.mkdir()
+    shutil.copy(REPO / "mkdocs.yml", repo / "mkdocs.yml")
+    shutil.copytree(REPO / "site", repo / "site")
+    shutil.copytree(BUNDLED, repo / "specs")
+    (repo / ".gitignore").write_text("/build/\n", "utf-8")
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "config", "user.name", "rooflinec tests")
+    _git(repo, "config", "user.email", "tests@example.invalid")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "catalog")
+    first = _git(repo, "rev-parse", "HEAD").strip()
+    for name in (ENV_BASE, ENV_BASE_LABEL, ENV_COMMIT, ENV_VERSION):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(repo)
+
+    assert main(["publish", "1.0", "--alias", "latest", "--config", "mkdocs.yml"]) == 0
+    assert "published 1.0 to gh-pages (first version)" in capsys.readouterr().out
+    _move_l40s_bandwidth(repo / "specs")
+    _git(repo, "commit", "-q", "-am", "L40S: 900 GB/s")
+    second = _git(repo, "rev-parse", "HEAD").strip()
+    assert main(["publish", "1.1", "--alias", "latest", "--config", "mkdocs.yml"]) == 0
+    assert "published 1.1 to gh-pages (changes since 1.0)" in capsys.readouterr().out
+
+    versions = json.loads(_git(repo, "show", "gh-pages:versions.json"))
+    assert [(v["version"], v["aliases"]) for v in versions] == [("1.1", ["latest"]), ("1.0", [])]
+    assert _git(repo, "show", "gh-pages:latest") == "1.1"  # mike's alias is a symlink
+    assert "1.1" in _git(repo, "show", "gh-pages:index.html") or "latest" in _git(
+        repo, "show", "gh-pages:index.html"
+    )
+    for version, commit in (("1.0", first), ("1.1", second)):
+        info = json.loads(_git(repo, "show", f"gh-pages:{version}/{BUILD_INFO}"))
+        assert info == {"commit": commit, "version": version}
+        _git(repo, "cat-file", "-e", f"gh-pages:{version}/schemas/device.schema.json")
+
+    new = _visible(_git(repo, "show", "gh-pages:1.1/changes.html"))
+    assert "Version 1.1" in new and "against the previous published version 1.0" in new
+    assert re.search(r"dram bandwidth 864 GB/s 900 GB/s \+4\.17%", new), new[:2000]
+    assert "NVIDIA L40S" in new and "NVIDIA H100 SXM" not in new
+    old = _visible(_git(repo, "show", "gh-pages:1.0/changes.html"))
+    assert "is the first published version" in old
+    assert "900 GB/s" not in old and "864 GB/s" not in old
+    page = _git(repo, "show", "gh-pages:1.1/index.html")
+    assert '"provider":"mike"' in page.replace(" ", "")  # material's version selector
+    assert _git(repo, "status", "--porcelain") == ""  # main's working tree is untouched
