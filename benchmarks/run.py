@@ -152,6 +152,17 @@ RUNNERS: dict[str, Callable[[Size, Path, Record], None]] = {
 SECTION_KEYS = {s: [k for k in KEYS if k.startswith(s + "-")] for s in SECTIONS}
 
 
+def site_page(results: str) -> str:
+    """The site's performance page: RESULTS.md without the raw output of the run."""
+    body = results.split("\n## Output of the run")[0].rstrip()
+    body = body.replace("# Benchmark results", "# Performance", 1)
+    return (
+        body + "\n\nThe benchmark lives in `benchmarks/` of the source repository; run it with "
+        "`python -m benchmarks` (`--size tiny` for a quick smoke run). Its README says how "
+        "each baseline is built.\n"
+    )
+
+
 def results_markdown(size: str, rows: Sequence[Row], facts: dict[str, str], took: float) -> str:
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
@@ -192,7 +203,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--only", default=",".join(SECTIONS), help="sections to run, e.g. a,b (default: all)"
     )
     parser.add_argument(
-        "--write-results", action="store_true", help="rewrite benchmarks/RESULTS.md with this run"
+        "--write-results",
+        action="store_true",
+        help="rewrite benchmarks/RESULTS.md and site/performance.md with this run",
     )
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args(argv)
@@ -231,8 +244,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("\nmachine: " + "; ".join(f"{k} {v}" for k, v in facts.items()))
     if args.write_results:
         results = REPO / "benchmarks" / "RESULTS.md"
-        results.write_text(results_markdown(args.size, rows, facts, took), "utf-8")
-        print(f"\nwrote {results}")
+        text = results_markdown(args.size, rows, facts, took)
+        results.write_text(text, "utf-8")
+        page = REPO / "site" / "performance.md"
+        page.write_text(site_page(text), "utf-8")
+        print(f"\nwrote {results} and {page}")
     failed = any(r.passed is False for r in rows)
     return 1 if args.strict and failed else 0
 

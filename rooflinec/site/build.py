@@ -40,6 +40,7 @@ NAV: list[dict[str, str]] = [
     {"Contributing": "contributing.md"},
     {"Changelog": "changelog.md"},
     {"Changes": "changes.md"},
+    {"Performance": "performance.md"},
 ]
 
 
