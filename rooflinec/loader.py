@@ -9,8 +9,10 @@ ISO strings; decimals become exact `Fraction`s (never floats).
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -122,6 +124,47 @@ def _text_position(text: str, offset: int) -> tuple[int, int]:
     offset = max(0, min(offset, len(text)))
     line_start = text.rfind("\n", 0, offset) + 1
     return text.count("\n", 0, offset) + 1, offset - line_start + 1
+
+
+Loader = Callable[[Path, str | None], Document]
+
+
+class DocumentCache:
+    """Loads each file again only when its size or change time differs from the last load.
+
+    For long-lived processes (`serve`): an edit to one spec parses one file. Each call
+    returns a copy of the cached data, since the catalog builder owns what it is given.
+    Only the files of the latest round (`begin` .. `load` ..) stay cached.
+    """
+
+    def __init__(self) -> None:
+        self._documents: dict[tuple[str, str | None], tuple[tuple[int, int], Document]] = {}
+        self._used: dict[tuple[str, str | None], tuple[tuple[int, int], Document]] = {}
+
+    def clear(self) -> None:
+        """Forget every cached document."""
+        self._documents = {}
+        self._used = {}
+
+    def begin(self) -> None:
+        """Start a round: files not loaded in it are dropped when it is committed."""
+        self._used = {}
+
+    def commit(self) -> None:
+        self._documents = self._used
+
+    def load(self, path: Path, display: str | None = None) -> Document:
+        key = (str(path), display)
+        try:
+            stat = path.stat()
+        except OSError:
+            return load_file(path, display)
+        signature = (stat.st_size, stat.st_mtime_ns)
+        hit = self._documents.get(key)
+        if hit is None or hit[0] != signature:
+            hit = (signature, load_file(path, display))  # a failed load raises, uncached
+        self._used[key] = hit
+        return dataclasses.replace(hit[1], data=copy.deepcopy(hit[1].data))
 
 
 def load_text(text: str, file: str) -> Document:

@@ -25,6 +25,7 @@ from rooflinec.build.precisions import build_precisions
 from rooflinec.build.references import cross_check
 from rooflinec.catalog import Catalog
 from rooflinec.errors import Diagnostic, Location, SpecError
+from rooflinec.loader import Loader, load_file
 
 __all__ = [
     "MAX_COUNT",
@@ -41,8 +42,10 @@ __all__ = [
 ]
 
 
-def build_catalog(folder: Path) -> tuple[Catalog | None, list[Diagnostic]]:
-    """Load, validate and cross-check the specs in `folder`."""
+def build_catalog(
+    folder: Path, *, load: Loader = load_file
+) -> tuple[Catalog | None, list[Diagnostic]]:
+    """Load, validate and cross-check the specs in `folder` (`load` reads one file)."""
     out = Collector()
     if not folder.is_dir():
         out.add(Diagnostic(Location(display_path(folder)), "specs folder not found"))
@@ -57,7 +60,7 @@ def build_catalog(folder: Path) -> tuple[Catalog | None, list[Diagnostic]]:
             )
         )
         broken.unknown.add("precision")
-    docs = load_documents(files, out, broken)
+    docs = load_documents(files, out, broken, load=load)
     builder = Builder(out, broken)
     precisions = build_precisions(docs["precisions"])
     devices = {

@@ -9,7 +9,7 @@ from typing import Any
 from rooflinec.build.collect import Broken, Collector
 from rooflinec.build.files import SpecFiles, display_path
 from rooflinec.errors import SpecError
-from rooflinec.loader import Document, load_file
+from rooflinec.loader import Document, Loader, load_file
 from rooflinec.schema import validate
 
 
@@ -41,7 +41,7 @@ def _record_broken(broken: Broken, kind: str, data: Any) -> None:
 
 
 def load_documents(
-    files: SpecFiles, out: Collector, broken: Broken | None = None
+    files: SpecFiles, out: Collector, broken: Broken | None = None, *, load: Loader = load_file
 ) -> dict[str, list[Document]]:
     """Load and schema-check every file; return the documents that passed, by kind.
 
@@ -58,7 +58,7 @@ def load_documents(
     for kind, paths in kinds:
         for path in paths:
             try:
-                doc = load_file(path, display_path(path))
+                doc = load(path, display_path(path))
             except SpecError as exc:
                 out.extend(exc.diagnostics)
                 _record_broken(broken, kind, None)

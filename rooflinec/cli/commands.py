@@ -23,8 +23,13 @@ def specs_folder(specs: Path | None) -> Path:
     return folder
 
 
-def checked(folder: Path, *, strict: bool = False) -> tuple[Any, list[Diagnostic], int]:
-    """Build, compile, run the examples and the lints: (compiled or None, diagnostics, files)."""
+def checked(
+    folder: Path, *, strict: bool = False, load: Any = None
+) -> tuple[Any, list[Diagnostic], int]:
+    """Build, compile, run the examples and the lints: (compiled or None, diagnostics, files).
+
+    `load` reads one spec file (default: the loader's `load_file`; `serve` passes a cache).
+    """
     from rooflinec.build import build_catalog, discover
     from rooflinec.compiler import compile_catalog
     from rooflinec.examples import check_examples
@@ -37,7 +42,7 @@ def checked(folder: Path, *, strict: bool = False) -> tuple[Any, list[Diagnostic
         + len(files.kernels)
         + len(files.methods)
     )
-    catalog, diagnostics = build_catalog(folder)
+    catalog, diagnostics = build_catalog(folder, **({"load": load} if load else {}))
     if catalog is None:
         return None, diagnostics, count
     compiled = compile_catalog(catalog)

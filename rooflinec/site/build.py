@@ -190,7 +190,11 @@ def build_site(
 
 
 def serve_site(specs: Path, dev_addr: str = "127.0.0.1:8000") -> None:
-    """`mkdocs serve` on the site of `specs`, rebuilding on every spec or page edit."""
+    """`mkdocs serve` on the site of `specs`, rebuilding on every spec or page edit.
+
+    Rebuilds are dirty: only the pages and files whose output changes are rendered and
+    written again (the plugin tracks what each generated file held), so an edit to one
+    device re-renders its page and the pages that list it, not the whole site."""
     from mkdocs.commands.serve import serve
 
     from rooflinec.resources import site_dir
@@ -201,4 +205,9 @@ def serve_site(specs: Path, dev_addr: str = "127.0.0.1:8000") -> None:
         config = site_config(site_dir(), Path(tmp) / "unused", specs.resolve())
         config_file = _write_config(Path(tmp), config)
         with _mkdocs_logging(verbose=True):
-            serve(config_file=str(config_file), dev_addr=dev_addr, livereload=True)
+            serve(
+                config_file=str(config_file),
+                dev_addr=dev_addr,
+                livereload=True,
+                build_type="dirty",
+            )
