@@ -1,36 +1,38 @@
-"""Roofline charts as Vega-Lite (built with vega-altair), their static SVG, and the runtime.
+"""Roofline charts as Vega-Lite, their static SVG, and the runtime.
 
 Three charts:
 
 - `device_roofline`: one device, log–log; a roof per precision (memory slope then compute
   roof, the ridge point itself a data point so the kink is exact), the other memory levels
   at the chart precision, every kernel case as a numbered marker, measured runs as
-  diamonds. Sliders (`alt.param` bound to `alt.binding_range`) scale the bandwidth, the
-  peak and the sustained shares; the roofs, ridges and markers are computed from the
-  sliders by Vega expressions, so they work in a static page.
+  diamonds. Sliders (params bound to range inputs) scale the bandwidth, the peak and the
+  sustained shares; the roofs, ridges and markers are computed from the sliders by Vega
+  expressions, so they work in a static page.
 - `comparison_chart`: every device's DRAM roofline at one precision.
 - `kernel_chart`: one kernel's cases, the attainable rate on every device.
 
-Each chart comes with its data as table rows (formatted with `rooflinec.formatting`).
-`render_svg` is the no-JavaScript fallback (cached by spec hash); `vega_bundle` is the
-Vega runtime, written once per site (cached in memory and on disk, since making it takes
-seconds).
+The specs are plain dicts, written here directly: the same JSON vega-altair writes for
+these charts, at a fraction of the cost (altair deep-copies layered charts on every
+operation; `tests/test_site_charts.py` checks the two agree). Each chart's data is also a
+table on its page (formatted with `rooflinec.formatting`). `render_svg` is the
+no-JavaScript fallback (cached by spec hash); `vega_bundle` is the Vega runtime, written
+once per site (cached in memory and on disk, since making it takes seconds).
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import math
 import os
+import re
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any
 
 from rooflinec.catalog import LEVELS, Catalog
 from rooflinec.compiler import COMPUTE, Compiled, DeviceFigures, Result
@@ -106,37 +108,77 @@ def _memory_ceiling(result: Result) -> tuple[str, Fraction] | None:
     return min(ceilings, key=lambda item: (item[1], LEVELS.index(item[0])))
 
 
+# --------------------------------------------------------------------------- spec pieces
+#
+# Vega-Lite as plain dicts: the same JSON vega-altair 6 writes for these charts (its
+# `to_dict`), without building (and deep-copying, layer by layer) altair objects first.
+# `tests/test_site_charts.py` builds the same charts with altair and compares the JSON.
+
+VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
+_TYPES = {"N": "nominal", "Q": "quantitative", "O": "ordinal", "T": "temporal"}
+# altair's default theme: every top-level spec carries it.
+_VIEW_CONFIG = {"continuousWidth": 300, "continuousHeight": 300}
+
+
+def _field(shorthand: str, **extra: Any) -> dict[str, Any]:
+    """`"x:Q"` as an encoding: `{"field": "x", "type": "quantitative"}` plus `extra`."""
+    name, _, kind = shorthand.partition(":")
+    return {"field": name, "type": _TYPES[kind], **extra}
+
+
+def _tooltips(items: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
+    return [_field(shorthand, title=title) for shorthand, title in items]
+
+
+def _calculate(**expressions: str) -> list[dict[str, Any]]:
+    """Calculate transforms, one per field, in order (each may use the ones before)."""
+    return [{"calculate": expr, "as": name} for name, expr in expressions.items()]
+
+
+def _title(text: str) -> dict[str, Any]:
+    return {"text": text, "anchor": "start", "fontSize": 14}
+
+
+@dataclass(frozen=True)
+class Slider:
+    """A chart parameter bound to a range input."""
+
+    name: str
+    value: float
+    low: float
+    high: float
+    step: float
+    label: str
+
+    def spec(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "value": self.value,
+            "bind": {
+                "input": "range", "min": self.low, "max": self.high, "step": self.step,
+                "name": self.label,
+            },
+        }
+
+
 def _sliders(
-    alt: Any, compute_share: float | None, memory_share: float | None
-) -> tuple[list[Any], str, str]:
+    compute_share: float | None, memory_share: float | None
+) -> tuple[list[Slider], str, str]:
     """Slider params and the expressions that scale a peak and a bandwidth by them."""
-    bandwidth = alt.param(
-        name="bandwidth_x",
-        value=1,
-        bind=alt.binding_range(min=SLIDER_MIN, max=SLIDER_MAX, step=0.05, name="bandwidth × "),
-    )
-    peak = alt.param(
-        name="peak_x",
-        value=1,
-        bind=alt.binding_range(min=SLIDER_MIN, max=SLIDER_MAX, step=0.05, name="peak × "),
-    )
-    params = [bandwidth, peak]
+    params = [
+        Slider("bandwidth_x", 1, SLIDER_MIN, SLIDER_MAX, 0.05, "bandwidth × "),
+        Slider("peak_x", 1, SLIDER_MIN, SLIDER_MAX, 0.05, "peak × "),
+    ]
     peak_expr = "peak_x"
     bw_expr = "bandwidth_x"
     if compute_share is not None and memory_share is not None:
         params.append(
-            alt.param(
-                name="compute_share",
-                value=round(compute_share, 4),
-                bind=alt.binding_range(min=0.05, max=1, step=0.01, name="sustained compute share "),
-            )
+            Slider("compute_share", round(compute_share, 4), 0.05, 1, 0.01,
+                   "sustained compute share ")
         )
         params.append(
-            alt.param(
-                name="memory_share",
-                value=round(memory_share, 4),
-                bind=alt.binding_range(min=0.05, max=1, step=0.01, name="sustained memory share "),
-            )
+            Slider("memory_share", round(memory_share, 4), 0.05, 1, 0.01,
+                   "sustained memory share ")
         )
         peak_expr += f" * compute_share / {compute_share!r}"
         bw_expr += f" * memory_share / {memory_share!r}"
@@ -163,65 +205,43 @@ def _roof_rows(
     return [rows[part] for part in parts]
 
 
-def _roof_layers(
-    alt: Any, rows: str, peak_expr: str, bw_expr: str, x: Any, y: Any,
-    color: Any, tooltip_extra: Sequence[Any], stroke_dash: Any | None,
-) -> list[Any]:
-    # Data and transforms are given once, on a nested layer; x, y and colour once, on the
-    # top-level layer chart; the marks below inherit both.
-    base = alt.Chart()
-    line_encoding: dict[str, Any] = {"detail": "series:N", "order": "x:Q"}
-    if stroke_dash is not None:
-        line_encoding["strokeDash"] = stroke_dash
-    lines = base.mark_line(clip=True, strokeWidth=2).encode(**line_encoding)
-    ridges = (
-        base.transform_filter("datum.kind === 'ridge' && datum.marker !== false")
-        .transform_calculate(
-            ridge_label="format(datum.x, '.4~r') + ' ' + datum.unit + '/B'",
-            peak_label="format(datum.pk, '.4~s') + datum.unit + '/s'",
-            bw_label="format(datum.bwv, '.4~s') + 'B/s'",
+@dataclass(frozen=True)
+class Scales:
+    """The log–log axes of a roofline: domains, tick values (decades) and titles."""
+
+    x_domain: tuple[float, float]
+    y_domain: tuple[float, float]
+    x_title: str
+    y_title: str
+
+    def x(self) -> dict[str, Any]:
+        low, high = self.x_domain
+        return _field(
+            "x:Q",
+            scale={"type": "log", "domain": [low, high], "nice": False},
+            axis={"title": self.x_title, "format": "~r", "grid": True,
+                  "values": _decades(low, high)},
         )
-        .mark_point(filled=True, size=60, clip=True, opacity=1)
-        .encode(
-            tooltip=[
-                *tooltip_extra,
-                alt.Tooltip("ridge_label:N", title="ridge point"),
-                alt.Tooltip("peak_label:N", title="peak"),
-                alt.Tooltip("bw_label:N", title="bandwidth"),
-            ],
+
+    def y(self) -> dict[str, Any]:
+        low, high = self.y_domain
+        return _field(
+            "y:Q",
+            scale={"type": "log", "domain": [low, high], "nice": False},
+            axis={"title": self.y_title, "format": "~s", "grid": True,
+                  "values": _decades(low, high)},
         )
-    )
-    roofs = alt.LayerChart(data=alt.NamedData(name=rows), layer=[lines, ridges])
-    roofs = roofs.transform_calculate(
-        pk=f"datum.peak * {peak_expr}",
-        bwv=f"datum.bw * {bw_expr}",
-    ).transform_calculate(
-        x="datum.kind === 'ridge' ? datum.pk / datum.bwv : datum.x0",
-    ).transform_calculate(
-        y="min(datum.pk, datum.bwv * datum.x)",
-    )
-    return [roofs]
 
 
 def _scales(
-    alt: Any, xs: Sequence[float], ys: Sequence[float], peaks: Sequence[float], x_title: str,
+    xs: Sequence[float], ys: Sequence[float], peaks: Sequence[float], x_title: str,
     y_title: str,
-) -> tuple[Any, Any, float, float]:
+) -> Scales:
     x_min = _decade_floor(min(xs) / 3)
     x_max = _decade_ceil(max(xs) * 3)
     y_max = max(peaks) * SLIDER_MAX * 1.2
     y_min = _decade_floor(min([*ys, *peaks]) / 4)
-    x = alt.X(
-        "x:Q",
-        scale=alt.Scale(type="log", domain=[x_min, x_max], nice=False),
-        axis=alt.Axis(title=x_title, format="~r", grid=True, values=_decades(x_min, x_max)),
-    )
-    y = alt.Y(
-        "y:Q",
-        scale=alt.Scale(type="log", domain=[y_min, y_max], nice=False),
-        axis=alt.Axis(title=y_title, format="~s", grid=True, values=_decades(y_min, y_max)),
-    )
-    return x, y, x_min, x_max
+    return Scales((x_min, x_max), (y_min, y_max), x_title, y_title)
 
 
 def _decades(low: float, high: float) -> list[float]:
@@ -230,52 +250,158 @@ def _decades(low: float, high: float) -> list[float]:
     return [float(10**e) if e >= 0 else 10.0**e for e in range(first, last + 1)]
 
 
-def _config(
-    chart: Any, title: str, datasets: dict[str, list[dict[str, Any]]], params: Sequence[Any]
-) -> dict[str, Any]:
-    """The finished spec. Data goes in as top-level named `datasets` after `to_dict`:
-    altair deep-copies inline data on every layer, which costs more than everything else."""
-    spec: dict[str, Any] = (
-        chart.properties(
-            width=WIDTH,
-            height=HEIGHT,
-            title=alt_title(title),
-            background="white",
-            padding={"left": 5, "right": 5, "top": 5, "bottom": 5},
+@dataclass(frozen=True)
+class Roofline:
+    """What a roofline chart shows, before it is a spec: `spec()` makes the Vega-Lite.
+
+    The roofs (`datasets["roofs"]`) are one line per `series` through rows of kind start,
+    ridge and end whose x and y are computed from the sliders; `kernels` are numbered
+    markers whose attainable rate is computed the same way; `measured` are diamonds.
+    """
+
+    title: str
+    scales: Scales
+    color_domain: list[str]
+    color_range: list[str]
+    color_legend: dict[str, Any]
+    # strokeDash by memory level: domain, dash patterns, whether it has a legend.
+    dash: tuple[list[str], list[list[int]], bool] | None
+    ridge_tooltip: list[tuple[str, str]]  # before the ridge, peak and bandwidth labels
+    sliders: list[Slider]
+    peak_expr: str
+    bw_expr: str
+    datasets: dict[str, list[dict[str, Any]]]  # only those with rows
+
+    def color(self) -> dict[str, Any]:
+        return _field(
+            "key:N",
+            scale={"domain": list(self.color_domain), "range": list(self.color_range)},
+            legend=dict(self.color_legend),
         )
-        .configure_legend(labelLimit=220, titleLimit=220, orient="right")
-        .configure_axis(labelFontSize=11, titleFontSize=12)
-        .to_dict(validate=False)
-    )
-    spec["datasets"] = datasets
-    # Top-level slider params, added to the dict: altair's add_params on a layer chart
-    # copies every layer once per param.
-    spec["params"] = [p.param.to_dict(validate=False) for p in params]
-    return spec
+
+    def spec(self) -> dict[str, Any]:
+        layers = [self._roofs()]
+        if "kernels" in self.datasets:
+            layers.append(self._kernels())
+        if "measured" in self.datasets:
+            layers.append(self._measured())
+        spec: dict[str, Any] = {"$schema": VEGA_LITE_SCHEMA}
+        if len(layers) == 1:
+            # One layer: its data moves up to the top level (as altair does).
+            spec["data"] = layers[0].pop("data")
+        spec.update(
+            {
+                "layer": layers,
+                "encoding": {"x": self.scales.x(), "y": self.scales.y(), "color": self.color()},
+                "width": WIDTH,
+                "height": HEIGHT,
+                "title": _title(self.title),
+                "background": "white",
+                "padding": {"left": 5, "right": 5, "top": 5, "bottom": 5},
+                "config": {
+                    "view": dict(_VIEW_CONFIG),
+                    "legend": {"labelLimit": 220, "titleLimit": 220, "orient": "right"},
+                    "axis": {"labelFontSize": 11, "titleFontSize": 12},
+                },
+                "datasets": self.datasets,
+                "params": [slider.spec() for slider in self.sliders],
+            }
+        )
+        return spec
+
+    def _roofs(self) -> dict[str, Any]:
+        line_encoding: dict[str, Any] = {"detail": _field("series:N"), "order": _field("x:Q")}
+        if self.dash is not None:
+            domain, dashes, legend = self.dash
+            line_encoding["strokeDash"] = _field(
+                "level:N",
+                scale={"domain": list(domain), "range": [list(d) for d in dashes]},
+                legend={"title": "Memory level"} if legend else None,
+            )
+        lines = {
+            "mark": {"type": "line", "clip": True, "strokeWidth": 2},
+            "encoding": line_encoding,
+        }
+        ridges = {
+            "mark": {"type": "point", "filled": True, "size": 60, "clip": True, "opacity": 1},
+            "encoding": {
+                "tooltip": _tooltips(
+                    [*self.ridge_tooltip, ("ridge_label:N", "ridge point"),
+                     ("peak_label:N", "peak"), ("bw_label:N", "bandwidth")]
+                ),
+            },
+            "transform": [
+                {"filter": "datum.kind === 'ridge' && datum.marker !== false"},
+                *_calculate(
+                    ridge_label="format(datum.x, '.4~r') + ' ' + datum.unit + '/B'",
+                    peak_label="format(datum.pk, '.4~s') + datum.unit + '/s'",
+                    bw_label="format(datum.bwv, '.4~s') + 'B/s'",
+                ),
+            ],
+        }
+        return {
+            "data": {"name": "roofs"},
+            "layer": [lines, ridges],
+            "transform": _calculate(
+                pk=f"datum.peak * {self.peak_expr}",
+                bwv=f"datum.bw * {self.bw_expr}",
+                x="datum.kind === 'ridge' ? datum.pk / datum.bwv : datum.x0",
+                y="min(datum.pk, datum.bwv * datum.x)",
+            ),
+        }
+
+    def _kernels(self) -> dict[str, Any]:
+        points = {
+            "mark": {"type": "point", "filled": True, "size": 70, "stroke": "black",
+                     "strokeWidth": 0.8, "opacity": 1, "clip": True},
+            "encoding": {
+                "tooltip": _tooltips(
+                    [("n:N", "#"), ("case:N", "case"), ("key:N", "precision"),
+                     ("intensity_label:N", "intensity"), ("attainable_label:N", "attainable"),
+                     ("bound:N", "limited by")]
+                ),
+            },
+        }
+        # Labels take turns around their marker, so neighbours rarely overlap.
+        labels = [
+            {
+                "mark": {"type": "text", "dx": dx, "dy": dy, "fontSize": 11, "clip": True,
+                         "align": "left" if dx > 0 else "right"},
+                "encoding": {"text": _field("n:N"), "color": {"value": "black"}},
+                "transform": [{"filter": f"datum.slot === {rest}"}],
+            }
+            for rest, dx, dy in ((0, 6, -9), (1, 6, 14))
+        ]
+        return {
+            "data": {"name": "kernels"},
+            "layer": [points, *labels],
+            "transform": _calculate(
+                pk=f"datum.peak * {self.peak_expr}",
+                mv=f"datum.mem === null ? null : datum.mem * {self.bw_expr}",
+                y="datum.mv === null ? datum.pk : min(datum.pk, datum.mv)",
+                bound="datum.mv === null || datum.pk <= datum.mv ? 'compute' : datum.mem_level",
+                attainable_label="format(datum.y, '.4~s') + datum.unit + '/s'",
+                intensity_label="format(datum.x, '.4~r') + ' ' + datum.unit + '/B' + datum.at",
+            ),
+        }
+
+    def _measured(self) -> dict[str, Any]:
+        return {
+            "data": {"name": "measured"},
+            "mark": {"type": "point", "shape": "diamond", "filled": False, "size": 110,
+                     "strokeWidth": 2, "clip": True},
+            "encoding": {
+                "tooltip": _tooltips(
+                    [("n:N", "#"), ("case:N", "case (measured)"),
+                     ("measured_label:N", "measured"), ("efficiency_label:N", "efficiency")]
+                ),
+            },
+        }
 
 
-F = TypeVar("F", bound=Callable[..., Any])
+# --------------------------------------------------------------------------- charts
 
 
-def _quick(fn: F) -> F:
-    """Build with altair's construction-time validation off (it costs most of the time);
-    the tests validate finished specs against the Vega-Lite schema instead."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from altair.utils.schemapi import debug_mode
-
-        with debug_mode(False):
-            return fn(*args, **kwargs)
-
-    return cast(F, wrapper)
-
-
-def alt_title(text: str) -> dict[str, Any]:
-    return {"text": text, "anchor": "start", "fontSize": 14}
-
-
-@_quick
 def device_roofline(
     compiled: Compiled,
     device_id: str,
@@ -283,8 +409,17 @@ def device_roofline(
     chart_precision: str,
 ) -> Chart:
     """The roofline of one device with `results` (one per case) as numbered markers."""
-    import altair as alt
+    roofline, description = device_roofline_parts(compiled, device_id, results, chart_precision)
+    return Chart("roofline", roofline.title, description, roofline.spec())
 
+
+def device_roofline_parts(
+    compiled: Compiled,
+    device_id: str,
+    results: Sequence[Result],
+    chart_precision: str,
+) -> tuple[Roofline, str]:
+    """What `device_roofline` draws, and its text alternative."""
     catalog = compiled.catalog
     device = catalog.devices[device_id]
     fig: DeviceFigures = compiled.devices[device_id]
@@ -338,11 +473,12 @@ def device_roofline(
     ys = [min(m["peak"], m["mem"] or m["peak"]) for m in markers] + [m["y"] for m in measured]
     ys += [_f(fig.bandwidths[lv]) * min(xs) for lv in levels]
     peaks = [_f(v) for v in fig.peaks.values()]
-    x, y, x_min, x_max = _scales(
-        alt, xs or [1.0], ys or peaks, peaks,
+    scales = _scales(
+        xs or [1.0], ys or peaks, peaks,
         "Arithmetic intensity (FLOP/B, against DRAM)",
         "Attainable rate (FLOP/s; OP/s for integer precisions)",
     )
+    x_min, x_max = scales.x_domain
 
     # Precisions with the same peak share one roof ("FP8 · INT8"), drawn in the colour of
     # the first; each memory level is one slope up to the highest roof.
@@ -375,101 +511,38 @@ def device_roofline(
                 unit=_unit(catalog, main_precision),
             )
 
-    params, peak_expr, bw_expr = _sliders(
-        alt, _f(device.compute_share), _f(device.memory_share)
-    )
+    sliders, peak_expr, bw_expr = _sliders(_f(device.compute_share), _f(device.memory_share))
     keys = list(dict.fromkeys(group_label[p] for p in precisions))
     labels = [catalog.precisions[p].label for p in precisions]
-    color = alt.Color(
-        "key:N",
-        scale=alt.Scale(
-            domain=[*keys, "memory slope"],
-            range=[*(_color(catalog, members[0]) for members in groups.values()), "#444444"],
-        ),
-        legend=alt.Legend(title="Precision"),
-    )
-    stroke_dash = alt.StrokeDash(
-        "level:N",
-        scale=alt.Scale(
-            domain=[LEVEL_LABELS[lv] for lv in levels], range=[LEVEL_DASH[lv] for lv in levels]
-        ),
-        legend=alt.Legend(title="Memory level") if len(levels) > 1 else None,
-    )
-    layers = _roof_layers(
-        alt, "roofs", peak_expr, bw_expr, x, y, color,
-        [alt.Tooltip("key:N", title="precision"), alt.Tooltip("level:N", title="level")],
-        stroke_dash,
-    )
     # Marker colours follow the roof of the marker's precision.
     for m in markers:
         m["key"] = group_label.get(_precision_id(catalog, m["key"]), m["key"])
     for m in measured:
         m["key"] = group_label.get(_precision_id(catalog, m["key"]), m["key"])
-    if markers:
-        kernel_base = alt.Chart()
-        tooltip = [
-            alt.Tooltip("n:N", title="#"),
-            alt.Tooltip("case:N", title="case"),
-            alt.Tooltip("key:N", title="precision"),
-            alt.Tooltip("intensity_label:N", title="intensity"),
-            alt.Tooltip("attainable_label:N", title="attainable"),
-            alt.Tooltip("bound:N", title="limited by"),
-        ]
-        kernel_layers = [
-            kernel_base.mark_point(filled=True, size=70, stroke="black", strokeWidth=0.8,
-                                   opacity=1, clip=True).encode(tooltip=tooltip)
-        ]
-        # Labels take turns around their marker, so neighbours rarely overlap.
-        for rest, dx, dy in ((0, 6, -9), (1, 6, 14)):
-            kernel_layers.append(
-                kernel_base.transform_filter(f"datum.slot === {rest}")
-                .mark_text(dx=dx, dy=dy, fontSize=11, clip=True,
-                           align="left" if dx > 0 else "right")
-                .encode(text="n:N", color=alt.value("black"))
-            )
-        layers.append(
-            alt.LayerChart(data=alt.NamedData(name="kernels"), layer=kernel_layers)
-            .transform_calculate(
-                pk=f"datum.peak * {peak_expr}",
-                mv=f"datum.mem === null ? null : datum.mem * {bw_expr}",
-            )
-            .transform_calculate(
-                y="datum.mv === null ? datum.pk : min(datum.pk, datum.mv)",
-                bound="datum.mv === null || datum.pk <= datum.mv ? 'compute' : datum.mem_level",
-            )
-            .transform_calculate(
-                attainable_label="format(datum.y, '.4~s') + datum.unit + '/s'",
-                intensity_label="format(datum.x, '.4~r') + ' ' + datum.unit + '/B' + datum.at",
-            )
-        )
-    if measured:
-        layers.append(
-            alt.Chart(alt.NamedData(name="measured"))
-            .mark_point(shape="diamond", filled=False, size=110, strokeWidth=2, clip=True)
-            .encode(
-                tooltip=[
-                    alt.Tooltip("n:N", title="#"),
-                    alt.Tooltip("case:N", title="case (measured)"),
-                    alt.Tooltip("measured_label:N", title="measured"),
-                    alt.Tooltip("efficiency_label:N", title="efficiency"),
-                ],
-            )
-        )
-    chart = alt.LayerChart(layer=layers).encode(x=x, y=y, color=color)
-    title = f"Roofline of {device.name}"
     datasets = {"roofs": roof_rows, "kernels": markers, "measured": measured}
-    spec = _config(chart, title, {k: v for k, v in datasets.items() if v}, params)
+    roofline = Roofline(
+        title=f"Roofline of {device.name}",
+        scales=scales,
+        color_domain=[*keys, "memory slope"],
+        color_range=[*(_color(catalog, members[0]) for members in groups.values()), "#444444"],
+        color_legend={"title": "Precision"},
+        dash=(
+            [LEVEL_LABELS[lv] for lv in levels],
+            [LEVEL_DASH[lv] for lv in levels],
+            len(levels) > 1,
+        ),
+        ridge_tooltip=[("key:N", "precision"), ("level:N", "level")],
+        sliders=sliders,
+        peak_expr=peak_expr,
+        bw_expr=bw_expr,
+        datasets={k: v for k, v in datasets.items() if v},
+    )
     description = (
         f"Log–log roofline chart of {device.name}: a roof per precision "
         f"({', '.join(labels)}), the ridge points marked, and {len(markers)} kernel cases "
         "as numbered markers. The same data is in the table below the chart."
     )
-    return Chart(
-        "roofline",
-        title,
-        description,
-        spec,
-    )
+    return roofline, description
 
 
 def _precision_id(catalog: Catalog, label: str) -> str:
@@ -479,11 +552,16 @@ def _precision_id(catalog: Catalog, label: str) -> str:
     return label
 
 
-@_quick
 def comparison_chart(compiled: Compiled, device_ids: Sequence[str], precision: str) -> Chart:
     """Every device's DRAM roofline at `precision`, one colour per device."""
-    import altair as alt
+    roofline, description = comparison_parts(compiled, device_ids, precision)
+    return Chart("comparison", roofline.title, description, roofline.spec())
 
+
+def comparison_parts(
+    compiled: Compiled, device_ids: Sequence[str], precision: str
+) -> tuple[Roofline, str]:
+    """What `comparison_chart` draws, and its text alternative."""
     catalog = compiled.catalog
     unit = _unit(catalog, precision)
     usable = [
@@ -493,11 +571,12 @@ def comparison_chart(compiled: Compiled, device_ids: Sequence[str], precision: s
     ridges = [_f(compiled.devices[d].ridges[precision]["dram"]) for d in usable]
     peaks = [_f(compiled.devices[d].peaks[precision]) for d in usable]
     bws = [_f(compiled.devices[d].bandwidths["dram"]) for d in usable]
-    x, y, x_min, x_max = _scales(
-        alt, ridges or [1.0], [b * min(ridges or [1.0]) / 3 for b in bws] or [1.0],
+    scales = _scales(
+        ridges or [1.0], [b * min(ridges or [1.0]) / 3 for b in bws] or [1.0],
         peaks or [1.0], "Arithmetic intensity (FLOP/B, against DRAM)",
         f"Attainable rate ({unit}/s)",
     )
+    x_min, x_max = scales.x_domain
     rows: list[dict[str, Any]] = []
     names = [catalog.devices[d].name for d in usable]
     for d, name in zip(usable, names, strict=True):
@@ -506,36 +585,105 @@ def comparison_chart(compiled: Compiled, device_ids: Sequence[str], precision: s
             d, name, "dram", fig.peaks[precision], fig.bandwidths["dram"], x_min, x_max,
             unit=unit,
         )
-    params, peak_expr, bw_expr = _sliders(alt, None, None)
+    sliders, peak_expr, bw_expr = _sliders(None, None)
     palette = [*PALETTE, "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",
                "#f7b6d2", "#dbdb8d", "#9edae5", "#393b79"]
-    color = alt.Color(
-        "key:N",
-        scale=alt.Scale(domain=names, range=[palette[i % len(palette)] for i in range(len(names))]),
-        legend=alt.Legend(title="Device", symbolType="stroke"),
-    )
-    layers = _roof_layers(
-        alt, "roofs", peak_expr, bw_expr, x, y, color,
-        [alt.Tooltip("key:N", title="device")], None,
-    )
     label = catalog.precisions[precision].label
-    title = f"Rooflines of {len(usable)} devices at {label} (DRAM)"
-    chart = alt.LayerChart(layer=layers).encode(x=x, y=y, color=color)
-    spec = _config(chart, title, {"roofs": rows}, params)
-    return Chart(
-        "comparison",
-        title,
-        f"Log–log chart of the DRAM rooflines of {len(usable)} devices at {label}, one line "
-        "per device, ridge points marked. The same data is in the table below the chart.",
-        spec,
+    roofline = Roofline(
+        title=f"Rooflines of {len(usable)} devices at {label} (DRAM)",
+        scales=scales,
+        color_domain=names,
+        color_range=[palette[i % len(palette)] for i in range(len(names))],
+        color_legend={"title": "Device", "symbolType": "stroke"},
+        dash=None,
+        ridge_tooltip=[("key:N", "device")],
+        sliders=sliders,
+        peak_expr=peak_expr,
+        bw_expr=bw_expr,
+        datasets={"roofs": rows},
     )
+    description = (
+        f"Log–log chart of the DRAM rooflines of {len(usable)} devices at {label}, one line "
+        "per device, ridge points marked. The same data is in the table below the chart."
+    )
+    return roofline, description
 
 
-@_quick
+@dataclass(frozen=True)
+class KernelDots:
+    """What `kernel_chart` draws: one dot per result, a row per device, offset by case."""
+
+    title: str
+    rows: list[dict[str, Any]]
+    device_names: list[str]
+    cases: list[str]
+    x_domain: tuple[float, float]
+    bounds: list[str]  # what limits the results, compute first
+
+    def bound_colors(self) -> list[str]:
+        return [
+            "#1f77b4" if b == COMPUTE else PALETTE[(i % 4) + 1] for i, b in enumerate(self.bounds)
+        ]
+
+    def spec(self) -> dict[str, Any]:
+        low, high = self.x_domain
+        return {
+            "$schema": VEGA_LITE_SCHEMA,
+            "data": {"name": "results"},
+            "mark": {"type": "point", "filled": True, "size": 80, "opacity": 0.9},
+            "encoding": {
+                "x": _field(
+                    "x:Q",
+                    scale={"type": "log", "domain": [low, high], "nice": False},
+                    axis={"title": "Attainable rate (FLOP/s; OP/s for integer precisions)",
+                          "format": "~s", "values": _decades(low, high)},
+                ),
+                "y": _field(
+                    "device:N", sort=list(self.device_names),
+                    axis={"title": None, "labelLimit": 240},
+                ),
+                "yOffset": _field("case:N", sort=list(self.cases)),
+                "color": _field(
+                    "bound:N",
+                    scale={"domain": list(self.bounds), "range": self.bound_colors()},
+                    legend={"title": "Limited by"},
+                ),
+                "shape": _field("case:N", sort=list(self.cases), legend={"title": "Case"}),
+                "tooltip": _tooltips(
+                    [("case:N", "case"), ("device:N", "device"), ("precision:N", "precision"),
+                     ("intensity_label:N", "intensity"), ("attainable_label:N", "attainable"),
+                     ("bound:N", "limited by"), ("share_label:N", "share of peak")]
+                ),
+            },
+            "transform": _calculate(
+                attainable_label="format(datum.x, '.4~s') + datum.unit + '/s'",
+                intensity_label="datum.i === null ? '–' : format(datum.i, '.4~r') + ' ' + "
+                "datum.unit + '/B'",
+                share_label="format(datum.share, '.3~%')",
+            ),
+            "width": WIDTH - 120,
+            "height": {"step": 10 if len(self.cases) > 1 else 22},
+            "title": _title(self.title),
+            "background": "white",
+            "config": {
+                "view": dict(_VIEW_CONFIG),
+                "legend": {"labelLimit": 260, "titleLimit": 220, "orient": "bottom",
+                           "direction": "vertical"},
+            },
+            "datasets": {"results": self.rows},
+        }
+
+
 def kernel_chart(compiled: Compiled, kernel_id: str, results: Sequence[Result]) -> Chart:
     """Attainable rate of each case of a kernel on every device (its declared precision)."""
-    import altair as alt
+    dots, description = kernel_parts(compiled, kernel_id, results)
+    return Chart("attainable", dots.title, description, dots.spec())
 
+
+def kernel_parts(
+    compiled: Compiled, kernel_id: str, results: Sequence[Result]
+) -> tuple[KernelDots, str]:
+    """What `kernel_chart` draws, and its text alternative."""
     catalog = compiled.catalog
     kernel = catalog.kernels[kernel_id]
     rows: list[dict[str, Any]] = []
@@ -562,65 +710,20 @@ def kernel_chart(compiled: Compiled, kernel_id: str, results: Sequence[Result]) 
     values = [row["x"] for row in rows] or [1.0]
     low, high = _decade_floor(min(values)), _decade_ceil(max(values) * 1.01)
     bounds = sorted({row["bound"] for row in rows}, key=lambda b: (b != COMPUTE, b))
-    chart = (
-        alt.Chart(alt.NamedData(name="results"))
-        .transform_calculate(
-            attainable_label="format(datum.x, '.4~s') + datum.unit + '/s'",
-            intensity_label="datum.i === null ? '–' : format(datum.i, '.4~r') + ' ' + "
-            "datum.unit + '/B'",
-            share_label="format(datum.share, '.3~%')",
-        )
-        .mark_point(filled=True, size=80, opacity=0.9)
-        .encode(
-            x=alt.X(
-                "x:Q",
-                scale=alt.Scale(type="log", domain=[low, high], nice=False),
-                axis=alt.Axis(title="Attainable rate (FLOP/s; OP/s for integer precisions)",
-                              format="~s", values=_decades(low, high)),
-            ),
-            y=alt.Y("device:N", sort=device_names, axis=alt.Axis(title=None, labelLimit=240)),
-            yOffset=alt.YOffset("case:N", sort=cases),
-            color=alt.Color(
-                "bound:N",
-                scale=alt.Scale(
-                    domain=bounds,
-                    range=["#1f77b4" if b == COMPUTE else PALETTE[(i % 4) + 1]
-                           for i, b in enumerate(bounds)],
-                ),
-                legend=alt.Legend(title="Limited by"),
-            ),
-            shape=alt.Shape("case:N", sort=cases, legend=alt.Legend(title="Case")),
-            tooltip=[
-                alt.Tooltip("case:N", title="case"),
-                alt.Tooltip("device:N", title="device"),
-                alt.Tooltip("precision:N", title="precision"),
-                alt.Tooltip("intensity_label:N", title="intensity"),
-                alt.Tooltip("attainable_label:N", title="attainable"),
-                alt.Tooltip("bound:N", title="limited by"),
-                alt.Tooltip("share_label:N", title="share of peak"),
-            ],
-        )
+    dots = KernelDots(
+        title=f"{kernel.name}: attainable rate on every device",
+        rows=rows,
+        device_names=device_names,
+        cases=cases,
+        x_domain=(low, high),
+        bounds=bounds,
     )
-    title = f"{kernel.name}: attainable rate on every device"
-    spec = (
-        chart.properties(
-            width=WIDTH - 120,
-            height={"step": 10 if len(cases) > 1 else 22},
-            title=alt_title(title),
-            background="white",
-        )
-        .configure_legend(labelLimit=260, titleLimit=220, orient="bottom", direction="vertical")
-        .to_dict(validate=False)
-    )
-    spec["datasets"] = {"results": rows}
-    return Chart(
-        "attainable",
-        title,
+    description = (
         f"Dot chart of the attainable rate of the {len(cases)} cases of {kernel.name} on "
         f"{len({row['device'] for row in rows})} devices, on a log scale, coloured by what "
-        "limits each. The same data is in the table below the chart.",
-        spec,
+        "limits each. The same data is in the table below the chart."
     )
+    return dots, description
 
 
 # --------------------------------------------------------------------------- rendering
@@ -634,6 +737,9 @@ def spec_json(spec: dict[str, Any]) -> str:
 _SVG_CACHE: OrderedDict[str, str] = OrderedDict()
 _SVG_CACHE_SIZE = 1024
 _SVG_DISK_FILES = 4000
+_PRUNE_EVERY = 256  # writes to the disk cache between two prunings of it
+_writes: dict[Path, int] = {}  # by folder
+_CLIP_ID = re.compile(r'(?<=id="clip)[0-9]+(?=")|(?<=url\(#clip)[0-9]+(?=\))')
 
 
 def render_svg(spec: dict[str, Any]) -> str:
@@ -642,10 +748,7 @@ def render_svg(spec: dict[str, Any]) -> str:
     Rendering costs a few hundred milliseconds a chart, so renderings are kept in memory
     (for `serve` and repeated builds) and on disk per vl-convert version (for later builds).
     """
-    import importlib.metadata
-
-    version = importlib.metadata.version("vl-convert-python")
-    key = hashlib.sha256((version + spec_json(spec)).encode("utf-8")).hexdigest()
+    key = hashlib.sha256((_vl_convert_version() + spec_json(spec)).encode("utf-8")).hexdigest()
     cached = _SVG_CACHE.get(key)
     if cached is not None:
         _SVG_CACHE.move_to_end(key)
@@ -653,11 +756,11 @@ def render_svg(spec: dict[str, Any]) -> str:
     folder = _cache_dir() / "svg"
     path = folder / f"{key}.svg"
     try:
-        svg = path.read_text("utf-8")
+        svg = normalize_svg(path.read_text("utf-8"))
     except OSError:
         import vl_convert
 
-        svg = vl_convert.vegalite_to_svg(spec)
+        svg = normalize_svg(vl_convert.vegalite_to_svg(spec))
         _store(folder, path, svg)
     _SVG_CACHE[key] = svg
     if len(_SVG_CACHE) > _SVG_CACHE_SIZE:
@@ -665,18 +768,58 @@ def render_svg(spec: dict[str, Any]) -> str:
     return svg
 
 
+def normalize_svg(svg: str) -> str:
+    """Number the clip paths of a rendering from 1, in order of appearance.
+
+    Vega numbers clip paths with a counter that lives as long as the process, so the same
+    spec rendered after others gets `clip14` where it would get `clip1`: the bytes of a
+    rendering would depend on what was rendered before it (and on what the cache holds).
+    """
+    numbers: dict[str, str] = {}
+
+    def renumber(match: re.Match[str]) -> str:
+        return numbers.setdefault(match.group(0), str(len(numbers) + 1))
+
+    return _CLIP_ID.sub(renumber, svg)
+
+
+@lru_cache(maxsize=1)
+def _vl_convert_version() -> str:
+    import importlib.metadata
+
+    return importlib.metadata.version("vl-convert-python")
+
+
 def _store(folder: Path, path: Path, text: str) -> None:
-    """Write a cache file atomically; keep the folder bounded; never fail the build."""
+    """Write a cache file atomically; keep the folder bounded; never fail the build.
+
+    The folder is pruned on the first write of a process and every `_PRUNE_EVERY` writes
+    after it, not on every write (listing thousands of files per chart adds up)."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(text, "utf-8")
         tmp.replace(path)
-        files = sorted(folder.glob("*.svg"), key=lambda f: f.stat().st_mtime)
-        for old in files[: max(0, len(files) - _SVG_DISK_FILES)]:
-            old.unlink(missing_ok=True)
+        _writes[folder] = _writes.get(folder, 0) + 1
+        if _writes[folder] % _PRUNE_EVERY == 1:
+            _prune(folder)
     except OSError:
         pass
+
+
+def _prune(folder: Path) -> None:
+    """Remove the oldest SVGs beyond `_SVG_DISK_FILES`."""
+    entries = []
+    with os.scandir(folder) as it:
+        for entry in it:
+            if entry.name.endswith(".svg"):
+                try:
+                    entries.append((entry.stat().st_mtime, entry.path))
+                except OSError:
+                    continue
+    entries.sort()
+    for _, old in entries[: max(0, len(entries) - _SVG_DISK_FILES)]:
+        Path(old).unlink(missing_ok=True)
 
 
 def _cache_dir() -> Path:
@@ -690,12 +833,9 @@ def vega_bundle() -> str:
 
     Making it takes seconds, so it is kept on disk per vl-convert version.
     """
-    import importlib.metadata
-
     import vl_convert
 
-    version = importlib.metadata.version("vl-convert-python")
-    path = _cache_dir() / f"vega-bundle-{version}.js"
+    path = _cache_dir() / f"vega-bundle-{_vl_convert_version()}.js"
     try:
         return path.read_text("utf-8")
     except OSError:
@@ -703,5 +843,3 @@ def vega_bundle() -> str:
     bundle: str = vl_convert.javascript_bundle()  # type: ignore[call-arg]  # stub: snippet=None
     _store(path.parent, path, bundle)
     return bundle
-
-
