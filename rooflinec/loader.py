@@ -214,6 +214,112 @@ def _mark(node: Any) -> tuple[int, int]:
 
 
 def _compose(text: str, file: str) -> Any:
+    """Parse to a YAML node graph that refuses tags, anchors, aliases, depth, size.
+
+    With libyaml's parser (ruamel.yaml.clib) the events come from C and are composed
+    here; without it, ruamel's pure-Python parser and composer do the same job.
+    """
+    try:
+        from _ruamel_yaml import CParser
+    except ImportError:
+        return _compose_pure(text, file)
+    return _compose_events(CParser(text), text, file)
+
+
+class _EventComposer:
+    """Nodes from a parser's events, with every refusal at the event's own position."""
+
+    def __init__(self, parser: Any, file: str) -> None:
+        self.parser = parser
+        self.file = file
+        self.nodes = 0
+
+    def document(self) -> Any:
+        from ruamel.yaml.events import StreamEndEvent
+
+        self.parser.get_event()  # stream start
+        if self.parser.check_event(StreamEndEvent):
+            return None
+        self.parser.get_event()  # document start
+        node = self.node(1)
+        self.parser.get_event()  # document end
+        if not self.parser.check_event(StreamEndEvent):
+            mark = self.parser.peek_event().start_mark
+            raise _diag(
+                self.file,
+                mark.line + 1,
+                mark.column + 1,
+                "a spec file holds one YAML document, found another",
+            )
+        return node
+
+    def node(self, depth: int) -> Any:
+        from ruamel.yaml.events import (
+            AliasEvent,
+            MappingEndEvent,
+            MappingStartEvent,
+            SequenceEndEvent,
+            SequenceStartEvent,
+        )
+        from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+        event = self.parser.get_event()
+        mark = event.start_mark
+        line, col = mark.line + 1, mark.column + 1
+        if isinstance(event, AliasEvent):
+            raise _diag(self.file, line, col, "aliases (*name) are not allowed in specs")
+        if event.anchor is not None:
+            raise _diag(self.file, line, col, "anchors (&name) are not allowed in specs")
+        if event.tag is not None:
+            raise _diag(self.file, line, col, f"YAML tags are not allowed in specs: {event.tag}")
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise _diag(self.file, line, col, f"more than {MAX_NODES} values in one spec file")
+        if depth > MAX_DEPTH:
+            raise _diag(self.file, line, col, f"nesting deeper than {MAX_DEPTH} levels")
+        if isinstance(event, MappingStartEvent):
+            pairs = []
+            while not self.parser.check_event(MappingEndEvent):
+                key = self.node(depth + 1)
+                pairs.append((key, self.node(depth + 1)))
+            end = self.parser.get_event()
+            return MappingNode(None, pairs, event.start_mark, end.end_mark)
+        if isinstance(event, SequenceStartEvent):
+            items = []
+            while not self.parser.check_event(SequenceEndEvent):
+                items.append(self.node(depth + 1))
+            end = self.parser.get_event()
+            return SequenceNode(None, items, event.start_mark, end.end_mark)
+        # libyaml calls a plain scalar's style '', ruamel's own parser None.
+        style = event.style or None
+        return ScalarNode(None, event.value, event.start_mark, event.end_mark, style=style)
+
+
+def _compose_events(parser: Any, text: str, file: str) -> Any:
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.reader import ReaderError
+
+    try:
+        return _EventComposer(parser, file).document()
+    except SpecError:
+        raise
+    except ReaderError as exc:
+        line, col = _text_position(text, exc.position)
+        character = exc.character if isinstance(exc.character, int) else ord(str(exc.character))
+        raise _diag(file, line, col, f"character U+{character:04X} is not allowed in YAML") from exc
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise _diag(file, line, col, f"YAML syntax: {_one_line(problem)}") from exc
+    except (YAMLError, RecursionError, ValueError) as exc:
+        raise _diag(file, 1, 1, f"YAML syntax: {exc.__class__.__name__}") from exc
+    except Exception as exc:  # libyaml's own refusals arrive as other errors
+        detail = _one_line(str(exc))[:120]
+        raise _diag(file, 1, 1, f"YAML syntax: the parser gave up ({detail})") from exc
+
+
+def _compose_pure(text: str, file: str) -> Any:
     """Parse to a YAML node graph with a composer that refuses tags, anchors, aliases, depth.
 
     The composer also stops at `MAX_NODES` values: the pure-Python parser costs tens of
@@ -341,9 +447,9 @@ class _Builder:
                     )
                 self.keys[(*path, key)] = (kl, kc)
                 out[key] = self.build(value_node, (*path, key))
-                if _empty(value_node) and _mark(value_node)[0] != kl:
+                if _empty(value_node):
                     # `key:` with nothing after it: the empty value is at the key, not at
-                    # the next token, which may be lines further down.
+                    # the next token (which may be lines further down) nor after the colon.
                     self.values[(*path, key)] = (kl, kc)
             return out
         if isinstance(node, SequenceNode):
