@@ -104,13 +104,13 @@ class Result:
         rates += [ceilings[lv] * bandwidth for lv in self.bandwidths]
         return min(rates)
 
-    @property
+    @cached_property
     def bandwidth_sweep(self) -> dict[str, Fraction]:
         return {
             k: self.attainable_with(bandwidth=f) for k, f in zip(SWEEP_KEYS, SWEEP, strict=True)
         }
 
-    @property
+    @cached_property
     def peak_sweep(self) -> dict[str, Fraction]:
         return {k: self.attainable_with(peak=f) for k, f in zip(SWEEP_KEYS, SWEEP, strict=True)}
 
