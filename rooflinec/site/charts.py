@@ -753,7 +753,7 @@ def render_svg(spec: dict[str, Any]) -> str:
     if cached is not None:
         _SVG_CACHE.move_to_end(key)
         return cached
-    folder = _cache_dir() / "svg"
+    folder = cache_dir() / "svg"
     path = folder / f"{key}.svg"
     try:
         svg = normalize_svg(path.read_text("utf-8"))
@@ -822,7 +822,7 @@ def _prune(folder: Path) -> None:
         Path(old).unlink(missing_ok=True)
 
 
-def _cache_dir() -> Path:
+def cache_dir() -> Path:
     root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(root) / "rooflinec"
 
@@ -835,7 +835,7 @@ def vega_bundle() -> str:
     """
     import vl_convert
 
-    path = _cache_dir() / f"vega-bundle-{_vl_convert_version()}.js"
+    path = cache_dir() / f"vega-bundle-{_vl_convert_version()}.js"
     try:
         return path.read_text("utf-8")
     except OSError:

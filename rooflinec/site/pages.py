@@ -22,7 +22,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment, FileSystemBytecodeCache, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from rooflinec import catalog_export, export
@@ -64,10 +64,25 @@ class GeneratedPage:
     assets: dict[str, str] = field(default_factory=dict)  # docs-relative path -> text
 
 
+def _bytecode_cache() -> FileSystemBytecodeCache | None:
+    """Compiled templates kept beside the chart cache: a cold process skips compiling.
+
+    jinja keys each entry by the template's source, so an edited template recompiles."""
+    from rooflinec.site.charts import cache_dir
+
+    folder = cache_dir() / "templates"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return FileSystemBytecodeCache(str(folder))
+
+
 def environment() -> Environment:
     """The template environment: every `{{ }}` is escaped for Markdown and HTML."""
     env = Environment(
         loader=PackageLoader("rooflinec.site", "templates"),
+        bytecode_cache=_bytecode_cache(),
         autoescape=True,
         finalize=md,
         undefined=StrictUndefined,
