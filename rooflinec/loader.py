@@ -296,27 +296,33 @@ class _EventComposer:
 
 
 def _compose_events(parser: Any, text: str, file: str) -> Any:
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
-    from ruamel.yaml.reader import ReaderError
-
     try:
         return _EventComposer(parser, file).document()
     except SpecError:
         raise
-    except ReaderError as exc:
+    except Exception as exc:
+        raise _parse_error(exc, text, file) from exc
+
+
+def _parse_error(exc: Exception, text: str, file: str) -> SpecError:
+    """What a YAML parser (libyaml's or ruamel's own) raised, as a spec error at its place."""
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.reader import ReaderError
+
+    if isinstance(exc, ReaderError):
         line, col = _text_position(text, exc.position)
-        character = exc.character if isinstance(exc.character, int) else ord(str(exc.character))
-        raise _diag(file, line, col, f"character U+{character:04X} is not allowed in YAML") from exc
-    except MarkedYAMLError as exc:
+        char = exc.character if isinstance(exc.character, int) else ord(str(exc.character))
+        return _diag(file, line, col, f"character U+{char:04X} is not allowed in YAML")
+    if isinstance(exc, MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         problem = exc.problem or exc.context or "invalid YAML"
-        raise _diag(file, line, col, f"YAML syntax: {_one_line(problem)}") from exc
-    except (YAMLError, RecursionError, ValueError) as exc:
-        raise _diag(file, 1, 1, f"YAML syntax: {exc.__class__.__name__}") from exc
-    except Exception as exc:  # libyaml's own refusals arrive as other errors
-        detail = _one_line(str(exc))[:120]
-        raise _diag(file, 1, 1, f"YAML syntax: the parser gave up ({detail})") from exc
+        return _diag(file, line, col, f"YAML syntax: {_one_line(problem)}")
+    if isinstance(exc, (YAMLError, RecursionError, ValueError)):
+        return _diag(file, 1, 1, f"YAML syntax: {exc.__class__.__name__}")
+    # A parser's own assertions (`%YAML 1.6`) and libyaml's refusals are input errors too.
+    detail = _one_line(str(exc))[:120]
+    return _diag(file, 1, 1, f"YAML syntax: the parser gave up ({detail})")
 
 
 def _compose_pure(text: str, file: str) -> Any:
@@ -327,9 +333,7 @@ def _compose_pure(text: str, file: str) -> Any:
     """
     from ruamel.yaml import YAML
     from ruamel.yaml.composer import Composer
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
     from ruamel.yaml.events import AliasEvent
-    from ruamel.yaml.reader import ReaderError
 
     class StrictComposer(Composer):  # type: ignore[misc,unused-ignore]
         spec_depth = 0
@@ -377,21 +381,8 @@ def _compose_pure(text: str, file: str) -> Any:
         nodes.extend(yaml.compose_all(text))
     except SpecError:
         raise
-    except ReaderError as exc:
-        line, col = _text_position(text, exc.position)
-        raise _diag(
-            file, line, col, f"character U+{exc.character:04X} is not allowed in YAML"
-        ) from exc
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise _diag(file, line, col, f"YAML syntax: {_one_line(problem)}") from exc
-    except (YAMLError, RecursionError, ValueError) as exc:
-        raise _diag(file, 1, 1, f"YAML syntax: {exc.__class__.__name__}") from exc
-    except Exception as exc:  # the parser's own assertions (`%YAML 1.6`) are input errors too
-        detail = _one_line(str(exc))[:120]
-        raise _diag(file, 1, 1, f"YAML syntax: the parser gave up ({detail})") from exc
+    except Exception as exc:
+        raise _parse_error(exc, text, file) from exc
     return nodes[0] if nodes else None
 
 
