@@ -1,0 +1,214 @@
+"""What every page module shares: limits, the page value, the template environment,
+paging, and `_Page`, the helpers bound to one page (links, charts, formulas)."""
+
+from __future__ import annotations
+
+import datetime
+import posixpath
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from jinja2 import Environment, FileSystemBytecodeCache, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from rooflinec.site import charts
+from rooflinec.site.escape import Slots, attr, md, script_json
+from rooflinec.site.mathml import latex_to_mathml
+
+if TYPE_CHECKING:
+    from rooflinec.site.pages.base import PageModel
+
+
+LEVEL_NAMES = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
+SOURCES_PAGE_BUDGET = 24_000  # Markdown characters of source entries per page
+MAX_CITED = 16  # figures listed for one spec under one source; the rest on the audit trail
+PER_CHANGELOG_PAGE = 200
+MAX_ROWS = 10  # kernel cases on a device page (table, chart markers)
+MAX_SWEEPS = 10  # rows of a device page's sweep table
+MAX_CASES = 16  # cases on a kernel page
+MAX_ATTAINABLE = 32  # rows of a kernel page's attainable table and chart
+MAX_USES = 12  # specs listed under one source on the sources page
+MAX_ALTERNATIVES = 16
+MAX_MATRIX_DEVICES = 24
+MAX_MATRIX_CASES = 12
+MAX_HOME_DEVICES = 20
+HOME_MARKER = "<!-- rooflinec:home -->"
+
+
+@dataclass
+class GeneratedPage:
+    """One generated Markdown page, its trusted fragments, and the files that go with it."""
+
+    path: str  # docs-relative, e.g. "devices/nvidia-h100-sxm.md"
+    title: str
+    markdown: str
+    slots: Slots
+    assets: dict[str, str] = field(default_factory=dict)  # docs-relative path -> text
+
+
+def _bytecode_cache() -> FileSystemBytecodeCache | None:
+    """Compiled templates kept beside the chart cache: a cold process skips compiling.
+
+    jinja keys each entry by the template's source, so an edited template recompiles."""
+    from rooflinec.site.charts import cache_dir
+
+    folder = cache_dir() / "templates"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return FileSystemBytecodeCache(str(folder))
+
+
+def environment() -> Environment:
+    """The template environment: every `{{ }}` is escaped for Markdown and HTML."""
+    env = Environment(
+        loader=PackageLoader("rooflinec.site", "templates"),
+        bytecode_cache=_bytecode_cache(),
+        autoescape=True,
+        finalize=md,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["md"] = md
+    env.filters["attr"] = attr
+    return env
+
+
+def _level_name(level: str) -> str:
+    return LEVEL_NAMES.get(level, level)
+
+
+def _pages(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
+    return [items[i : i + size] for i in range(0, len(items), size)] or [items]
+
+
+def _pages_by_size(
+    items: Sequence[Any], weight: Callable[[Any], int], budget: int
+) -> list[Sequence[Any]]:
+    """Consecutive runs of `items` whose weights add up to at most `budget` (at least one)."""
+    chunks: list[Sequence[Any]] = []
+    start, total = 0, 0
+    for i, item in enumerate(items):
+        w = weight(item)
+        if i > start and total + w > budget:
+            chunks.append(items[start:i])
+            start, total = i, 0
+        total += w
+    chunks.append(items[start:])
+    return chunks
+
+
+def _numbered(path: str, n: int) -> str:
+    """`devices/index.md`, then `devices/index-2.md`, ..."""
+    if n == 1:
+        return path
+    stem, ext = posixpath.splitext(path)
+    return f"{stem}-{n}{ext}"
+
+def _index_size() -> int:
+    """Rows per index page. Read from the package at call time: `pages.PER_INDEX_PAGE`
+    is the one setting (a test lowers it to build a many-page index from a small catalog)."""
+    from rooflinec.site import pages
+
+    return pages.PER_INDEX_PAGE
+
+
+class _Page:
+    """Helpers bound to one page: relative links, slots, charts, formulas."""
+
+    def __init__(self, path: str, model: PageModel) -> None:
+        self.path = path
+        self.model = model
+        self.slots = Slots()
+        self.assets: dict[str, str] = {}
+        self._charts = 0
+
+    def href(self, target: str) -> str:
+        """A relative link from this page to a docs-relative target (`kernels/gemm.md#x`)."""
+        path, _, anchor = target.partition("#")
+        if path == self.path and anchor:
+            return f"#{anchor}"
+        here = posixpath.dirname(self.path)
+        rel = posixpath.relpath(path, here or ".") if path else ""
+        return rel + (f"#{anchor}" if anchor else "")
+
+    def link(self, text: Any, target: str) -> Markup:
+        return Markup(f"[{md(text)}]({self.href(target)})")
+
+    def device_link(self, device_id: str) -> Markup:
+        return self.link(self.model.catalog.devices[device_id].name, f"devices/{device_id}.md")
+
+    def kernel_link(self, kernel_id: str, text: Any = None) -> Markup:
+        kernel = self.model.catalog.kernels[kernel_id]
+        return self.link(text if text is not None else kernel.name, f"kernels/{kernel_id}.md")
+
+    def case_link(self, case_id: str, text: Any = None) -> Markup:
+        case = self.model.catalog.cases[case_id]
+        return self.link(
+            text if text is not None else case.name, f"kernels/{case.kernel}.md#case-{case_id}"
+        )
+
+    def math(self, formula: Any) -> Markup:
+        mathml = latex_to_mathml(formula.latex())
+        if mathml is None:
+            return Markup(f"<code>{md(formula.text)}</code>")
+        return self.slots.add(mathml, block=False)
+
+    def chart(self, chart: charts.Chart) -> Markup:
+        stem = posixpath.splitext(posixpath.basename(self.path))[0]
+        here = posixpath.dirname(self.path)
+        self._charts += 1
+        base = f"{stem}.{chart.name}"
+        svg = charts.render_svg(chart.spec) if self.model.svg else _placeholder_svg(chart)
+        self.assets[posixpath.join(here, f"{base}.svg")] = svg
+        self.assets[posixpath.join(here, f"{base}.vl.json")] = charts.spec_json(chart.spec)
+        width, height = _svg_size(svg)
+        spec_id = f"rooflinec-spec-{chart.name}"
+        fragment = (
+            f'<figure class="rooflinec-chart" id="chart-{chart.name}">'
+            f'<div class="rooflinec-chart-view" data-spec="{spec_id}">'
+            f'<img class="rooflinec-chart-static" src="{attr(base)}.svg"'
+            f' alt="{attr(chart.description)}"'
+            f' width="{width}" height="{height}"></div>'
+            f'<script type="application/json" id="{spec_id}">{script_json(chart.spec)}</script>'
+            f'<figcaption>{attr(chart.title)}. '
+            '<span class="rooflinec-hint">Hover a point for its values; the sliders below the '
+            "chart scale the ceilings (they need JavaScript).</span> "
+            f'Download: <a href="{attr(base)}.vl.json" download>Vega-Lite JSON</a> · '
+            f'<a href="{attr(base)}.svg" download>SVG</a>.</figcaption></figure>'
+        )
+        return self.slots.add(fragment)
+
+
+def _svg_size(svg: str) -> tuple[int, int]:
+    width = re.search(r'<svg[^>]*\swidth="([0-9.]+)"', svg)
+    height = re.search(r'<svg[^>]*\sheight="([0-9.]+)"', svg)
+    return (
+        round(float(width.group(1))) if width else charts.WIDTH,
+        round(float(height.group(1))) if height else charts.HEIGHT,
+    )
+
+
+def _placeholder_svg(chart: charts.Chart) -> str:
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{charts.WIDTH}" '
+        f'height="{charts.HEIGHT}"><text x="10" y="20">{attr(chart.title)}</text></svg>\n'
+    )
+
+def _is_date(text: str) -> bool:
+    try:
+        datetime.date.fromisoformat(text)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _records(value: Any) -> list[dict[str, Any]]:
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, dict)]
+    return []

@@ -1,0 +1,53 @@
+"""Whole-catalog downloads: results, catalog figures and schemas as site-root files."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rooflinec import catalog_export, export
+from rooflinec.site.pages.base import PageModel
+
+
+class DownloadFiles(PageModel):
+    """The site's download files."""
+
+    def downloads(self) -> dict[str, str]:
+        """Whole-catalog files: every result and every device figure (with its provenance)
+        as JSON and CSV at the site root, and the JSON Schemas under `schemas/`."""
+        from rooflinec.resources import schemas_dir
+
+        results = self.compiled.results
+        today = self.catalog_date
+        out = {
+            **self._results_files(results),
+            "catalog.json": catalog_export.catalog_json(self.catalog, today=today),
+            "catalog.csv": catalog_export.catalog_csv(self.catalog, today=today),
+        }
+        for schema in sorted(schemas_dir().glob("*.json")):
+            out[f"schemas/{schema.name}"] = schema.read_text("utf-8")
+        if self.changes is not None:
+            out.update(self.changes.downloads())
+        return out
+
+    def _results_files(self, results: Sequence[Any]) -> dict[str, str]:
+        """results.json and results.csv; a large catalog takes the columnar path, as
+        `rooflinec compile` does, since exact rows cost ~0.2 ms each to write."""
+        from rooflinec.cli.commands import BULK_ROWS
+
+        if len(results) < BULK_ROWS:
+            return {
+                "results.json": export.to_json(self.compiled, results),
+                "results.csv": export.to_csv(self.compiled, results),
+            }
+        import io
+
+        from rooflinec import bulk
+
+        table = bulk.bulk_compile(self.compiled.catalog)
+        files = {}
+        for name, write in (("results.json", bulk.write_json), ("results.csv", bulk.write_csv)):
+            buffer = io.StringIO()
+            write(table, buffer)
+            files[name] = buffer.getvalue()
+        return files

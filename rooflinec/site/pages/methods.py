@@ -1,0 +1,129 @@
+"""Method pages: formulas, worked examples and their checks, one page per method."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from rooflinec.catalog import Method
+from rooflinec.examples import run_example
+from rooflinec.formatting import format_number, format_percent, format_si
+from rooflinec.site.pages.base import PageModel
+from rooflinec.site.pages.common import GeneratedPage, _level_name, _Page, _records
+
+
+class MethodPages(PageModel):
+    """The method pages."""
+
+    KNOWN_METHOD_KEYS = frozenset(
+        {"id", "title", "summary", "symbols", "formulas", "inputs", "outputs", "assumptions",
+         "uncertainty", "limits", "origin", "glossary", "examples", "sources", "versions"}
+    )
+
+    def method_page(self, method: Method) -> GeneratedPage:
+        path = f"method/{method.id}.md"
+        page = _Page(path, self)
+        formulas = [
+            {"name": f.name, "formula": f.formula, "math": page.math(f.formula),
+             "meaning": f.meaning}
+            for f in method.formulas
+        ]
+        examples = []
+        for ex in method.examples:
+            outcomes = run_example(self.compiled, ex)
+            rows = []
+            for o in outcomes:
+                e = o.expectation
+                rows.append(
+                    {
+                        "output": e.output.replace("_", " "),
+                        "case": page.case_link(e.case, e.case) if e.case in self.catalog.cases
+                        else (e.case or "–"),
+                        "level": _level_name(e.level) if e.level else "–",
+                        "expected": e.text,
+                        "computed": self._computed(e.output, o.actual, ex.precision),
+                        "tolerance": "exact" if isinstance(e.value, str)
+                        else format_percent(e.tolerance, 2),
+                        "passed": o.passed,
+                    }
+                )
+            examples.append(
+                {
+                    "id": ex.id,
+                    "name": ex.name,
+                    "description": ex.description,
+                    "device": page.device_link(ex.device) if ex.device in self.catalog.devices
+                    else ex.device,
+                    "precision": self.catalog.precisions[ex.precision].label
+                    if ex.precision in self.catalog.precisions else ex.precision,
+                    "cases": [page.case_link(c, c) for c in ex.cases if c in self.catalog.cases],
+                    "rows": rows,
+                    "passed": all(r["passed"] for r in rows),
+                }
+            )
+        data = method.data
+        extra = [
+            (key.replace("_", " ").capitalize(), _plain(data[key]))
+            for key in data
+            if key not in self.KNOWN_METHOD_KEYS
+        ]
+        text = self._render(
+            "method.md.j2",
+            page,
+            method=method,
+            formulas=formulas,
+            symbols=sorted(method.symbols.items()),
+            inputs=_records(data.get("inputs")),
+            outputs=_records(data.get("outputs")),
+            assumptions=_strings(data.get("assumptions")),
+            uncertainty=_strings(data.get("uncertainty")),
+            limits=_strings(data.get("limits")),
+            origin=data.get("origin") if isinstance(data.get("origin"), dict) else None,
+            glossary_count=len(_records(data.get("glossary"))),
+            examples=examples,
+            extra=extra,
+            sources=self._sources_context(page, method.id, method.sources, f"{path}#source-"),
+            versions=sorted(method.versions, key=lambda v: -v.version),
+        )
+        return GeneratedPage(path, method.title, text, page.slots, page.assets)
+
+    def _computed(self, output: str, actual: Fraction | int | str | None, precision: str) -> str:
+        if actual is None:
+            return "none"
+        if isinstance(actual, str):
+            return actual
+        unit = self.catalog.precisions[precision].unit if precision in self.catalog.precisions \
+            else "FLOP"
+        units = {
+            "peak": f"{unit}/s", "attainable": f"{unit}/s", "bandwidth": "B/s",
+            "ridge": f"{unit}/B", "intensity": f"{unit}/B", "flops": unit, "bytes": "B",
+            "time": "s",
+        }
+        if output in units:
+            return format_si(actual, units[output], digits=7)
+        if output in ("share_of_peak", "efficiency"):
+            return format_percent(actual, 6)
+        return format_number(actual, 7)
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    if value is None:
+        return []
+    return [str(value)]
+
+
+
+def _plain(value: Any) -> dict[str, Any]:
+    """An unknown method section as something a template can show: text, list or table."""
+    if isinstance(value, list) and all(isinstance(v, dict) for v in value):
+        keys = list(dict.fromkeys(k for v in value for k in v))
+        rows = [[v.get(k, "") for k in keys] for v in value]
+        return {"kind": "table", "keys": keys, "rows": rows}
+    if isinstance(value, list):
+        return {"kind": "list", "items": [str(v) for v in value]}
+    if isinstance(value, dict):
+        return {"kind": "table", "keys": ["key", "value"],
+                "rows": [[k, str(v)] for k, v in value.items()]}
+    return {"kind": "text", "text": str(value)}
