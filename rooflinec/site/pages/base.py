@@ -5,6 +5,7 @@ several pages show (device rows, pagers, source lists)."""
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
@@ -17,10 +18,12 @@ from rooflinec.formatting import format_si
 from rooflinec.site.escape import external_link
 from rooflinec.site.pages.common import (
     GeneratedPage,
+    _index_size,
     _is_date,
     _level_name,
     _numbered,
     _Page,
+    _pages,
     environment,
 )
 
@@ -163,15 +166,44 @@ class PageModel:
             "kind": device.kind or "–",
             "peak": self._fmt_rate(fig.peaks[p], p) if p in fig.peaks else "no peak",
             "memory": dram.label if dram else "–",
-            "bandwidth": format_si(fig.bandwidths["dram"], "B/s") if "dram" in fig.bandwidths
+            "bandwidth": format_si(fig.bandwidths["dram"], "B/s")
+            if "dram" in fig.bandwidths
             else "–",
             "capacity": format_si(dram.capacity.value, "B")
-            if dram and dram.capacity is not None else "–",
+            if dram and dram.capacity is not None
+            else "–",
             "ridge": self._fmt_intensity(fig.ridges[p]["dram"], p)
-            if p in fig.peaks and "dram" in fig.bandwidths else "–",
+            if p in fig.peaks and "dram" in fig.bandwidths
+            else "–",
             "memory_bound": f"{len(bound)} of {len(self.declared[device_id])}",
             "precisions": ", ".join(self.catalog.precisions[q].label for q in fig.peaks),
         }
+
+    def _paged_index(
+        self,
+        ids: list[str],
+        first: str,
+        title: str,
+        template: str,
+        rows_of: Callable[[_Page, Sequence[str]], list[dict[str, Any]]],
+        **context: Any,
+    ) -> list[GeneratedPage]:
+        """An index split into numbered pages (`first`, then `-2`, ...), each with a pager."""
+        chunks = _pages(ids, _index_size())
+        out = []
+        for n, chunk in enumerate(chunks, start=1):
+            path = _numbered(first, n)
+            page = _Page(path, self)
+            text = self._render(
+                template,
+                page,
+                rows=rows_of(page, chunk),
+                pager=self._pager(page, first, n, len(chunks)),
+                total=len(ids),
+                **context,
+            )
+            out.append(GeneratedPage(path, title, text, page.slots, page.assets))
+        return out
 
     def _pager(self, page: _Page, first: str, n: int, count: int) -> Markup:
         if count <= 1:

@@ -15,11 +15,8 @@ from rooflinec.site.pages.common import (
     MAX_ROWS,
     MAX_SWEEPS,
     GeneratedPage,
-    _index_size,
     _level_name,
-    _numbered,
     _Page,
-    _pages,
 )
 
 
@@ -27,22 +24,14 @@ class DevicePages(PageModel):
     """The devices index and the device pages."""
 
     def device_index(self) -> list[GeneratedPage]:
-        ids = list(self.catalog.devices)
-        chunks = _pages(ids, _index_size())
-        out = []
-        for n, chunk in enumerate(chunks, start=1):
-            path = _numbered("devices/index.md", n)
-            page = _Page(path, self)
-            text = self._render(
-                "devices_index.md.j2",
-                page,
-                rows=[self._device_row(page, d) for d in chunk],
-                pager=self._pager(page, "devices/index.md", n, len(chunks)),
-                precision=self.catalog.precisions[self.chart_precision],
-                total=len(ids),
-            )
-            out.append(GeneratedPage(path, "Devices", text, page.slots, page.assets))
-        return out
+        return self._paged_index(
+            list(self.catalog.devices),
+            "devices/index.md",
+            "Devices",
+            "devices_index.md.j2",
+            lambda page, chunk: [self._device_row(page, d) for d in chunk],
+            precision=self.catalog.precisions[self.chart_precision],
+        )
 
     def device_page(self, device: Device) -> GeneratedPage:
         path = f"devices/{device.id}.md"
@@ -53,8 +42,8 @@ class DevicePages(PageModel):
         shown = results[:MAX_ROWS]
         levels = [lv for lv in LEVELS if lv in fig.bandwidths]
         chart = charts.device_roofline(self.compiled, device.id, shown, self.chart_precision)
-        p_glance = self.chart_precision if self.chart_precision in fig.peaks else next(
-            iter(fig.peaks)
+        p_glance = (
+            self.chart_precision if self.chart_precision in fig.peaks else next(iter(fig.peaks))
         )
         peaks = []
         for p, peak in device.peaks.items():
@@ -98,7 +87,8 @@ class DevicePages(PageModel):
                     "capacity": (
                         f"{format_si(mem.capacity.value, 'B')} ({mem.capacity.text})"
                         if mem.capacity is not None and mem.capacity.binary
-                        else format_si(mem.capacity.value, "B") if mem.capacity is not None
+                        else format_si(mem.capacity.value, "B")
+                        if mem.capacity is not None
                         else "–"
                     ),
                     "source": page.link(
@@ -140,24 +130,28 @@ class DevicePages(PageModel):
                     "case_id": page.case_link(r.case, r.case),
                     "precision": cat.precisions[r.precision].label,
                     "intensity": [
-                        self._fmt_intensity(intensity[lv], r.precision) if lv in intensity
-                        else "–" for lv in case_levels
+                        self._fmt_intensity(intensity[lv], r.precision) if lv in intensity else "–"
+                        for lv in case_levels
                     ],
                     "ridge": self._fmt_intensity(fig.ridges[r.precision]["dram"], r.precision)
-                    if "dram" in fig.ridges[r.precision] else "–",
+                    if "dram" in fig.ridges[r.precision]
+                    else "–",
                     "attainable": self._fmt_rate(r.attainable, r.precision),
-                    "limited_by": _level_name(r.limited_by) if r.limited_by != COMPUTE
-                    else COMPUTE,
+                    "limited_by": _level_name(r.limited_by) if r.limited_by != COMPUTE else COMPUTE,
                     "share": format_percent(r.share_of_peak),
                     "time": format_si(r.time, "s"),
                     "measured": self._fmt_rate(r.measured, r.precision)
-                    if r.measured is not None else "–",
-                    "efficiency": format_percent(r.efficiency)
-                    if r.efficiency is not None else "–",
-                    "bw_sweep": [self._fmt_rate(v, r.precision)
-                                 for f, v in r.bandwidth_sweep.items() if f != "1"],
-                    "peak_sweep": [self._fmt_rate(v, r.precision)
-                                   for f, v in r.peak_sweep.items() if f != "1"],
+                    if r.measured is not None
+                    else "–",
+                    "efficiency": format_percent(r.efficiency) if r.efficiency is not None else "–",
+                    "bw_sweep": [
+                        self._fmt_rate(v, r.precision)
+                        for f, v in r.bandwidth_sweep.items()
+                        if f != "1"
+                    ],
+                    "peak_sweep": [
+                        self._fmt_rate(v, r.precision) for f, v in r.peak_sweep.items() if f != "1"
+                    ],
                 }
             )
         unmodelled: dict[tuple[str, str], list[Markup]] = {}
@@ -186,9 +180,11 @@ class DevicePages(PageModel):
                 "peak": self._fmt_rate(fig.peaks[p_glance], p_glance),
                 "dram": device.memory.get("dram"),
                 "bandwidth": format_si(fig.bandwidths["dram"], "B/s")
-                if "dram" in fig.bandwidths else None,
+                if "dram" in fig.bandwidths
+                else None,
                 "ridge": self._fmt_intensity(fig.ridges[p_glance]["dram"], p_glance)
-                if "dram" in fig.bandwidths else None,
+                if "dram" in fig.bandwidths
+                else None,
                 "bound": sum(1 for r in results if r.limited_by != COMPUTE),
                 "cases": len(results),
             },

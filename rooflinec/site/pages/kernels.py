@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -14,11 +15,8 @@ from rooflinec.site.pages.common import (
     MAX_ATTAINABLE,
     MAX_CASES,
     GeneratedPage,
-    _index_size,
     _level_name,
-    _numbered,
     _Page,
-    _pages,
 )
 
 
@@ -26,33 +24,26 @@ class KernelPages(PageModel):
     """The kernels index and the kernel pages."""
 
     def kernel_index(self) -> list[GeneratedPage]:
-        ids = list(self.catalog.kernels)
-        chunks = _pages(ids, _index_size())
-        out = []
-        for n, chunk in enumerate(chunks, start=1):
-            path = _numbered("kernels/index.md", n)
-            page = _Page(path, self)
-            rows = []
-            for k in chunk:
-                kernel = self.catalog.kernels[k]
-                rows.append(
-                    {
-                        "link": page.kernel_link(k),
-                        "flops": page.math(kernel.flops),
-                        "levels": ", ".join(_level_name(lv) for lv in kernel.bytes),
-                        "cases": len(kernel.cases),
-                        "description": kernel.description,
-                    }
-                )
-            text = self._render(
-                "kernels_index.md.j2",
-                page,
-                rows=rows,
-                pager=self._pager(page, "kernels/index.md", n, len(chunks)),
-                total=len(ids),
-            )
-            out.append(GeneratedPage(path, "Kernels", text, page.slots, page.assets))
-        return out
+        def rows(page: _Page, chunk: Sequence[str]) -> list[dict[str, Any]]:
+            kernels = [self.catalog.kernels[k] for k in chunk]
+            return [
+                {
+                    "link": page.kernel_link(kernel.id),
+                    "flops": page.math(kernel.flops),
+                    "levels": ", ".join(_level_name(lv) for lv in kernel.bytes),
+                    "cases": len(kernel.cases),
+                    "description": kernel.description,
+                }
+                for kernel in kernels
+            ]
+
+        return self._paged_index(
+            list(self.catalog.kernels),
+            "kernels/index.md",
+            "Kernels",
+            "kernels_index.md.j2",
+            rows,
+        )
 
     def kernel_page(self, kernel: Kernel) -> GeneratedPage:
         path = f"kernels/{kernel.id}.md"
@@ -65,8 +56,11 @@ class KernelPages(PageModel):
         hidden_results = sum(1 for r in results if r.declared) - len(declared)
         chart = charts.kernel_chart(self.compiled, kernel.id, declared)
         formulas = [
-            {"name": "operations", "formula": kernel.flops,
-             "unit": "FLOP, or OP for integer precisions"}
+            {
+                "name": "operations",
+                "formula": kernel.flops,
+                "unit": "FLOP, or OP for integer precisions",
+            }
         ]
         formulas += [
             {"name": f"bytes at {_level_name(lv)}", "formula": f, "unit": "B"}
@@ -106,10 +100,12 @@ class KernelPages(PageModel):
                         "precision": cat.precisions[m.precision].label,
                         "printed": m.text,
                         "rate": self._fmt_rate(run.measured, m.precision)
-                        if run.measured is not None else "–",
+                        if run.measured is not None
+                        else "–",
                         "attainable": self._fmt_rate(run.attainable, m.precision),
                         "efficiency": format_percent(run.efficiency)
-                        if run.efficiency is not None else "–",
+                        if run.efficiency is not None
+                        else "–",
                         "source": m.source,
                         "note": m.note,
                     }
@@ -137,10 +133,10 @@ class KernelPages(PageModel):
                     "device": page.device_link(r.device),
                     "precision": cat.precisions[r.precision].label,
                     "intensity": self._fmt_intensity(r.intensity[where], r.precision)
-                    if where else "–",
+                    if where
+                    else "–",
                     "attainable": self._fmt_rate(r.attainable, r.precision),
-                    "limited_by": _level_name(r.limited_by) if r.limited_by != COMPUTE
-                    else COMPUTE,
+                    "limited_by": _level_name(r.limited_by) if r.limited_by != COMPUTE else COMPUTE,
                     "share": format_percent(r.share_of_peak),
                     "time": format_si(r.time, "s"),
                 }
