@@ -141,6 +141,18 @@ def _expected_types(expected: Any) -> str:
     return _TYPE_NAMES.get(expected, str(expected))
 
 
+# Bounds of numbers, lengths and counts: the sentence for each keyword.
+_LIMITS = {
+    "minimum": "{value} is too small: the minimum is {limit}",
+    "exclusiveMinimum": "{value} must be greater than {limit}",
+    "maximum": "{value} is too large: the maximum is {limit}",
+    "exclusiveMaximum": "{value} must be less than {limit}",
+    "maxLength": "too long: at most {limit} characters",
+    "maxItems": "too many items: at most {limit}",
+    "maxProperties": "too many entries: at most {limit}",
+}
+
+
 def _explain(error: ValidationError) -> Iterator[tuple[PathKey, str, bool]]:
     """Turn one jsonschema error into (path, sentence, points-at-key) triples."""
     path: PathKey = tuple(error.absolute_path)
@@ -201,27 +213,9 @@ def _explain_value(
     if name == "pattern":
         yield path, f"{_short(instance)} is not {_hint(schema)}", False
         return
-    limit = error.validator_value
-    if name == "minimum":
-        yield path, f"{_short(instance)} is too small: the minimum is {limit}", False
-        return
-    if name == "exclusiveMinimum":
-        yield path, f"{_short(instance)} must be greater than {error.validator_value}", False
-        return
-    if name == "maximum":
-        yield path, f"{_short(instance)} is too large: the maximum is {limit}", False
-        return
-    if name == "exclusiveMaximum":
-        yield path, f"{_short(instance)} must be less than {error.validator_value}", False
-        return
-    if name == "maxLength":
-        yield path, f"too long: at most {error.validator_value} characters", False
-        return
-    if name == "maxItems":
-        yield path, f"too many items: at most {error.validator_value}", False
-        return
-    if name == "maxProperties":
-        yield path, f"too many entries: at most {error.validator_value}", False
+    if name in _LIMITS:
+        shown = _short(instance)
+        yield path, _LIMITS[name].format(value=shown, limit=error.validator_value), False
         return
     if name in ("minItems", "minProperties", "minLength"):
         yield path, "must not be empty", False
