@@ -39,7 +39,7 @@ def _peak_mb() -> float:
 
 
 def main(argv: list[str]) -> int:
-    from rooflinec.build import catalog_or_raise
+    from rooflinec.assemble import catalog_or_raise
     from rooflinec.bulk import bulk_compile
 
     catalog = catalog_or_raise(Path(argv[0]))

@@ -102,7 +102,7 @@ def run_a(size: Size, work: Path, record: Record) -> None:
 
 def run_b(size: Size, work: Path, record: Record) -> None:
     from benchmarks import compile_bench
-    from rooflinec.build import catalog_or_raise
+    from rooflinec.assemble import catalog_or_raise
 
     specs = _synthetic(work, "compile", size.devices, size.cases)
     started = time.perf_counter()

@@ -2,7 +2,7 @@
 
 Everything here is exact (`Fraction` in SI base units) and cross-referenced; it is
 what the compiler, the site and the exports read. Building it from documents is
-`rooflinec.build`'s job.
+`rooflinec.assemble`'s job.
 """
 
 from __future__ import annotations

@@ -159,7 +159,7 @@ def catalog_csv(catalog: Catalog, *, today: datetime.date | None = None) -> str:
 
 def cmd_export(opts: Any, out: TextIO) -> int:
     """`rooflinec export`: build the catalog (exit 1 on spec errors) and write it out."""
-    from rooflinec.build import catalog_or_raise
+    from rooflinec.assemble import catalog_or_raise
     from rooflinec.cli.commands import EXIT_OK, specs_folder
 
     catalog = catalog_or_raise(specs_folder(opts.specs))

@@ -77,8 +77,7 @@ def published_ref(repo: Path, branch: str, remote: str = "origin") -> str | None
     local = _has(repo, branch)
     upstream = f"{remote}/{branch}"
     if _has(repo, upstream) and (
-        not local
-        or _git(repo, "merge-base", "--is-ancestor", branch, upstream).returncode == 0
+        not local or _git(repo, "merge-base", "--is-ancestor", branch, upstream).returncode == 0
     ):
         return upstream
     return branch if local else None
@@ -180,8 +179,15 @@ def publish(
         env[ENV_BASE_LABEL] = previous.version
         if previous.commit:
             env[ENV_BASE] = previous.commit
-    command = [*_MIKE, "deploy", "--config-file", str(config), "--branch", branch,
-               "--update-aliases"]
+    command = [
+        *_MIKE,
+        "deploy",
+        "--config-file",
+        str(config),
+        "--branch",
+        branch,
+        "--update-aliases",
+    ]
     if title:
         command += ["--title", title]
     if push:
@@ -193,8 +199,16 @@ def publish(
         raise RooflinecError(f"mike deploy failed:\n{detail}")
     if aliases and not published_default(repo, branch):
         default = subprocess.run(
-            [*_MIKE, "set-default", "--config-file", str(config), "--branch", branch,
-             *(["--push"] if push else []), aliases[0]],
+            [
+                *_MIKE,
+                "set-default",
+                "--config-file",
+                str(config),
+                "--branch",
+                branch,
+                *(["--push"] if push else []),
+                aliases[0],
+            ],
             cwd=repo,
             env=env,
             capture_output=True,

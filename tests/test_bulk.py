@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.synth import write_catalog
-from rooflinec.build import catalog_or_raise
+from rooflinec.assemble import catalog_or_raise
 from rooflinec.bulk import LIMITED_BY, ResultTable, bulk_compile, write_csv, write_json
 from rooflinec.catalog import LEVELS, Catalog
 from rooflinec.cli import commands

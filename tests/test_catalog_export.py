@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rooflinec.build import catalog_or_raise
+from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import Catalog
 from rooflinec.catalog_export import COLUMNS, catalog_csv, catalog_json, register_export
 from rooflinec.cli import commands

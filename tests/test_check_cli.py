@@ -130,7 +130,7 @@ def test_internal_error_is_one_line_and_exits_3(
     def broken(folder: Path) -> None:
         raise KeyError("boom")
 
-    monkeypatch.setattr("rooflinec.build.build_catalog", broken)
+    monkeypatch.setattr("rooflinec.assemble.build_catalog", broken)
     code, out, err = check(capsys, "--specs", str(specs))
     assert code == 3
     assert "Traceback" not in out + err

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rooflinec.build import catalog_or_raise
+from rooflinec.assemble import catalog_or_raise
 from rooflinec.compiler import Compiled, compile_catalog
 from tests.specfactory import BUNDLED, write_specs
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from rooflinec import lints
-from rooflinec.build import catalog_or_raise, display_path
+from rooflinec.assemble import catalog_or_raise, display_path
 from rooflinec.catalog import Catalog
 from rooflinec.cli.main import main
 from rooflinec.errors import Diagnostic

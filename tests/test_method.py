@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rooflinec.build import catalog_or_raise
+from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import Catalog, Figure, MemoryLevel, Peak
 from rooflinec.compiler import SWEEP, SWEEP_KEYS, Result, compile_catalog, device_figures
 from rooflinec.examples import run_example

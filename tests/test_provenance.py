@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rooflinec.build import catalog_or_raise
+from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import Catalog
 from rooflinec.compiler import Compiled, compile_catalog
 from rooflinec.provenance import (

@@ -153,8 +153,9 @@ def test_spec_text_in_a_change_stays_inert(compiled: Any) -> None:
 
     payload = "<script>alert(1)</script> [x](javascript:alert(1)) | y"
     diff = CatalogDiff("1.0", changes=[Change(f"device {payload}", payload, "B/s", None, None)])
-    text = changes_pages(SiteModel(compiled, svg=False), Changes("1.1", COMMIT, BASE, "1.0",
-                                                                  diff))[0].markdown
+    text = changes_pages(SiteModel(compiled, svg=False), Changes("1.1", COMMIT, BASE, "1.0", diff))[
+        0
+    ].markdown
     assert "<script" not in text and "](javascript" not in text
     assert payload in html.unescape(text)
 
@@ -185,8 +186,9 @@ def test_publish_outside_a_repository_is_a_usage_error(
 
 
 def _git(repo: Path, *args: str) -> str:
-    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
-                          check=True)
+    proc = subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
+    )
     return proc.stdout
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from rooflinec.build import build_catalog, discover
+from rooflinec.assemble import build_catalog, discover
 from rooflinec.cli.main import main
 from rooflinec.loader import load_file
 from rooflinec.schema import validate

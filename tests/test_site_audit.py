@@ -194,8 +194,7 @@ def test_conflicts_page_lists_every_conflict_largest_first(
     rows = [html.unescape(line) for line in page.splitlines() if re.match(r"^\| \d+ \|", line)]
     assert len(rows) == len(found) > 0
     spreads = [
-        abs(float(re.findall(r"\| ([+−][0-9.]+)% \|$", row)[0].replace("−", "-")))
-        for row in rows
+        abs(float(re.findall(r"\| ([+−][0-9.]+)% \|$", row)[0].replace("−", "-"))) for row in rows
     ]
     assert spreads == sorted(spreads, reverse=True)
     for trail in found:
@@ -335,8 +334,13 @@ def test_pages_stay_small_with_many_alternatives_and_conflicts(tmp_path: Path) -
     """Devices with 45 long alternatives on a figure splits its audit; no page reaches 50 KB."""
     specs = tmp_path / "specs"
     shutil.copytree(BUNDLED, specs)
-    keep = {"nvidia-h100-sxm.yaml", "amd-mi300x.yaml", "intel-gaudi3.yaml", "nvidia-b200.yaml",
-            "google-tpu-v5p.yaml"}
+    keep = {
+        "nvidia-h100-sxm.yaml",
+        "amd-mi300x.yaml",
+        "intel-gaudi3.yaml",
+        "nvidia-b200.yaml",
+        "google-tpu-v5p.yaml",
+    }
     for path in (specs / "devices").glob("*.yaml"):
         if path.name not in keep:
             path.unlink()
@@ -344,16 +348,19 @@ def test_pages_stay_small_with_many_alternatives_and_conflicts(tmp_path: Path) -
     note = "A long note about where this value comes from and why it differs. " * 4
     alternatives = "".join(
         f"      - {{value: {900 + n} TFLOP/s, source: nvidia-h100, quote: "
-        f"\"{'Quoted words of the data sheet ' * 3}{n}\", note: \"{note}\"}}\n"
+        f'"{"Quoted words of the data sheet " * 3}{n}", note: "{note}"}}\n'
         for n in range(45)
     )
     for n in range(12):
         clone = h100.replace("id: nvidia-h100-sxm", f"id: clone-{n:02d}").replace(
             "name: NVIDIA H100 SXM", f"name: Clone {n:02d}"
         )
-        clone = re.sub(r"(  bf16:\n(?:    .*\n)*?)    alternatives:\n",
-                       lambda m: m.group(1) + "    alternatives:\n" + alternatives, clone,
-                       count=1)
+        clone = re.sub(
+            r"(  bf16:\n(?:    .*\n)*?)    alternatives:\n",
+            lambda m: m.group(1) + "    alternatives:\n" + alternatives,
+            clone,
+            count=1,
+        )
         (specs / "devices" / f"clone-{n:02d}.yaml").write_text(clone, "utf-8")
     out = tmp_path / "site"
     build_site(specs, out, options={"svg": False})
@@ -362,7 +369,7 @@ def test_pages_stay_small_with_many_alternatives_and_conflicts(tmp_path: Path) -
     sizes = {str(p.relative_to(out)): p.stat().st_size for p in out.rglob("*.html")}
     assert {name: size for name, size in sizes.items() if size >= PAGE_LIMIT} == {}
     audit = (out / "devices" / "clone-00" / "audit.html").read_text("utf-8")
-    assert "are in <a href=\"../../catalog.json\">catalog.json</a>" in audit
+    assert 'are in <a href="../../catalog.json">catalog.json</a>' in audit
 
 
 def test_figure_names(compiled: Any) -> None:

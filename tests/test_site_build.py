@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from rooflinec.build import catalog_or_raise
+from rooflinec.assemble import catalog_or_raise
 from rooflinec.cli.main import main
 from rooflinec.errors import SpecError
 from rooflinec.site import pages as site_pages
@@ -63,8 +63,16 @@ def test_a_page_for_every_device_and_kernel(site: Path, catalog: Any) -> None:
         assert (site / "kernels" / f"{kernel}.html").is_file()
     for method in catalog.methods:
         assert (site / "method" / f"{method}.html").is_file()
-    for name in ("index", "devices/index", "kernels/index", "comparison", "sources",
-                 "glossary", "changelog", "spec-language"):
+    for name in (
+        "index",
+        "devices/index",
+        "kernels/index",
+        "comparison",
+        "sources",
+        "glossary",
+        "changelog",
+        "spec-language",
+    ):
         assert (site / f"{name}.html").is_file(), name
     assert (site / "assets" / "rooflinec" / "vega-bundle.js").stat().st_size > 500_000
     assert json.loads((site / "results.json").read_text("utf-8"))["results"]

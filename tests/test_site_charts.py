@@ -45,14 +45,16 @@ def _altair_scale_encodings(scales: charts.Scales) -> tuple[Any, Any]:
     x = alt.X(
         "x:Q",
         scale=alt.Scale(type="log", domain=[x_min, x_max], nice=False),
-        axis=alt.Axis(title=scales.x_title, format="~r", grid=True,
-                      values=charts._decades(x_min, x_max)),
+        axis=alt.Axis(
+            title=scales.x_title, format="~r", grid=True, values=charts._decades(x_min, x_max)
+        ),
     )
     y = alt.Y(
         "y:Q",
         scale=alt.Scale(type="log", domain=[y_min, y_max], nice=False),
-        axis=alt.Axis(title=scales.y_title, format="~s", grid=True,
-                      values=charts._decades(y_min, y_max)),
+        axis=alt.Axis(
+            title=scales.y_title, format="~s", grid=True, values=charts._decades(y_min, y_max)
+        ),
     )
     return x, y
 
@@ -110,14 +112,16 @@ def _altair_roofline(r: charts.Roofline) -> dict[str, Any]:
             alt.Tooltip("bound:N", title="limited by"),
         ]
         kernel_layers = [
-            kernel_base.mark_point(filled=True, size=70, stroke="black", strokeWidth=0.8,
-                                   opacity=1, clip=True).encode(tooltip=tooltip)
+            kernel_base.mark_point(
+                filled=True, size=70, stroke="black", strokeWidth=0.8, opacity=1, clip=True
+            ).encode(tooltip=tooltip)
         ]
         for rest, dx, dy in ((0, 6, -9), (1, 6, 14)):
             kernel_layers.append(
                 kernel_base.transform_filter(f"datum.slot === {rest}")
-                .mark_text(dx=dx, dy=dy, fontSize=11, clip=True,
-                           align="left" if dx > 0 else "right")
+                .mark_text(
+                    dx=dx, dy=dy, fontSize=11, clip=True, align="left" if dx > 0 else "right"
+                )
                 .encode(text="n:N", color=alt.value("black"))
             )
         layers.append(
@@ -182,8 +186,11 @@ def _altair_kernel(k: charts.KernelDots) -> dict[str, Any]:
             x=alt.X(
                 "x:Q",
                 scale=alt.Scale(type="log", domain=[low, high], nice=False),
-                axis=alt.Axis(title="Attainable rate (FLOP/s; OP/s for integer precisions)",
-                              format="~s", values=charts._decades(low, high)),
+                axis=alt.Axis(
+                    title="Attainable rate (FLOP/s; OP/s for integer precisions)",
+                    format="~s",
+                    values=charts._decades(low, high),
+                ),
             ),
             y=alt.Y("device:N", sort=k.device_names, axis=alt.Axis(title=None, labelLimit=240)),
             yOffset=alt.YOffset("case:N", sort=k.cases),

@@ -183,7 +183,10 @@ def test_roofline_has_the_ridge_as_a_data_point(compiled: Any) -> None:
     assert {"start", "ridge", "end"} <= {row["kind"] for row in rows}
     assert any(abs(row["peak"] - 989.5e12) < 1e6 for row in rows if row["kind"] == "ridge")
     assert {p["name"] for p in spec["params"]} == {
-        "bandwidth_x", "peak_x", "compute_share", "memory_share"
+        "bandwidth_x",
+        "peak_x",
+        "compute_share",
+        "memory_share",
     }
 
 

@@ -14,7 +14,7 @@ from rooflinec.cli.main import build_parser
 from tests.specfactory import REPO
 
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
-KNOWN_PROGRAMS = {"rooflinec", "pytest", "python", "git", "echo"}
+KNOWN_PROGRAMS = {"rooflinec", "pytest", "python", "git", "echo", "ruff", "mypy"}
 
 
 def load(path: Path) -> Any:

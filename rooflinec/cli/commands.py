@@ -30,7 +30,7 @@ def checked(
 
     `load` reads one spec file (default: the loader's `load_file`; `serve` passes a cache).
     """
-    from rooflinec.build import build_catalog, discover
+    from rooflinec.assemble import build_catalog, discover
     from rooflinec.compiler import compile_catalog
     from rooflinec.examples import check_examples
     from rooflinec.lints import lint_catalog
@@ -63,7 +63,7 @@ def compiled_or_raise(folder: Path) -> Any:
     Failing reference examples and lints are `check`'s business: compile, explain
     and diff still show the figures of a catalog whose example no longer holds.
     """
-    from rooflinec.build import catalog_or_raise
+    from rooflinec.assemble import catalog_or_raise
     from rooflinec.compiler import compile_catalog
 
     return compile_catalog(catalog_or_raise(folder))
@@ -103,7 +103,7 @@ def _rows(catalog: Any, opts: Any) -> int:
 
 def cmd_compile(opts: Any, out: TextIO) -> int:
     from rooflinec import export
-    from rooflinec.build import catalog_or_raise
+    from rooflinec.assemble import catalog_or_raise
     from rooflinec.compiler import compile_catalog
 
     catalog = catalog_or_raise(specs_folder(opts.specs))
@@ -161,7 +161,7 @@ def cmd_explain(opts: Any, out: TextIO) -> int:
 
 def cmd_diff(opts: Any, out: TextIO) -> int:
     from rooflinec import diff
-    from rooflinec.build import build_catalog
+    from rooflinec.assemble import build_catalog
     from rooflinec.compiler import compile_catalog
 
     folder = specs_folder(opts.specs)

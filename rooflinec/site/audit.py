@@ -246,13 +246,13 @@ class Audit:
 
     # ----------------------------------------------------------------- one figure
 
-    def _source(
-        self, info: SourceInfo | None, vendor: str, *, age: bool = True
-    ) -> Markup:
+    def _source(self, info: SourceInfo | None, vendor: str, *, age: bool = True) -> Markup:
         if info is None:
             return Markup("no source")
         parts = [
-            external_link(info.title, info.url), md(info.publisher), md(kind_text(info, vendor))
+            external_link(info.title, info.url),
+            md(info.publisher),
+            md(kind_text(info, vendor)),
         ]
         read = read_text(info, self.today) if age else f"read {info.read}"
         text = Markup(", ").join(parts) + Markup("; ") + md(read)
@@ -290,8 +290,9 @@ class Audit:
                 share = "compute" if trail.kind == "peak" else "memory"
                 what = f"× the sustained {share} share, {format_percent(step.factor, 6)}"
                 factor = f"× {exact_number(step.factor)}"
-            steps.append({"what": what, "factor": factor, "value": in_unit(step.result, unit,
-                                                                             trail.unit)})
+            steps.append(
+                {"what": what, "factor": factor, "value": in_unit(step.result, unit, trail.unit)}
+            )
         trace = trail.trace
         traced_from = None
         if trace is not None and trace.alternative is not None:
@@ -376,7 +377,10 @@ class Audit:
         return out
 
     def _audit_page(
-        self, device_id: str, n: int, chunks: Sequence[Sequence[_Section]],
+        self,
+        device_id: str,
+        n: int,
+        chunks: Sequence[Sequence[_Section]],
         chunk: Sequence[_Section],
     ) -> GeneratedPage:
         model = self.model
@@ -393,16 +397,22 @@ class Audit:
                         "printed": t.printed,
                         "final": in_unit(t.final, printed_unit(t), t.unit),
                         "source": self._source_short(t.source, t.vendor)
-                        + (Markup(' <span class="rooflinec-stale">stale</span>')
-                           if t.source is not None and t.source.stale else Markup("")),
-                        "quote": "yes" if t.trace and t.trace.alternative is None
-                        else "via an alternative" if t.trace else Markup(
-                            '<span class="rooflinec-conflict">no quote</span>'
+                        + (
+                            Markup(' <span class="rooflinec-stale">stale</span>')
+                            if t.source is not None and t.source.stale
+                            else Markup("")
                         ),
+                        "quote": "yes"
+                        if t.trace and t.trace.alternative is None
+                        else "via an alternative"
+                        if t.trace
+                        else Markup('<span class="rooflinec-conflict">no quote</span>'),
                         "alternatives": len(t.alternatives),
                         "spread": Markup(
                             f'<span class="rooflinec-conflict">{md(self._spread(t))}</span>'
-                        ) if t.conflict else (self._spread(t) or "–"),
+                        )
+                        if t.conflict
+                        else (self._spread(t) or "–"),
                     }
                 )
         text = model._render(

@@ -98,7 +98,7 @@ def _compare(
     specs: Path, compiled: Compiled, base: str, label: str | None
 ) -> tuple[CatalogDiff | None, str | None]:
     """The diff of the catalog at commit `base` against `compiled`, or why there is none."""
-    from rooflinec.build import build_catalog
+    from rooflinec.assemble import build_catalog
     from rooflinec.compiler import compile_catalog
     from rooflinec.diff import diff_compiled, specs_at
     from rooflinec.errors import RooflinecError

@@ -51,8 +51,16 @@ __all__ = [
 WIDTH, HEIGHT = 560, 360
 # One colour per precision, by its position in precisions.yaml, the same on every page.
 PALETTE = (
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-    "#bcbd22", "#7f7f7f",
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#ff7f0e",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#bcbd22",
+    "#7f7f7f",
 )
 LEVEL_LABELS = {"dram": "DRAM", "l2": "L2 (last on-chip)", "l1": "L1"}
 LEVEL_DASH = {"dram": [1, 0], "l2": [6, 3], "l1": [2, 2]}
@@ -155,7 +163,10 @@ class Slider:
             "name": self.name,
             "value": self.value,
             "bind": {
-                "input": "range", "min": self.low, "max": self.high, "step": self.step,
+                "input": "range",
+                "min": self.low,
+                "max": self.high,
+                "step": self.step,
                 "name": self.label,
             },
         }
@@ -173,12 +184,12 @@ def _sliders(
     bw_expr = "bandwidth_x"
     if compute_share is not None and memory_share is not None:
         params.append(
-            Slider("compute_share", round(compute_share, 4), 0.05, 1, 0.01,
-                   "sustained compute share ")
+            Slider(
+                "compute_share", round(compute_share, 4), 0.05, 1, 0.01, "sustained compute share "
+            )
         )
         params.append(
-            Slider("memory_share", round(memory_share, 4), 0.05, 1, 0.01,
-                   "sustained memory share ")
+            Slider("memory_share", round(memory_share, 4), 0.05, 1, 0.01, "sustained memory share ")
         )
         peak_expr += f" * compute_share / {compute_share!r}"
         bw_expr += f" * memory_share / {memory_share!r}"
@@ -186,8 +197,15 @@ def _sliders(
 
 
 def _roof_rows(
-    series: str, color_key: str, level: str, peak: Fraction, bandwidth: Fraction, x0: float,
-    x1: float, parts: tuple[str, ...] = ("start", "ridge", "end"), **extra: Any,
+    series: str,
+    color_key: str,
+    level: str,
+    peak: Fraction,
+    bandwidth: Fraction,
+    x0: float,
+    x1: float,
+    parts: tuple[str, ...] = ("start", "ridge", "end"),
+    **extra: Any,
 ) -> list[dict[str, Any]]:
     base = {
         "series": series,
@@ -219,8 +237,12 @@ class Scales:
         return _field(
             "x:Q",
             scale={"type": "log", "domain": [low, high], "nice": False},
-            axis={"title": self.x_title, "format": "~r", "grid": True,
-                  "values": _decades(low, high)},
+            axis={
+                "title": self.x_title,
+                "format": "~r",
+                "grid": True,
+                "values": _decades(low, high),
+            },
         )
 
     def y(self) -> dict[str, Any]:
@@ -228,13 +250,20 @@ class Scales:
         return _field(
             "y:Q",
             scale={"type": "log", "domain": [low, high], "nice": False},
-            axis={"title": self.y_title, "format": "~s", "grid": True,
-                  "values": _decades(low, high)},
+            axis={
+                "title": self.y_title,
+                "format": "~s",
+                "grid": True,
+                "values": _decades(low, high),
+            },
         )
 
 
 def _scales(
-    xs: Sequence[float], ys: Sequence[float], peaks: Sequence[float], x_title: str,
+    xs: Sequence[float],
+    ys: Sequence[float],
+    peaks: Sequence[float],
+    x_title: str,
     y_title: str,
 ) -> Scales:
     x_min = _decade_floor(min(xs) / 3)
@@ -326,8 +355,12 @@ class Roofline:
             "mark": {"type": "point", "filled": True, "size": 60, "clip": True, "opacity": 1},
             "encoding": {
                 "tooltip": _tooltips(
-                    [*self.ridge_tooltip, ("ridge_label:N", "ridge point"),
-                     ("peak_label:N", "peak"), ("bw_label:N", "bandwidth")]
+                    [
+                        *self.ridge_tooltip,
+                        ("ridge_label:N", "ridge point"),
+                        ("peak_label:N", "peak"),
+                        ("bw_label:N", "bandwidth"),
+                    ]
                 ),
             },
             "transform": [
@@ -352,21 +385,39 @@ class Roofline:
 
     def _kernels(self) -> dict[str, Any]:
         points = {
-            "mark": {"type": "point", "filled": True, "size": 70, "stroke": "black",
-                     "strokeWidth": 0.8, "opacity": 1, "clip": True},
+            "mark": {
+                "type": "point",
+                "filled": True,
+                "size": 70,
+                "stroke": "black",
+                "strokeWidth": 0.8,
+                "opacity": 1,
+                "clip": True,
+            },
             "encoding": {
                 "tooltip": _tooltips(
-                    [("n:N", "#"), ("case:N", "case"), ("key:N", "precision"),
-                     ("intensity_label:N", "intensity"), ("attainable_label:N", "attainable"),
-                     ("bound:N", "limited by")]
+                    [
+                        ("n:N", "#"),
+                        ("case:N", "case"),
+                        ("key:N", "precision"),
+                        ("intensity_label:N", "intensity"),
+                        ("attainable_label:N", "attainable"),
+                        ("bound:N", "limited by"),
+                    ]
                 ),
             },
         }
         # Labels take turns around their marker, so neighbours rarely overlap.
         labels = [
             {
-                "mark": {"type": "text", "dx": dx, "dy": dy, "fontSize": 11, "clip": True,
-                         "align": "left" if dx > 0 else "right"},
+                "mark": {
+                    "type": "text",
+                    "dx": dx,
+                    "dy": dy,
+                    "fontSize": 11,
+                    "clip": True,
+                    "align": "left" if dx > 0 else "right",
+                },
                 "encoding": {"text": _field("n:N"), "color": {"value": "black"}},
                 "transform": [{"filter": f"datum.slot === {rest}"}],
             }
@@ -388,12 +439,22 @@ class Roofline:
     def _measured(self) -> dict[str, Any]:
         return {
             "data": {"name": "measured"},
-            "mark": {"type": "point", "shape": "diamond", "filled": False, "size": 110,
-                     "strokeWidth": 2, "clip": True},
+            "mark": {
+                "type": "point",
+                "shape": "diamond",
+                "filled": False,
+                "size": 110,
+                "strokeWidth": 2,
+                "clip": True,
+            },
             "encoding": {
                 "tooltip": _tooltips(
-                    [("n:N", "#"), ("case:N", "case (measured)"),
-                     ("measured_label:N", "measured"), ("efficiency_label:N", "efficiency")]
+                    [
+                        ("n:N", "#"),
+                        ("case:N", "case (measured)"),
+                        ("measured_label:N", "measured"),
+                        ("efficiency_label:N", "efficiency"),
+                    ]
                 ),
             },
         }
@@ -474,7 +535,9 @@ def device_roofline_parts(
     ys += [_f(fig.bandwidths[lv]) * min(xs) for lv in levels]
     peaks = [_f(v) for v in fig.peaks.values()]
     scales = _scales(
-        xs or [1.0], ys or peaks, peaks,
+        xs or [1.0],
+        ys or peaks,
+        peaks,
         "Arithmetic intensity (FLOP/B, against DRAM)",
         "Attainable rate (FLOP/s; OP/s for integer precisions)",
     )
@@ -485,8 +548,11 @@ def device_roofline_parts(
     groups: dict[Fraction, list[str]] = {}
     for p in precisions:
         groups.setdefault(fig.peaks[p], []).append(p)
-    group_label = {p: " · ".join(catalog.precisions[q].label for q in members)
-                   for members in groups.values() for p in members}
+    group_label = {
+        p: " · ".join(catalog.precisions[q].label for q in members)
+        for members in groups.values()
+        for p in members
+    }
     roof_rows: list[dict[str, Any]] = []
     top = max(fig.peaks.values())
     slope_level = "dram" if "dram" in levels else levels[0]
@@ -495,19 +561,40 @@ def device_roofline_parts(
         label = group_label[p]
         unit = _unit(catalog, p)
         roof_rows += _roof_rows(
-            f"roof-{p}", label, slope_level, fig.peaks[p], fig.bandwidths[slope_level], x_min,
-            x_max, parts=("ridge", "end"), unit=unit,
+            f"roof-{p}",
+            label,
+            slope_level,
+            fig.peaks[p],
+            fig.bandwidths[slope_level],
+            x_min,
+            x_max,
+            parts=("ridge", "end"),
+            unit=unit,
         )
     for lv in levels:
         # Ridge markers of the other levels at the chart precision only, to stay readable.
         roof_rows += _roof_rows(
-            f"slope-{lv}", "memory slope", lv, top, fig.bandwidths[lv], x_min, x_max,
-            parts=("start", "ridge"), unit=_unit(catalog, main_precision), marker=False,
+            f"slope-{lv}",
+            "memory slope",
+            lv,
+            top,
+            fig.bandwidths[lv],
+            x_min,
+            x_max,
+            parts=("start", "ridge"),
+            unit=_unit(catalog, main_precision),
+            marker=False,
         )
         if lv != slope_level:
             roof_rows += _roof_rows(
-                f"ridge-{lv}", group_label[main_precision], lv, fig.peaks[main_precision],
-                fig.bandwidths[lv], x_min, x_max, parts=("ridge",),
+                f"ridge-{lv}",
+                group_label[main_precision],
+                lv,
+                fig.peaks[main_precision],
+                fig.bandwidths[lv],
+                x_min,
+                x_max,
+                parts=("ridge",),
                 unit=_unit(catalog, main_precision),
             )
 
@@ -565,15 +652,18 @@ def comparison_parts(
     catalog = compiled.catalog
     unit = _unit(catalog, precision)
     usable = [
-        d for d in device_ids
+        d
+        for d in device_ids
         if precision in compiled.devices[d].peaks and "dram" in compiled.devices[d].bandwidths
     ]
     ridges = [_f(compiled.devices[d].ridges[precision]["dram"]) for d in usable]
     peaks = [_f(compiled.devices[d].peaks[precision]) for d in usable]
     bws = [_f(compiled.devices[d].bandwidths["dram"]) for d in usable]
     scales = _scales(
-        ridges or [1.0], [b * min(ridges or [1.0]) / 3 for b in bws] or [1.0],
-        peaks or [1.0], "Arithmetic intensity (FLOP/B, against DRAM)",
+        ridges or [1.0],
+        [b * min(ridges or [1.0]) / 3 for b in bws] or [1.0],
+        peaks or [1.0],
+        "Arithmetic intensity (FLOP/B, against DRAM)",
         f"Attainable rate ({unit}/s)",
     )
     x_min, x_max = scales.x_domain
@@ -582,12 +672,29 @@ def comparison_parts(
     for d, name in zip(usable, names, strict=True):
         fig = compiled.devices[d]
         rows += _roof_rows(
-            d, name, "dram", fig.peaks[precision], fig.bandwidths["dram"], x_min, x_max,
+            d,
+            name,
+            "dram",
+            fig.peaks[precision],
+            fig.bandwidths["dram"],
+            x_min,
+            x_max,
             unit=unit,
         )
     sliders, peak_expr, bw_expr = _sliders(None, None)
-    palette = [*PALETTE, "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",
-               "#f7b6d2", "#dbdb8d", "#9edae5", "#393b79"]
+    palette = [
+        *PALETTE,
+        "#aec7e8",
+        "#ffbb78",
+        "#98df8a",
+        "#ff9896",
+        "#c5b0d5",
+        "#c49c94",
+        "#f7b6d2",
+        "#dbdb8d",
+        "#9edae5",
+        "#393b79",
+    ]
     label = catalog.precisions[precision].label
     roofline = Roofline(
         title=f"Rooflines of {len(usable)} devices at {label} (DRAM)",
@@ -635,11 +742,15 @@ class KernelDots:
                 "x": _field(
                     "x:Q",
                     scale={"type": "log", "domain": [low, high], "nice": False},
-                    axis={"title": "Attainable rate (FLOP/s; OP/s for integer precisions)",
-                          "format": "~s", "values": _decades(low, high)},
+                    axis={
+                        "title": "Attainable rate (FLOP/s; OP/s for integer precisions)",
+                        "format": "~s",
+                        "values": _decades(low, high),
+                    },
                 ),
                 "y": _field(
-                    "device:N", sort=list(self.device_names),
+                    "device:N",
+                    sort=list(self.device_names),
                     axis={"title": None, "labelLimit": 240},
                 ),
                 "yOffset": _field("case:N", sort=list(self.cases)),
@@ -650,9 +761,15 @@ class KernelDots:
                 ),
                 "shape": _field("case:N", sort=list(self.cases), legend={"title": "Case"}),
                 "tooltip": _tooltips(
-                    [("case:N", "case"), ("device:N", "device"), ("precision:N", "precision"),
-                     ("intensity_label:N", "intensity"), ("attainable_label:N", "attainable"),
-                     ("bound:N", "limited by"), ("share_label:N", "share of peak")]
+                    [
+                        ("case:N", "case"),
+                        ("device:N", "device"),
+                        ("precision:N", "precision"),
+                        ("intensity_label:N", "intensity"),
+                        ("attainable_label:N", "attainable"),
+                        ("bound:N", "limited by"),
+                        ("share_label:N", "share of peak"),
+                    ]
                 ),
             },
             "transform": _calculate(
@@ -667,8 +784,12 @@ class KernelDots:
             "background": "white",
             "config": {
                 "view": dict(_VIEW_CONFIG),
-                "legend": {"labelLimit": 260, "titleLimit": 220, "orient": "bottom",
-                           "direction": "vertical"},
+                "legend": {
+                    "labelLimit": 260,
+                    "titleLimit": 220,
+                    "orient": "bottom",
+                    "direction": "vertical",
+                },
             },
             "datasets": {"results": self.rows},
         }

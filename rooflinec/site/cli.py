@@ -57,8 +57,12 @@ def register(
         "changes (mkdocs serve with the specs folder watched).",
     )
     specs_arg(p)
-    p.add_argument("--dev-addr", default="127.0.0.1:8000", metavar="HOST:PORT",
-                   help="address to serve on (default: 127.0.0.1:8000)")
+    p.add_argument(
+        "--dev-addr",
+        default="127.0.0.1:8000",
+        metavar="HOST:PORT",
+        help="address to serve on (default: 127.0.0.1:8000)",
+    )
     table["build"] = cmd_build
     table["serve"] = cmd_serve
 

@@ -72,8 +72,7 @@ def external_link(text: Any, url: str) -> Markup:
     if not url.startswith("https://") or any(c in url for c in " \t\r\n<>\"'`"):
         return md(text)
     return Markup(
-        f'<a href="{attr(url)}" rel="noopener noreferrer" class="rooflinec-external">'
-        f"{md(text)}</a>"
+        f'<a href="{attr(url)}" rel="noopener noreferrer" class="rooflinec-external">{md(text)}</a>'
     )
 
 
@@ -97,13 +96,52 @@ def script_json(data: Any) -> Markup:
 # --------------------------------------------------------------------------- sanitiser
 
 _MATHML = {
-    "math", "mrow", "mi", "mn", "mo", "mfrac", "msup", "msub", "msubsup", "mtext", "mspace",
+    "math",
+    "mrow",
+    "mi",
+    "mn",
+    "mo",
+    "mfrac",
+    "msup",
+    "msub",
+    "msubsup",
+    "mtext",
+    "mspace",
 }
-_TAGS = set(nh3.ALLOWED_TAGS) | {
-    "details", "summary", "figure", "figcaption", "caption", "div", "span", "section",
-    "table", "thead", "tbody", "tfoot", "tr", "th", "td", "colgroup", "col", "img",
-    "abbr", "dl", "dt", "dd", "sup", "sub", "kbd", "small", "mark", "nav",
-} | _MATHML
+_TAGS = (
+    set(nh3.ALLOWED_TAGS)
+    | {
+        "details",
+        "summary",
+        "figure",
+        "figcaption",
+        "caption",
+        "div",
+        "span",
+        "section",
+        "table",
+        "thead",
+        "tbody",
+        "tfoot",
+        "tr",
+        "th",
+        "td",
+        "colgroup",
+        "col",
+        "img",
+        "abbr",
+        "dl",
+        "dt",
+        "dd",
+        "sup",
+        "sub",
+        "kbd",
+        "small",
+        "mark",
+        "nav",
+    }
+    | _MATHML
+)
 _COMMON = {"id", "class", "title", "lang", "dir"}
 _ATTRIBUTES: dict[str, set[str]] = {
     "*": _COMMON,

@@ -62,8 +62,17 @@ log = logging.getLogger("mkdocs.plugins.rooflinec")
 ASSET_DIR = "assets/rooflinec"
 SPECS_POLL_SECONDS = 0.1
 NAV_PAGES = frozenset(
-    {"index.md", "devices/index.md", "kernels/index.md", "comparison.md", "sources.md",
-     "conflicts.md", "glossary.md", "changelog.md", "changes.md"}
+    {
+        "index.md",
+        "devices/index.md",
+        "kernels/index.md",
+        "comparison.md",
+        "sources.md",
+        "conflicts.md",
+        "glossary.md",
+        "changelog.md",
+        "changes.md",
+    }
 )
 
 
@@ -307,9 +316,7 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
                 log.warning(f"rooflinec: docs_dir has its own {page.path}; it is replaced")
                 files.remove(files.get_file_from_path(page.path))  # type: ignore[arg-type]
             inclusion = (
-                InclusionLevel.INCLUDED
-                if page.path in NAV_PAGES
-                else InclusionLevel.NOT_IN_NAV
+                InclusionLevel.INCLUDED if page.path in NAV_PAGES else InclusionLevel.NOT_IN_NAV
             )
             self._add(
                 files,
@@ -441,9 +448,7 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
             return None
         return generated.slots.fill(sanitize(html))
 
-    def on_post_page(
-        self, output: str, /, *, page: Page, config: MkDocsConfig
-    ) -> str | None:
+    def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str | None:
         return compact_html(output)
 
     def on_serve(
@@ -463,4 +468,3 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
             else:
                 server.watch(str(self.specs_dir))
         return server
-

@@ -111,8 +111,9 @@ class _Tab:
                 return result
 
     def evaluate(self, expression: str) -> Any:
-        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True,
-                           awaitPromise=True)
+        result = self.call(
+            "Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True
+        )
         return result.get("result", {}).get("value")
 
     def wait_for(self, event: str, timeout: float) -> bool:
@@ -143,8 +144,13 @@ class Browser:
         try:
             for domain in ("Page", "Runtime", "Log", "Network"):
                 tab.call(f"{domain}.enable")
-            tab.call("Emulation.setDeviceMetricsOverride", width=1280, height=2000,
-                     deviceScaleFactor=1, mobile=False)
+            tab.call(
+                "Emulation.setDeviceMetricsOverride",
+                width=1280,
+                height=2000,
+                deviceScaleFactor=1,
+                mobile=False,
+            )
             tab.call("Page.navigate", url=url)
             tab.wait_for("Page.loadEventFired", 30)
             visit = Visit()
@@ -199,7 +205,8 @@ class Browser:
                     details = params.get("exceptionDetails", {})
                     visit.console_errors.append(json.dumps(details)[:500])
                 elif method == "Runtime.consoleAPICalled" and params.get("type") in (
-                    "error", "assert"
+                    "error",
+                    "assert",
                 ):
                     visit.console_errors.append(json.dumps(params.get("args"))[:500])
                 elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
@@ -225,13 +232,23 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
     profile = tmp_path_factory.mktemp("chromium-profile")
     process = subprocess.Popen(
         [
-            str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu",
-            "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run", "--disable-default-apps",
-            "--disable-extensions", "--mute-audio", f"--user-data-dir={profile}",
-            "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-default-apps",
+            "--disable-extensions",
+            "--mute-audio",
+            f"--user-data-dir={profile}",
+            "--remote-debugging-address=127.0.0.1",
+            "--remote-debugging-port=0",
             "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-            "--window-size=1280,2000", "about:blank",
+            "--window-size=1280,2000",
+            "about:blank",
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -264,9 +281,11 @@ def site_url(tmp_path_factory: pytest.TempPathFactory, browser: Browser) -> Iter
 def test_page_in_a_browser(kind: str, site_url: str, browser: Browser) -> None:
     """Loads with no error and no outside request; the chart is drawn live; tables present."""
     visit = browser.visit(f"{site_url}/{PAGES[kind]}", ARTIFACTS / f"site-{kind}.png")
-    outside = [u for u in visit.requests
-               if urlparse(u).scheme not in ("data", "blob")
-               and urlparse(u).hostname != "127.0.0.1"]
+    outside = [
+        u
+        for u in visit.requests
+        if urlparse(u).scheme not in ("data", "blob") and urlparse(u).hostname != "127.0.0.1"
+    ]
     assert outside == []
     assert visit.failed == []
     assert visit.console_errors == []

@@ -67,7 +67,8 @@ class CatalogPages(PageModel):
                     "device": page.device_link(d),
                     "cells": [
                         format_number(fig.ridges[q]["dram"])
-                        if q in fig.ridges and "dram" in fig.ridges[q] else "–"
+                        if q in fig.ridges and "dram" in fig.ridges[q]
+                        else "–"
                         for q in precisions
                     ],
                 }
@@ -128,8 +129,15 @@ class CatalogPages(PageModel):
             for sid, src in sources.items():
                 entry = entries.setdefault(
                     (src.url, src.title),
-                    {"title": src.title, "url": src.url, "publisher": src.publisher,
-                     "kind": src.kind, "published": src.published, "notes": [], "uses": []},
+                    {
+                        "title": src.title,
+                        "url": src.url,
+                        "publisher": src.publisher,
+                        "kind": src.kind,
+                        "published": src.published,
+                        "notes": [],
+                        "uses": [],
+                    },
                 )
                 if src.note and src.note not in entry["notes"]:
                     entry["notes"].append(src.note)
@@ -142,8 +150,10 @@ class CatalogPages(PageModel):
         # Every sources page is at the site's root: an entry's links are the same on each, so
         # each entry is rendered once and the pages are cut by the entries' real size.
         first = _Page("sources.md", self)
-        rendered = [Markup(self._render("source_entry.md.j2", first, s=self._source_entry(
-            first, e))) for e in ordered]
+        rendered = [
+            Markup(self._render("source_entry.md.j2", first, s=self._source_entry(first, e)))
+            for e in ordered
+        ]
         chunks = _pages_by_size(rendered, len, SOURCES_PAGE_BUDGET)
         out = []
         for n, chunk in enumerate(chunks, start=1):
@@ -184,8 +194,12 @@ class CatalogPages(PageModel):
                     "cited": cited,
                 }
             )
-        return {**e, "link": external_link(e["title"], e["url"]), "uses": uses,
-                "more_uses": max(0, len(e["uses"]) - MAX_USES)}
+        return {
+            **e,
+            "link": external_link(e["title"], e["url"]),
+            "uses": uses,
+            "more_uses": max(0, len(e["uses"]) - MAX_USES),
+        }
 
     def _cited(self, page: _Page, kind: str, ident: str, sid: str) -> list[Markup]:
         """What a spec cites a source for: a device's figures link to their audit trail."""
@@ -213,7 +227,8 @@ class CatalogPages(PageModel):
         entries: list[tuple[str, str, str, str, Any]] = []
         for kind, ident, name, _ in self._specs():
             specs: dict[str, dict[str, Any]] = {
-                "device": dict(self.catalog.devices), "kernel": dict(self.catalog.kernels),
+                "device": dict(self.catalog.devices),
+                "kernel": dict(self.catalog.kernels),
                 "method": dict(self.catalog.methods),
             }
             spec = specs[kind][ident]

@@ -110,6 +110,7 @@ def _numbered(path: str, n: int) -> str:
     stem, ext = posixpath.splitext(path)
     return f"{stem}-{n}{ext}"
 
+
 def _index_size() -> int:
     """Rows per index page. Read from the package at call time: `pages.PER_INDEX_PAGE`
     is the one setting (a test lowers it to build a many-page index from a small catalog)."""
@@ -176,7 +177,7 @@ class _Page:
             f' alt="{attr(chart.description)}"'
             f' width="{width}" height="{height}"></div>'
             f'<script type="application/json" id="{spec_id}">{script_json(chart.spec)}</script>'
-            f'<figcaption>{attr(chart.title)}. '
+            f"<figcaption>{attr(chart.title)}. "
             '<span class="rooflinec-hint">Hover a point for its values; the sliders below the '
             "chart scale the ceilings (they need JavaScript).</span> "
             f'Download: <a href="{attr(base)}.vl.json" download>Vega-Lite JSON</a> · '
@@ -199,6 +200,7 @@ def _placeholder_svg(chart: charts.Chart) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{charts.WIDTH}" '
         f'height="{charts.HEIGHT}"><text x="10" y="20">{attr(chart.title)}</text></svg>\n'
     )
+
 
 def _is_date(text: str) -> bool:
     try:

@@ -13,7 +13,8 @@ class HomePages(PageModel):
     def home_section(self, path: str = "index.md") -> GeneratedPage:
         """The generated part of the home page: the cross-device comparison."""
         devices = [
-            d for d in self.catalog.devices
+            d
+            for d in self.catalog.devices
             if self.chart_precision in self.compiled.devices[d].peaks
         ][:MAX_HOME_DEVICES]
         page = _Page(path, self)

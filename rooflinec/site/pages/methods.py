@@ -16,16 +16,35 @@ class MethodPages(PageModel):
     """The method pages."""
 
     KNOWN_METHOD_KEYS = frozenset(
-        {"id", "title", "summary", "symbols", "formulas", "inputs", "outputs", "assumptions",
-         "uncertainty", "limits", "origin", "glossary", "examples", "sources", "versions"}
+        {
+            "id",
+            "title",
+            "summary",
+            "symbols",
+            "formulas",
+            "inputs",
+            "outputs",
+            "assumptions",
+            "uncertainty",
+            "limits",
+            "origin",
+            "glossary",
+            "examples",
+            "sources",
+            "versions",
+        }
     )
 
     def method_page(self, method: Method) -> GeneratedPage:
         path = f"method/{method.id}.md"
         page = _Page(path, self)
         formulas = [
-            {"name": f.name, "formula": f.formula, "math": page.math(f.formula),
-             "meaning": f.meaning}
+            {
+                "name": f.name,
+                "formula": f.formula,
+                "math": page.math(f.formula),
+                "meaning": f.meaning,
+            }
             for f in method.formulas
         ]
         examples = []
@@ -37,12 +56,14 @@ class MethodPages(PageModel):
                 rows.append(
                     {
                         "output": e.output.replace("_", " "),
-                        "case": page.case_link(e.case, e.case) if e.case in self.catalog.cases
+                        "case": page.case_link(e.case, e.case)
+                        if e.case in self.catalog.cases
                         else (e.case or "–"),
                         "level": _level_name(e.level) if e.level else "–",
                         "expected": e.text,
                         "computed": self._computed(e.output, o.actual, ex.precision),
-                        "tolerance": "exact" if isinstance(e.value, str)
+                        "tolerance": "exact"
+                        if isinstance(e.value, str)
                         else format_percent(e.tolerance, 2),
                         "passed": o.passed,
                     }
@@ -52,10 +73,12 @@ class MethodPages(PageModel):
                     "id": ex.id,
                     "name": ex.name,
                     "description": ex.description,
-                    "device": page.device_link(ex.device) if ex.device in self.catalog.devices
+                    "device": page.device_link(ex.device)
+                    if ex.device in self.catalog.devices
                     else ex.device,
                     "precision": self.catalog.precisions[ex.precision].label
-                    if ex.precision in self.catalog.precisions else ex.precision,
+                    if ex.precision in self.catalog.precisions
+                    else ex.precision,
                     "cases": [page.case_link(c, c) for c in ex.cases if c in self.catalog.cases],
                     "rows": rows,
                     "passed": all(r["passed"] for r in rows),
@@ -92,11 +115,19 @@ class MethodPages(PageModel):
             return "none"
         if isinstance(actual, str):
             return actual
-        unit = self.catalog.precisions[precision].unit if precision in self.catalog.precisions \
+        unit = (
+            self.catalog.precisions[precision].unit
+            if precision in self.catalog.precisions
             else "FLOP"
+        )
         units = {
-            "peak": f"{unit}/s", "attainable": f"{unit}/s", "bandwidth": "B/s",
-            "ridge": f"{unit}/B", "intensity": f"{unit}/B", "flops": unit, "bytes": "B",
+            "peak": f"{unit}/s",
+            "attainable": f"{unit}/s",
+            "bandwidth": "B/s",
+            "ridge": f"{unit}/B",
+            "intensity": f"{unit}/B",
+            "flops": unit,
+            "bytes": "B",
             "time": "s",
         }
         if output in units:
@@ -114,7 +145,6 @@ def _strings(value: Any) -> list[str]:
     return [str(value)]
 
 
-
 def _plain(value: Any) -> dict[str, Any]:
     """An unknown method section as something a template can show: text, list or table."""
     if isinstance(value, list) and all(isinstance(v, dict) for v in value):
@@ -124,6 +154,9 @@ def _plain(value: Any) -> dict[str, Any]:
     if isinstance(value, list):
         return {"kind": "list", "items": [str(v) for v in value]}
     if isinstance(value, dict):
-        return {"kind": "table", "keys": ["key", "value"],
-                "rows": [[k, str(v)] for k, v in value.items()]}
+        return {
+            "kind": "table",
+            "keys": ["key", "value"],
+            "rows": [[k, str(v)] for k, v in value.items()],
+        }
     return {"kind": "text", "text": str(value)}

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rooflinec.build.builder import Builder
-from rooflinec.build.examples import build_examples
+from rooflinec.assemble.builder import Builder
+from rooflinec.assemble.examples import build_examples
 from rooflinec.catalog import Method, MethodFormula
 from rooflinec.loader import Document, PathKey
 

@@ -6,7 +6,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from rooflinec.build.builder import Builder
+from rooflinec.assemble.builder import Builder
 from rooflinec.catalog import LEVELS, Example, Expectation
 from rooflinec.loader import Document, PathKey
 from rooflinec.quantities import Dimension

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rooflinec.build.builder import Builder
+from rooflinec.assemble.builder import Builder
 from rooflinec.catalog import Case, Measured, Precision, Source
 from rooflinec.loader import Document, PathKey
 from rooflinec.quantities import Dimension

@@ -8,9 +8,9 @@ from __future__ import annotations
 import keyword
 from fractions import Fraction
 
-from rooflinec.build.builder import Builder
-from rooflinec.build.cases import build_case
-from rooflinec.build.examples import build_examples
+from rooflinec.assemble.builder import Builder
+from rooflinec.assemble.cases import build_case
+from rooflinec.assemble.examples import build_examples
 from rooflinec.catalog import Case, Kernel, Precision
 from rooflinec.formulas import FUNCTIONS, EvaluationError, Formula, FormulaError
 from rooflinec.loader import Document, PathKey

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from rooflinec.build.builder import Builder
-from rooflinec.build.examples import build_examples
+from rooflinec.assemble.builder import Builder
+from rooflinec.assemble.examples import build_examples
 from rooflinec.catalog import (
     LEVELS,
     Alternative,

@@ -1,4 +1,4 @@
-"""Build the catalog from a specs folder: load, validate, type, cross-check.
+"""Assemble the catalog from a specs folder: load, validate, type, cross-check.
 
 `build_catalog(folder)` returns the catalog (None when errors stop it) and every
 diagnostic found, all at once, so a pull request sees all its mistakes in one run.
@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rooflinec.build.builder import Builder
-from rooflinec.build.collect import Broken, Collector
-from rooflinec.build.devices import build_device
-from rooflinec.build.examples import printed_tolerance
-from rooflinec.build.files import SpecFiles, discover, display_path
-from rooflinec.build.kernels import MAX_COUNT, RESERVED_SYMBOL, build_kernel
-from rooflinec.build.load import load_documents
-from rooflinec.build.methods import build_method
-from rooflinec.build.precisions import build_precisions
-from rooflinec.build.references import cross_check
+from rooflinec.assemble.builder import Builder
+from rooflinec.assemble.collect import Broken, Collector
+from rooflinec.assemble.devices import build_device
+from rooflinec.assemble.examples import printed_tolerance
+from rooflinec.assemble.files import SpecFiles, discover, display_path
+from rooflinec.assemble.kernels import MAX_COUNT, RESERVED_SYMBOL, build_kernel
+from rooflinec.assemble.load import load_documents
+from rooflinec.assemble.methods import build_method
+from rooflinec.assemble.precisions import build_precisions
+from rooflinec.assemble.references import cross_check
 from rooflinec.catalog import Catalog
 from rooflinec.errors import Diagnostic, Location, SpecError
 from rooflinec.loader import Loader, load_file

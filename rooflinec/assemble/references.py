@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rooflinec.build.builder import Builder
+from rooflinec.assemble.builder import Builder
 from rooflinec.catalog import Catalog, Example
 from rooflinec.loader import Document, PathKey
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
-from rooflinec.build.collect import Broken, Collector
+from rooflinec.assemble.collect import Broken, Collector
 from rooflinec.catalog import Example, Precision, Source, Version
 from rooflinec.errors import Location
 from rooflinec.formulas import Formula, FormulaError, parse_formula

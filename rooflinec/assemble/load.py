@@ -6,8 +6,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from rooflinec.build.collect import Broken, Collector
-from rooflinec.build.files import SpecFiles, display_path
+from rooflinec.assemble.collect import Broken, Collector
+from rooflinec.assemble.files import SpecFiles, display_path
 from rooflinec.errors import SpecError
 from rooflinec.loader import Document, Loader, load_file
 from rooflinec.schema import validate
