@@ -160,7 +160,8 @@ def catalog_csv(catalog: Catalog, *, today: datetime.date | None = None) -> str:
 def cmd_export(opts: Any, out: TextIO) -> int:
     """`rooflinec export`: build the catalog (exit 1 on spec errors) and write it out."""
     from rooflinec.assemble import catalog_or_raise
-    from rooflinec.cli.commands import EXIT_OK, specs_folder
+    from rooflinec.cli.commands import EXIT_OK
+    from rooflinec.pipeline import specs_folder
 
     catalog = catalog_or_raise(specs_folder(opts.specs))
     writer = catalog_json if opts.format == "json" else catalog_csv

@@ -52,7 +52,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 def _compiled(config: pytest.Config, root: Path) -> Any:
     cache = config.stash.setdefault(_COMPILED_KEY, {})
     if root not in cache:
-        from rooflinec.cli.commands import compiled_or_raise
+        from rooflinec.pipeline import compiled_or_raise
 
         cache[root] = compiled_or_raise(root)
     return cache[root]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rooflinec.site import plugin
+from rooflinec import pipeline
 from rooflinec.site.build import _write_config, site_config
 
 REPO = Path(__file__).resolve().parents[1]
@@ -87,8 +87,8 @@ def test_dirty_rebuild_renders_only_what_changed(tmp_path: Path) -> None:
     # What is served equals a clean build of the edited specs, search index included.
     clean = tmp_path / "clean"
     # From scratch: no compiled catalog, no loaded document kept from the builds above.
-    plugin._COMPILED.clear()
-    plugin._DOCUMENTS.clear()
+    pipeline._COMPILED.clear()
+    pipeline._DOCUMENTS.clear()
     _build(tmp_path / "b", specs, clean, dirty=False)
     expected = _state(clean)
     differ = [

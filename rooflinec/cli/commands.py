@@ -9,64 +9,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from rooflinec.catalog_export import register_export
-from rooflinec.errors import Diagnostic, UsageError
+from rooflinec.compiler import BULK_ROWS
+from rooflinec.errors import UsageError
+from rooflinec.pipeline import checked, compiled_or_raise, specs_folder
 
 EXIT_OK, EXIT_SPEC = 0, 1
-
-
-def specs_folder(specs: Path | None) -> Path:
-    from rooflinec.resources import default_specs_dir
-
-    folder = specs if specs is not None else default_specs_dir()
-    if not folder.is_dir():
-        raise UsageError(f"specs folder not found: {folder}")
-    return folder
-
-
-def checked(
-    folder: Path, *, strict: bool = False, load: Any = None
-) -> tuple[Any, list[Diagnostic], int]:
-    """Build, compile, run the examples and the lints: (compiled or None, diagnostics, files).
-
-    `load` reads one spec file (default: the loader's `load_file`; `serve` passes a cache).
-    """
-    from rooflinec.assemble import build_catalog, discover
-    from rooflinec.compiler import compile_catalog
-    from rooflinec.examples import check_examples
-    from rooflinec.lints import lint_catalog
-
-    files = discover(folder)
-    count = (
-        (1 if files.precisions else 0)
-        + len(files.devices)
-        + len(files.kernels)
-        + len(files.methods)
-    )
-    catalog, diagnostics = build_catalog(folder, **({"load": load} if load else {}))
-    if catalog is None:
-        return None, diagnostics, count
-    compiled = compile_catalog(catalog)
-    diagnostics = [*diagnostics, *compiled.diagnostics, *check_examples(compiled)]
-    for lint in lint_catalog(catalog):
-        diagnostics.append(lint if not strict else _as_error(lint))
-    diagnostics.sort(key=Diagnostic.sort_key)
-    return compiled, diagnostics, count
-
-
-def _as_error(d: Diagnostic) -> Diagnostic:
-    return Diagnostic(d.location, d.message, d.path, "error", d.code)
-
-
-def compiled_or_raise(folder: Path) -> Any:
-    """The compiled catalog, or `SpecError` when the specs do not build.
-
-    Failing reference examples and lints are `check`'s business: compile, explain
-    and diff still show the figures of a catalog whose example no longer holds.
-    """
-    from rooflinec.assemble import catalog_or_raise
-    from rooflinec.compiler import compile_catalog
-
-    return compile_catalog(catalog_or_raise(folder))
 
 
 def cmd_check(opts: Any, out: TextIO) -> int:
@@ -83,12 +30,6 @@ def _unknown(kind: str, wanted: list[str], known: Any) -> None:
         if item not in known:
             names = ", ".join(sorted(known))
             raise UsageError(f"unknown {kind} '{item}' (known: {names})")
-
-
-#: From this many rows on, `compile --format json|csv` takes the columnar path
-#: (`rooflinec.bulk`): the same document, numbers equal to ~15 significant digits,
-#: streamed, at a tenth of the time. Smaller catalogs, and `table`, stay exact.
-BULK_ROWS = 20_000
 
 
 def _rows(catalog: Any, opts: Any) -> int:

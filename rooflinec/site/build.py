@@ -155,8 +155,8 @@ def build_site(
     from mkdocs.exceptions import MkDocsException
 
     from rooflinec.errors import SpecError
+    from rooflinec.pipeline import compiled_or_diagnostics
     from rooflinec.resources import site_dir
-    from rooflinec.site.plugin import compiled_or_diagnostics
 
     started = time.perf_counter()
     specs = specs.resolve()

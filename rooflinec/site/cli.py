@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from rooflinec.cli import commands
+from rooflinec.pipeline import specs_folder
 
 DEFAULT_OUT = Path("build/site")
 
@@ -16,7 +17,7 @@ DEFAULT_OUT = Path("build/site")
 def cmd_build(opts: Any, out: TextIO) -> int:
     from rooflinec.site.build import build_site
 
-    folder = commands.specs_folder(opts.specs)
+    folder = specs_folder(opts.specs)
     target = opts.out if opts.out is not None else DEFAULT_OUT
     verbose = bool(opts.extra.get("verbose", False))
     seconds = build_site(folder, target, verbose=verbose)
@@ -27,7 +28,7 @@ def cmd_build(opts: Any, out: TextIO) -> int:
 def cmd_serve(opts: Any, out: TextIO) -> int:
     from rooflinec.site.build import serve_site
 
-    folder = commands.specs_folder(opts.specs)
+    folder = specs_folder(opts.specs)
     serve_site(folder, str(opts.extra.get("dev_addr") or "127.0.0.1:8000"))
     return commands.EXIT_OK
 

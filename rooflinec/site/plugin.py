@@ -47,7 +47,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from rooflinec.errors import Diagnostic
-from rooflinec.loader import DocumentCache
+from rooflinec.pipeline import compiled_or_diagnostics
 from rooflinec.site.escape import compact_html, sanitize
 
 if TYPE_CHECKING:
@@ -111,44 +111,6 @@ class SpecPluginError(PluginError):
         self.diagnostics = tuple(diagnostics)
         lines = "\n".join(str(d) for d in diagnostics) or f"{folder}: the catalog did not compile"
         super().__init__(f"rooflinec: spec errors\n{lines}")
-
-
-_COMPILED: dict[Path, tuple[tuple[tuple[str, int, int], ...], Any]] = {}
-
-
-def _signature(folder: Path) -> tuple[tuple[str, int, int], ...]:
-    """What the compiled catalog depends on: every file's path, size and change time."""
-    out = []
-    for path in sorted(folder.rglob("*")):
-        if path.is_file():
-            stat = path.stat()
-            out.append((str(path), stat.st_size, stat.st_mtime_ns))
-    return tuple(out)
-
-
-# Spec files of the last compile by signature: after an edit in `serve` only the
-# edited file is parsed again.
-_DOCUMENTS = DocumentCache()
-
-
-def compiled_or_diagnostics(folder: Path) -> tuple[Any, list[Diagnostic]]:
-    """(compiled catalog or None, diagnostics); cached while no file of `folder` changes,
-    so `rooflinec build` (which checks the specs first) and `serve` compile once; after
-    an edit, only the files that changed are parsed again."""
-    from rooflinec.cli.commands import checked
-
-    key = folder.resolve()
-    signature = _signature(key)
-    hit = _COMPILED.get(key)
-    if hit is not None and hit[0] == signature:
-        return hit[1], []
-    _DOCUMENTS.begin()
-    compiled, diagnostics, _ = checked(folder, load=_DOCUMENTS.load)
-    _DOCUMENTS.commit()
-    if compiled is not None and not any(d.severity == "error" for d in diagnostics):
-        _COMPILED.clear()
-        _COMPILED[key] = (signature, compiled)
-    return compiled, diagnostics
 
 
 def compile_specs(folder: Path) -> Any:

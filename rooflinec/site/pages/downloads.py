@@ -33,7 +33,7 @@ class DownloadFiles(PageModel):
     def _results_files(self, results: Sequence[Any]) -> dict[str, str]:
         """results.json and results.csv; a large catalog takes the columnar path, as
         `rooflinec compile` does, since exact rows cost ~0.2 ms each to write."""
-        from rooflinec.cli.commands import BULK_ROWS
+        from rooflinec.compiler import BULK_ROWS
 
         if len(results) < BULK_ROWS:
             return {

@@ -1,0 +1,109 @@
+"""The pipeline below the CLI, the site and the pytest plugin: specs folder → checked
+catalog → compiled results.
+
+`checked` runs every stage `rooflinec check` reports on (build, compile, reference
+examples, lints); `compiled_or_raise` is what compile, explain and diff need;
+`compiled_or_diagnostics` is `checked` with a cache keyed by the files' signatures, so
+`rooflinec build` (which checks first) and every `serve` rebuild compile once, and after
+an edit only the files that changed are parsed again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rooflinec.errors import Diagnostic, UsageError
+from rooflinec.loader import DocumentCache
+
+
+def specs_folder(specs: Path | None) -> Path:
+    """`--specs` when given, else `./specs` when present, else the bundled catalog."""
+    from rooflinec.resources import default_specs_dir
+
+    folder = specs if specs is not None else default_specs_dir()
+    if not folder.is_dir():
+        raise UsageError(f"specs folder not found: {folder}")
+    return folder
+
+
+def checked(
+    folder: Path, *, strict: bool = False, load: Any = None
+) -> tuple[Any, list[Diagnostic], int]:
+    """Build, compile, run the examples and the lints: (compiled or None, diagnostics, files).
+
+    `load` reads one spec file (default: the loader's `load_file`; `serve` passes a cache).
+    """
+    from rooflinec.assemble import build_catalog, discover
+    from rooflinec.compiler import compile_catalog
+    from rooflinec.examples import check_examples
+    from rooflinec.lints import lint_catalog
+
+    files = discover(folder)
+    count = (
+        (1 if files.precisions else 0)
+        + len(files.devices)
+        + len(files.kernels)
+        + len(files.methods)
+    )
+    catalog, diagnostics = build_catalog(folder, **({"load": load} if load else {}))
+    if catalog is None:
+        return None, diagnostics, count
+    compiled = compile_catalog(catalog)
+    diagnostics = [*diagnostics, *compiled.diagnostics, *check_examples(compiled)]
+    for lint in lint_catalog(catalog):
+        diagnostics.append(lint if not strict else _as_error(lint))
+    diagnostics.sort(key=Diagnostic.sort_key)
+    return compiled, diagnostics, count
+
+
+def _as_error(d: Diagnostic) -> Diagnostic:
+    return Diagnostic(d.location, d.message, d.path, "error", d.code)
+
+
+def compiled_or_raise(folder: Path) -> Any:
+    """The compiled catalog, or `SpecError` when the specs do not build.
+
+    Failing reference examples and lints are `check`'s business: compile, explain
+    and diff still show the figures of a catalog whose example no longer holds.
+    """
+    from rooflinec.assemble import catalog_or_raise
+    from rooflinec.compiler import compile_catalog
+
+    return compile_catalog(catalog_or_raise(folder))
+
+
+_COMPILED: dict[Path, tuple[tuple[tuple[str, int, int], ...], Any]] = {}
+
+
+def _signature(folder: Path) -> tuple[tuple[str, int, int], ...]:
+    """What the compiled catalog depends on: every file's path, size and change time."""
+    out = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            stat = path.stat()
+            out.append((str(path), stat.st_size, stat.st_mtime_ns))
+    return tuple(out)
+
+
+# Spec files of the last compile by signature: after an edit in `serve` only the
+# edited file is parsed again.
+_DOCUMENTS = DocumentCache()
+
+
+def compiled_or_diagnostics(folder: Path) -> tuple[Any, list[Diagnostic]]:
+    """(compiled catalog or None, diagnostics); cached while no file of `folder` changes,
+    so `rooflinec build` (which checks the specs first) and `serve` compile once; after
+    an edit, only the files that changed are parsed again."""
+    key = folder.resolve()
+    signature = _signature(key)
+    hit = _COMPILED.get(key)
+    if hit is not None and hit[0] == signature:
+        return hit[1], []
+    _DOCUMENTS.begin()
+    compiled, diagnostics, _ = checked(folder, load=_DOCUMENTS.load)
+    _DOCUMENTS.commit()
+    if compiled is not None and not any(d.severity == "error" for d in diagnostics):
+        _COMPILED.clear()
+        _COMPILED[key] = (signature, compiled)
+    return compiled, diagnostics
