@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 LEVELS: tuple[str, ...] = ("dram", "l2", "l1")
 LEVEL_NAMES = {"dram": "DRAM", "l2": "last on-chip level (L2)", "l1": "L1"}
+LEVEL_SHORT_NAMES = {"dram": "DRAM", "l2": "L2", "l1": "L1"}  # table headers, chart labels
 Counting = Literal["FLOP", "OP"]
 
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
+from rooflinec.catalog import LEVEL_SHORT_NAMES
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.provenance import (
     CONFLICT_THRESHOLD,
@@ -61,7 +62,7 @@ MAX_ALTERNATIVES = 20
 """Alternatives shown under one figure; the rest are in catalog.json (keeps a page small)."""
 MAX_CONFLICTING = 6
 """Conflicting values listed in one row of the conflicts page; the rest are on the audit."""
-LEVEL_NAMES = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
+LEVEL_NAMES = LEVEL_SHORT_NAMES
 
 
 # --------------------------------------------------------------------------- wording

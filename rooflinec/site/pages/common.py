@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from jinja2 import Environment, FileSystemBytecodeCache, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from rooflinec.catalog import LEVEL_SHORT_NAMES
 from rooflinec.site import charts
 from rooflinec.site.escape import Slots, attr, md, script_json
 from rooflinec.site.mathml import latex_to_mathml
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from rooflinec.site.pages.base import PageModel
 
 
-LEVEL_NAMES = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
+LEVEL_NAMES = LEVEL_SHORT_NAMES
 SOURCES_PAGE_BUDGET = 24_000  # Markdown characters of source entries per page
 MAX_CITED = 16  # figures listed for one spec under one source; the rest on the audit trail
 PER_CHANGELOG_PAGE = 200
