@@ -488,6 +488,17 @@ def device_roofline_parts(
     levels = [lv for lv in LEVELS if lv in fig.bandwidths]
     main_precision = chart_precision if chart_precision in fig.peaks else precisions[0]
 
+    # Precisions with the same peak share one roof ("FP8 · INT8"), drawn in the colour of
+    # the first; each memory level is one slope up to the highest roof.
+    groups: dict[Fraction, list[str]] = {}
+    for p in precisions:
+        groups.setdefault(fig.peaks[p], []).append(p)
+    group_label = {
+        p: " · ".join(catalog.precisions[q].label for q in members)
+        for members in groups.values()
+        for p in members
+    }
+
     markers: list[dict[str, Any]] = []
     measured: list[dict[str, Any]] = []
     for number, r in enumerate(results, start=1):
@@ -498,12 +509,13 @@ def device_roofline_parts(
         unit = _unit(catalog, r.precision)
         memory = _memory_ceiling(r)
         case = catalog.cases[r.case]
-        label = catalog.precisions[r.precision].label
+        # A marker takes the colour of its precision's roof.
+        key = group_label.get(r.precision, catalog.precisions[r.precision].label)
         markers.append(
             {
                 "n": str(number),
                 "case": case.name,
-                "key": label,
+                "key": key,
                 "unit": unit,
                 "x": _f(intensity),
                 "peak": _f(r.peak),
@@ -517,7 +529,7 @@ def device_roofline_parts(
                 {
                     "n": str(number),
                     "case": case.name,
-                    "key": label,
+                    "key": key,
                     "x": _f(intensity),
                     "y": _f(r.measured),
                     "measured_label": format_si(r.measured, f"{unit}/s"),
@@ -543,16 +555,6 @@ def device_roofline_parts(
     )
     x_min, x_max = scales.x_domain
 
-    # Precisions with the same peak share one roof ("FP8 · INT8"), drawn in the colour of
-    # the first; each memory level is one slope up to the highest roof.
-    groups: dict[Fraction, list[str]] = {}
-    for p in precisions:
-        groups.setdefault(fig.peaks[p], []).append(p)
-    group_label = {
-        p: " · ".join(catalog.precisions[q].label for q in members)
-        for members in groups.values()
-        for p in members
-    }
     roof_rows: list[dict[str, Any]] = []
     top = max(fig.peaks.values())
     slope_level = "dram" if "dram" in levels else levels[0]
@@ -601,11 +603,6 @@ def device_roofline_parts(
     sliders, peak_expr, bw_expr = _sliders(_f(device.compute_share), _f(device.memory_share))
     keys = list(dict.fromkeys(group_label[p] for p in precisions))
     labels = [catalog.precisions[p].label for p in precisions]
-    # Marker colours follow the roof of the marker's precision.
-    for m in markers:
-        m["key"] = group_label.get(_precision_id(catalog, m["key"]), m["key"])
-    for m in measured:
-        m["key"] = group_label.get(_precision_id(catalog, m["key"]), m["key"])
     datasets = {"roofs": roof_rows, "kernels": markers, "measured": measured}
     roofline = Roofline(
         title=f"Roofline of {device.name}",
@@ -630,13 +627,6 @@ def device_roofline_parts(
         "as numbered markers. The same data is in the table below the chart."
     )
     return roofline, description
-
-
-def _precision_id(catalog: Catalog, label: str) -> str:
-    for p in catalog.precisions.values():
-        if p.label == label:
-            return p.id
-    return label
 
 
 def comparison_chart(compiled: Compiled, device_ids: Sequence[str], precision: str) -> Chart:
