@@ -11,12 +11,13 @@ Three charts:
 - `comparison_chart`: every device's DRAM roofline at one precision.
 - `kernel_chart`: one kernel's cases, the attainable rate on every device.
 
-The specs are plain dicts, written here directly: the same JSON vega-altair writes for
-these charts, at a fraction of the cost (altair deep-copies layered charts on every
-operation; `tests/test_site_charts.py` checks the two agree). Each chart's data is also a
-table on its page (formatted with `rooflinec.formatting`). `render_svg` is the
-no-JavaScript fallback (cached by spec hash); `vega_bundle` is the Vega runtime, written
-once per site (cached in memory and on disk, since making it takes seconds).
+The specs are plain dicts, written here directly: a device roofline takes 0.15 ms this
+way and about 85 ms through vega-altair (which deep-copies layered charts on every
+operation), and building a site needs no altair. `rooflinec.notebook` loads the same
+specs into altair for notebooks. Each chart's data is also a table on its page (formatted
+with `rooflinec.formatting`). `render_svg` is the no-JavaScript fallback (cached by spec
+hash); `vega_bundle` is the Vega runtime, written once per site (cached in memory and on
+disk, since making it takes seconds).
 """
 
 from __future__ import annotations
@@ -39,7 +40,10 @@ from rooflinec.compiler import COMPUTE, Compiled, DeviceFigures, Result
 from rooflinec.formatting import format_percent, format_si
 
 __all__ = [
+    "DEFAULT_CHART_PRECISION",
+    "MAX_MARKERS",
     "Chart",
+    "chart_precision",
     "comparison_chart",
     "device_roofline",
     "kernel_chart",
@@ -65,6 +69,10 @@ PALETTE = (
 LEVEL_LABELS = {"dram": "DRAM", "l2": "L2 (last on-chip)", "l1": "L1"}
 LEVEL_DASH = {"dram": [1, 0], "l2": [6, 3], "l1": [2, 2]}
 SLIDER_MIN, SLIDER_MAX = 0.25, 4.0
+# Kernel cases marked on a device's roofline: its first declared ones, as on its page.
+MAX_MARKERS = 10
+# The precision the site's charts are drawn at unless mkdocs.yml sets `chart_precision`.
+DEFAULT_CHART_PRECISION = "bf16"
 
 
 @dataclass(frozen=True)
@@ -75,6 +83,12 @@ class Chart:
     title: str
     description: str  # alt text of the static rendering
     spec: dict[str, Any]
+
+
+def chart_precision(catalog: Catalog, wanted: str = DEFAULT_CHART_PRECISION) -> str:
+    """The precision a site of `catalog` draws its charts at: `wanted` when the catalog
+    has it, else its first precision (a device without it falls back to its own first)."""
+    return wanted if wanted in catalog.precisions else next(iter(catalog.precisions))
 
 
 def _f(value: Fraction | int | float) -> float:
@@ -118,9 +132,8 @@ def _memory_ceiling(result: Result) -> tuple[str, Fraction] | None:
 
 # --------------------------------------------------------------------------- spec pieces
 #
-# Vega-Lite as plain dicts: the same JSON vega-altair 6 writes for these charts (its
-# `to_dict`), without building (and deep-copying, layer by layer) altair objects first.
-# `tests/test_site_charts.py` builds the same charts with altair and compares the JSON.
+# Vega-Lite as plain dicts, in the shape vega-altair's `to_dict` gives (so a spec loaded
+# into altair writes the same JSON back); tests validate them against the schema.
 
 VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
 _TYPES = {"N": "nominal", "Q": "quantitative", "O": "ordinal", "T": "temporal"}
@@ -470,11 +483,11 @@ def device_roofline(
     chart_precision: str,
 ) -> Chart:
     """The roofline of one device with `results` (one per case) as numbered markers."""
-    roofline, description = device_roofline_parts(compiled, device_id, results, chart_precision)
+    roofline, description = _device_roofline_parts(compiled, device_id, results, chart_precision)
     return Chart("roofline", roofline.title, description, roofline.spec())
 
 
-def device_roofline_parts(
+def _device_roofline_parts(
     compiled: Compiled,
     device_id: str,
     results: Sequence[Result],
@@ -631,11 +644,11 @@ def device_roofline_parts(
 
 def comparison_chart(compiled: Compiled, device_ids: Sequence[str], precision: str) -> Chart:
     """Every device's DRAM roofline at `precision`, one colour per device."""
-    roofline, description = comparison_parts(compiled, device_ids, precision)
+    roofline, description = _comparison_parts(compiled, device_ids, precision)
     return Chart("comparison", roofline.title, description, roofline.spec())
 
 
-def comparison_parts(
+def _comparison_parts(
     compiled: Compiled, device_ids: Sequence[str], precision: str
 ) -> tuple[Roofline, str]:
     """What `comparison_chart` draws, and its text alternative."""
@@ -787,11 +800,11 @@ class KernelDots:
 
 def kernel_chart(compiled: Compiled, kernel_id: str, results: Sequence[Result]) -> Chart:
     """Attainable rate of each case of a kernel on every device (its declared precision)."""
-    dots, description = kernel_parts(compiled, kernel_id, results)
+    dots, description = _kernel_parts(compiled, kernel_id, results)
     return Chart("attainable", dots.title, description, dots.spec())
 
 
-def kernel_parts(
+def _kernel_parts(
     compiled: Compiled, kernel_id: str, results: Sequence[Result]
 ) -> tuple[KernelDots, str]:
     """What `kernel_chart` draws, and its text alternative."""
