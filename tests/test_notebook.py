@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,7 +35,7 @@ def bundled() -> Compiled:
     return compiled
 
 
-def _site_spec(compiled: Compiled, device: str, precision: str) -> dict[str, object]:
+def _site_spec(compiled: Compiled, device: str, precision: str) -> dict[str, Any]:
     """The device page's chart: its first declared cases as markers."""
     results = compiled.select(devices=[device], declared_only=True)[: charts.MAX_MARKERS]
     return charts.device_roofline(compiled, device, results, precision).spec
@@ -49,10 +50,9 @@ def test_roofline_chart_has_the_sites_layers(bundled: Compiled) -> None:
     actual = chart.to_dict()
     assert ["roofs", "kernels"] == [layer["data"]["name"] for layer in actual["layer"]]
     assert expected["layer"] == actual["layer"]
-    assert expected["datasets"] == actual["datasets"]
-    for key in ("encoding", "params", "title", "width", "height", "config"):
-        assert expected[key] == actual[key], key
-    assert alt.SCHEMA_URL == actual["$schema"]
+    # The rest too, but `$schema`: altair may name its own Vega-Lite version there.
+    del expected["$schema"], actual["$schema"]
+    assert expected == actual
 
 
 def test_default_specs_are_the_bundled_catalog(
