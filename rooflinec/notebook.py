@@ -32,7 +32,8 @@ def roofline_chart(
     `specs` is a specs folder (default: `./specs` when present, else the bundled catalog,
     as for the command line); `precision` is the precision of the other memory levels'
     ridge points (default: the site's chart precision). Raises `ValueError` for a device
-    or precision the catalog does not have, and `SpecError` when the specs do not build.
+    or precision the catalog does not have, `UsageError` when `specs` is not a folder and
+    `SpecError` when the specs do not build.
     """
     folder = specs_folder(None if specs is None else Path(specs))
     spec = roofline_spec(compiled_or_raise(folder), device, precision)

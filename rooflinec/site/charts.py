@@ -11,13 +11,13 @@ Three charts:
 - `comparison_chart`: every device's DRAM roofline at one precision.
 - `kernel_chart`: one kernel's cases, the attainable rate on every device.
 
-The specs are plain dicts, written here directly: a device roofline takes 0.15 ms this
-way and about 85 ms through vega-altair (which deep-copies layered charts on every
-operation), and building a site needs no altair. `rooflinec.notebook` loads the same
-specs into altair for notebooks. Each chart's data is also a table on its page (formatted
-with `rooflinec.formatting`). `render_svg` is the no-JavaScript fallback (cached by spec
-hash); `vega_bundle` is the Vega runtime, written once per site (cached in memory and on
-disk, since making it takes seconds).
+The specs are plain dicts, written here directly: a device roofline takes a fraction of a
+millisecond this way and hundreds of times longer through vega-altair (which deep-copies
+layered charts on every operation), and building a site needs no altair.
+`rooflinec.notebook` loads the same specs into altair for notebooks. Each chart's data is
+also a table on its page (formatted with `rooflinec.formatting`). `render_svg` is the
+no-JavaScript fallback (cached by spec hash); `vega_bundle` is the Vega runtime, written
+once per site (cached in memory and on disk, since making it takes seconds).
 """
 
 from __future__ import annotations
