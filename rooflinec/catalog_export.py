@@ -151,4 +151,3 @@ def catalog_csv(catalog: Catalog, *, today: datetime.date | None = None) -> str:
     for row in catalog_rows(catalog, today=today):
         writer.writerow([_cell(row[c]) for c in COLUMNS])
     return buffer.getvalue()
-
