@@ -4,19 +4,17 @@ One row per device figure (peak, bandwidth, capacity), built from `rooflinec.pro
 the figure as printed, its dense and sustained values in SI base units, its source, the
 verbatim quote it traces to, and how far its alternatives spread. This is an output edge:
 exact values become floats here. `rooflinec export [--specs DIR] [--format csv|json]`
-writes it; `register_export` adds that command to the CLI.
+writes it.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import datetime
 import io
 import json
-from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, TextIO
+from typing import Any
 
 from rooflinec import __version__
 from rooflinec.catalog import Catalog
@@ -28,8 +26,6 @@ __all__ = [
     "catalog_csv",
     "catalog_json",
     "catalog_rows",
-    "cmd_export",
-    "register_export",
 ]
 
 COLUMNS: tuple[str, ...] = (
@@ -155,36 +151,3 @@ def catalog_csv(catalog: Catalog, *, today: datetime.date | None = None) -> str:
     for row in catalog_rows(catalog, today=today):
         writer.writerow([_cell(row[c]) for c in COLUMNS])
     return buffer.getvalue()
-
-
-def cmd_export(opts: Any, out: TextIO) -> int:
-    """`rooflinec export`: build the catalog (exit 1 on spec errors) and write it out."""
-    from rooflinec.assemble import catalog_or_raise
-    from rooflinec.cli.commands import EXIT_OK
-    from rooflinec.pipeline import specs_folder
-
-    catalog = catalog_or_raise(specs_folder(opts.specs))
-    writer = catalog_json if opts.format == "json" else catalog_csv
-    out.write(writer(catalog))
-    return EXIT_OK
-
-
-def register_export(
-    sub: Any,
-    specs_arg: Callable[[argparse.ArgumentParser], None],
-    commands: dict[str, Callable[[Any, TextIO], int]],
-) -> None:
-    """Add `rooflinec export` to the CLI (a registrar for `commands._EXTRA_REGISTRARS`)."""
-    parser = sub.add_parser(
-        "export",
-        help="the device catalog with provenance columns, as CSV or JSON",
-        description="Write every device figure (peaks, bandwidths, capacities) with its "
-        "printed text, dense and sustained values in SI base units, source, quote and the "
-        "spread of its alternatives. csv (default) has one row per figure; json adds each "
-        "figure's transformation steps and alternatives.",
-    )
-    specs_arg(parser)
-    parser.add_argument(
-        "--format", choices=["csv", "json"], default="csv", help="csv (default) or json"
-    )
-    commands["export"] = cmd_export

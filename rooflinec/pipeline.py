@@ -11,10 +11,13 @@ an edit only the files that changed are parsed again.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rooflinec.errors import Diagnostic, UsageError
-from rooflinec.loader import DocumentCache
+from rooflinec.loader import DocumentCache, Loader
+
+if TYPE_CHECKING:
+    from rooflinec.compiler import Compiled
 
 
 def specs_folder(specs: Path | None) -> Path:
@@ -28,8 +31,8 @@ def specs_folder(specs: Path | None) -> Path:
 
 
 def checked(
-    folder: Path, *, strict: bool = False, load: Any = None
-) -> tuple[Any, list[Diagnostic], int]:
+    folder: Path, *, strict: bool = False, load: Loader | None = None
+) -> tuple[Compiled | None, list[Diagnostic], int]:
     """Build, compile, run the examples and the lints: (compiled or None, diagnostics, files).
 
     `load` reads one spec file (default: the loader's `load_file`; `serve` passes a cache).
@@ -61,7 +64,7 @@ def _as_error(d: Diagnostic) -> Diagnostic:
     return Diagnostic(d.location, d.message, d.path, "error", d.code)
 
 
-def compiled_or_raise(folder: Path) -> Any:
+def compiled_or_raise(folder: Path) -> Compiled:
     """The compiled catalog, or `SpecError` when the specs do not build.
 
     Failing reference examples and lints are `check`'s business: compile, explain
@@ -73,7 +76,7 @@ def compiled_or_raise(folder: Path) -> Any:
     return compile_catalog(catalog_or_raise(folder))
 
 
-_COMPILED: dict[Path, tuple[tuple[tuple[str, int, int], ...], Any]] = {}
+_COMPILED: dict[Path, tuple[tuple[tuple[str, int, int], ...], Compiled]] = {}
 
 
 def _signature(folder: Path) -> tuple[tuple[str, int, int], ...]:
@@ -91,7 +94,7 @@ def _signature(folder: Path) -> tuple[tuple[str, int, int], ...]:
 _DOCUMENTS = DocumentCache()
 
 
-def compiled_or_diagnostics(folder: Path) -> tuple[Any, list[Diagnostic]]:
+def compiled_or_diagnostics(folder: Path) -> tuple[Compiled | None, list[Diagnostic]]:
     """(compiled catalog or None, diagnostics); cached while no file of `folder` changes,
     so `rooflinec build` (which checks the specs first) and `serve` compile once; after
     an edit, only the files that changed are parsed again."""

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-_COMPILED_KEY = pytest.StashKey[dict[Path, Any]]()
+if TYPE_CHECKING:
+    from rooflinec.compiler import Compiled
+
+_COMPILED_KEY = pytest.StashKey[dict[Path, "Compiled"]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -49,7 +52,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return SpecFile.from_parent(parent, path=file_path, root=root)
 
 
-def _compiled(config: pytest.Config, root: Path) -> Any:
+def _compiled(config: pytest.Config, root: Path) -> Compiled:
     cache = config.stash.setdefault(_COMPILED_KEY, {})
     if root not in cache:
         from rooflinec.pipeline import compiled_or_raise

@@ -12,8 +12,7 @@ import pytest
 
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import Catalog
-from rooflinec.catalog_export import COLUMNS, catalog_csv, catalog_json, register_export
-from rooflinec.cli import commands
+from rooflinec.catalog_export import COLUMNS, catalog_csv, catalog_json
 from rooflinec.cli.main import main
 from tests.specfactory import BUNDLED
 
@@ -23,15 +22,6 @@ TODAY = datetime.date(2026, 11, 30)
 @pytest.fixture(scope="module")
 def bundled() -> Catalog:
     return catalog_or_raise(BUNDLED)
-
-
-@pytest.fixture
-def with_export(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The `export` command registered, whether or not commands.py lists it yet."""
-    if register_export not in commands._EXTRA_REGISTRARS:
-        monkeypatch.setattr(
-            commands, "_EXTRA_REGISTRARS", [*commands._EXTRA_REGISTRARS, register_export]
-        )
 
 
 def rows(text: str) -> dict[tuple[str, str], dict[str, str]]:
@@ -145,14 +135,14 @@ def test_json_h100_bf16_steps(bundled: Catalog) -> None:
     assert [1, 0.5, 1] == [s["factor"] for s in record["steps"]]
 
 
-def test_cli_export_csv(with_export: None) -> None:
+def test_cli_export_csv() -> None:
     """`rooflinec export --specs DIR` writes the CSV."""
     buffer = io.StringIO()
     assert 0 == main(["export", "--specs", str(BUNDLED)], out=buffer)
     assert ",".join(COLUMNS) == buffer.getvalue().splitlines()[0]
 
 
-def test_cli_export_json(with_export: None) -> None:
+def test_cli_export_json() -> None:
     """`rooflinec export --format json` writes one JSON document."""
     buffer = io.StringIO()
     assert 0 == main(["export", "--specs", str(BUNDLED), "--format", "json"], out=buffer)
@@ -160,9 +150,7 @@ def test_cli_export_json(with_export: None) -> None:
     assert {"rooflinec", "figures"} == set(document)
 
 
-def test_cli_export_spec_errors_exit_1(
-    with_export: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_cli_export_spec_errors_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A broken catalog is not exported: the errors go to stderr and the exit code is 1."""
     (tmp_path / "devices").mkdir()
     (tmp_path / "precisions.yaml").write_text("precisions: {bf16: {label: BF16, bytes: 2}}\n")

@@ -12,7 +12,7 @@ import pytest
 
 from rooflinec.cli.main import main
 from rooflinec.cli.reporters import REPORTERS, one_line
-from rooflinec.errors import Diagnostic, Location
+from rooflinec.errors import Diagnostic, Location, Severity
 
 BASE = Path(__file__).parent / "cases" / "base"
 ERROR_LINE = re.compile(r"^\S+:\d+:\d+: error: .+")
@@ -268,3 +268,26 @@ def test_one_line_escapes_bidirectional_overrides() -> None:
     """A right-to-left override cannot reorder the rest of the line."""
     assert one_line("a\u202eb") == "a\\u202eb"
     assert one_line("plain – text é") == "plain – text é"
+
+
+@pytest.mark.parametrize(
+    ("severities", "files", "expected"),
+    [
+        (["error"], 1, "rooflinec check: failed: 1 file, 1 error, 0 warnings"),
+        (["warning"], 2, "rooflinec check: ok: 2 files, 0 errors, 1 warning"),
+        (
+            ["error", "error", "warning", "warning"],
+            3,
+            "rooflinec check: failed: 3 files, 2 errors, 2 warnings",
+        ),
+    ],
+)
+def test_summary_counts_in_singular_and_plural(
+    severities: list[Severity], files: int, expected: str
+) -> None:
+    """The summary says `1 error`, `1 warning`, `1 file`, and the plural otherwise."""
+    diagnostics = [Diagnostic(Location("specs/x.yaml", 1, 1), "m", severity=s) for s in severities]
+    for name in ("text", "github"):
+        out = io.StringIO()
+        REPORTERS[name](diagnostics, files, out)
+        assert expected == out.getvalue().splitlines()[-1]

@@ -1,22 +1,22 @@
-"""What each command does once its options are parsed."""
+"""What each command does once its options are parsed.
+
+Each command imports what it runs inside itself, so parsing a command line (or asking
+for `--help`) loads none of it; nothing below the command line imports this module.
+"""
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Collection, Iterable
 from typing import Any, TextIO
 
-from rooflinec.catalog_export import register_export
+from rooflinec.cli.options import DEFAULT_ADDRESS, DEFAULT_SITE, EXIT_OK, EXIT_SPEC, Options
 from rooflinec.compiler import BULK_ROWS
 from rooflinec.errors import UsageError
 from rooflinec.pipeline import checked, compiled_or_raise, specs_folder
 
-EXIT_OK, EXIT_SPEC = 0, 1
 
-
-def cmd_check(opts: Any, out: TextIO) -> int:
+def cmd_check(opts: Options, out: TextIO) -> int:
     from rooflinec.cli.reporters import REPORTERS
 
     folder = specs_folder(opts.specs)
@@ -25,7 +25,7 @@ def cmd_check(opts: Any, out: TextIO) -> int:
     return EXIT_SPEC if any(d.severity == "error" for d in diagnostics) else EXIT_OK
 
 
-def _unknown(kind: str, wanted: list[str], known: Any) -> None:
+def _unknown(kind: str, wanted: Iterable[str], known: Collection[str]) -> None:
     for item in wanted:
         if item not in known:
             names = ", ".join(sorted(known))
@@ -42,7 +42,7 @@ def _rows(catalog: Any, opts: Any) -> int:
     return len(cases) * sum(p in wanted for d in devices for p in d.peaks)
 
 
-def cmd_compile(opts: Any, out: TextIO) -> int:
+def cmd_compile(opts: Options, out: TextIO) -> int:
     from rooflinec import export
     from rooflinec.assemble import catalog_or_raise
     from rooflinec.compiler import compile_catalog
@@ -75,7 +75,7 @@ def cmd_compile(opts: Any, out: TextIO) -> int:
     return EXIT_OK
 
 
-def cmd_explain(opts: Any, out: TextIO) -> int:
+def cmd_explain(opts: Options, out: TextIO) -> int:
     from rooflinec.explain import explain, explain_symbolic
 
     compiled = compiled_or_raise(specs_folder(opts.specs))
@@ -100,7 +100,7 @@ def cmd_explain(opts: Any, out: TextIO) -> int:
     return EXIT_OK
 
 
-def cmd_diff(opts: Any, out: TextIO) -> int:
+def cmd_diff(opts: Options, out: TextIO) -> int:
     from rooflinec import diff
     from rooflinec.assemble import build_catalog
     from rooflinec.compiler import compile_catalog
@@ -138,16 +138,11 @@ def cmd_diff(opts: Any, out: TextIO) -> int:
     return EXIT_OK
 
 
-def cmd_publish(opts: Any, out: TextIO) -> int:
+def cmd_publish(opts: Options, out: TextIO) -> int:
     from rooflinec.publish import publish
 
-    extra = opts.extra
     previous = publish(
-        Path(extra["config"]),
-        str(extra["version"]),
-        list(extra["alias"]),
-        branch=str(extra["branch"]),
-        push=bool(extra["push"]),
+        opts.config, opts.version, list(opts.aliases), branch=opts.branch, push=opts.push
     )
     if previous is None:
         since = " (first version)"
@@ -155,31 +150,32 @@ def cmd_publish(opts: Any, out: TextIO) -> int:
         since = f" (changes since {previous.version})"
     else:
         since = f" (the commit of {previous.version} is unknown: no changes listed)"
-    out.write(f"published {extra['version']} to {extra['branch']}{since}\n")
+    out.write(f"published {opts.version} to {opts.branch}{since}\n")
     return EXIT_OK
 
 
-COMMANDS: dict[str, Callable[[Any, TextIO], int]] = {
-    "check": cmd_check,
-    "compile": cmd_compile,
-    "explain": cmd_explain,
-    "diff": cmd_diff,
-    "publish": cmd_publish,
-}
+def cmd_export(opts: Options, out: TextIO) -> int:
+    from rooflinec.assemble import catalog_or_raise
+    from rooflinec.catalog_export import catalog_csv, catalog_json
+
+    catalog = catalog_or_raise(specs_folder(opts.specs))
+    writer = catalog_json if opts.format == "json" else catalog_csv
+    out.write(writer(catalog))
+    return EXIT_OK
 
 
-def register_more(sub: Any, specs_arg: Callable[[argparse.ArgumentParser], None]) -> None:
-    """Commands defined beside their implementation modules register here."""
-    for register in _EXTRA_REGISTRARS:
-        register(sub, specs_arg, COMMANDS)
+def cmd_build(opts: Options, out: TextIO) -> int:
+    from rooflinec.site.build import build_site
+
+    folder = specs_folder(opts.specs)
+    target = opts.out if opts.out is not None else DEFAULT_SITE
+    seconds = build_site(folder, target, verbose=opts.verbose)
+    out.write(f"site of {folder} written to {target} in {seconds:.1f} s\n")
+    return EXIT_OK
 
 
-_EXTRA_REGISTRARS: list[Callable[..., None]] = [register_export]
+def cmd_serve(opts: Options, out: TextIO) -> int:
+    from rooflinec.site.build import serve_site
 
-
-def run(opts: Any, out: TextIO) -> int:
-    return COMMANDS[opts.command](opts, out)
-
-
-__all__ = ["register_more", "run"]
-from rooflinec.site import cli as _site_cli  # noqa: E402,F401
+    serve_site(specs_folder(opts.specs), opts.dev_addr or DEFAULT_ADDRESS)
+    return EXIT_OK

@@ -1,42 +1,46 @@
-"""`rooflinec`: parse arguments into a plain object, run one command, return its exit code.
+"""`rooflinec`: every command in one table, parsed into `Options`, run, and its exit code.
 
 Exit codes: 0 ok, 1 spec errors, 2 usage, 3 an internal bug (said in one line).
-Tests call `main([...])` directly; nothing runs at import time.
+Tests call `main([...])` directly; nothing runs at import time. Parsing loads no
+command's implementation: each `cmd_*` imports what it runs inside itself.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from rooflinec import __version__
+from rooflinec.cli import commands
+from rooflinec.cli.options import (
+    DEFAULT_ADDRESS,
+    DEFAULT_BRANCH,
+    DEFAULT_CONFIG,
+    DEFAULT_SITE,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_SPEC,
+    EXIT_USAGE,
+    Options,
+)
 from rooflinec.errors import RooflinecError, SpecError, UsageError
 
-EXIT_OK, EXIT_SPEC, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+__all__ = ["COMMANDS", "Command", "build_parser", "console", "main", "parse"]
 
 
-@dataclass
-class Options:
-    """The parsed command line."""
+@dataclass(frozen=True)
+class Command:
+    """One subcommand: its name, its help, the arguments it takes and what runs it."""
 
-    command: str
-    specs: Path | None = None
-    format: str = "text"
-    strict: bool = False
-    devices: list[str] = field(default_factory=list)
-    cases: list[str] = field(default_factory=list)
-    precisions: list[str] = field(default_factory=list)
-    declared_only: bool = False
-    case: str | None = None
-    symbolic: bool = False
-    out: Path | None = None
-    base: str | None = None
-    require_bump: bool = False
-    extra: dict[str, object] = field(default_factory=dict)
+    name: str
+    help: str
+    description: str
+    arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[Options, TextIO], int]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,7 +50,34 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def _specs_arg(p: argparse.ArgumentParser) -> None:
+class _Repeat(argparse.Action):
+    """Collect a repeatable option into a tuple, the type of its `Options` field."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[object] | None,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, (*getattr(namespace, self.dest), values))
+
+
+class _One(argparse.Action):
+    """Store the value as a 1-tuple: `explain --device D` fills the same `Options` field
+    as `compile --device D`, which may repeat."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[object] | None,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, (values,))
+
+
+def _specs(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--specs",
         type=Path,
@@ -55,24 +86,8 @@ def _specs_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="rooflinec",
-        description="Roofline results and a static report site from YAML specs of "
-        "accelerators and kernels.",
-    )
-    parser.add_argument("--version", action="version", version=f"rooflinec {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
-
-    p = sub.add_parser(
-        "check",
-        help="load, validate and cross-check the specs; run every reference example",
-        description="Load, validate and cross-check every spec, evaluate every formula for "
-        "every case, run every reference example and the catalog lints. Prints one line per "
-        "problem, FILE:LINE:COL: error: MESSAGE [$.path]. Exit 0 when clean, 1 on spec errors.",
-    )
-    _specs_arg(p)
+def _check(p: argparse.ArgumentParser) -> None:
+    _specs(p)
     p.add_argument(
         "--format",
         choices=["text", "github", "json"],
@@ -81,14 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--strict", action="store_true", help="treat lint warnings as errors")
 
-    p = sub.add_parser(
-        "compile",
-        help="compile every case on every device and precision",
-        description="Resolve every kernel case against every device at every precision the "
-        "device has a peak for. json follows the results contract; csv has units in its "
-        "headers; table is for reading in a terminal.",
-    )
-    _specs_arg(p)
+
+def _compile(p: argparse.ArgumentParser) -> None:
+    _specs(p)
     p.add_argument(
         "--format",
         choices=["json", "csv", "table"],
@@ -96,15 +106,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="table (default), json or csv",
     )
     p.add_argument(
-        "--device", action="append", default=[], metavar="D", help="only device D (repeatable)"
+        "--device",
+        dest="devices",
+        action=_Repeat,
+        default=(),
+        metavar="D",
+        help="only device D (repeatable)",
     )
     p.add_argument(
-        "--case", action="append", default=[], metavar="C", help="only case C (repeatable)"
+        "--case",
+        dest="cases",
+        action=_Repeat,
+        default=(),
+        metavar="C",
+        help="only case C (repeatable)",
     )
     p.add_argument(
         "--precision",
-        action="append",
-        default=[],
+        dest="precisions",
+        action=_Repeat,
+        default=(),
         metavar="P",
         help="only precision P (repeatable)",
     )
@@ -112,34 +133,31 @@ def build_parser() -> argparse.ArgumentParser:
         "--declared-only", action="store_true", help="only each case's declared precision"
     )
 
-    p = sub.add_parser(
-        "explain",
-        help="the derivation of one result, step by step",
-        description="Print the derivation of CASE on device D: formulas, values bound, "
-        "operations, bytes, intensities, every ceiling, which one wins, and the time. "
-        "--symbolic keeps the shape free and prints the time as an expression.",
-    )
+
+def _explain(p: argparse.ArgumentParser) -> None:
     p.add_argument("case", metavar="CASE", help="a case id")
-    p.add_argument("--device", required=True, metavar="D", help="a device id")
-    p.add_argument("--precision", metavar="P", help="default: the case's declared precision")
+    p.add_argument(
+        "--device", dest="devices", action=_One, required=True, metavar="D", help="a device id"
+    )
+    p.add_argument(
+        "--precision",
+        dest="precisions",
+        action=_One,
+        default=(),
+        metavar="P",
+        help="default: the case's declared precision",
+    )
     p.add_argument(
         "--symbolic",
         action="store_true",
         help="time at the roofline as an expression over the shape (plain and LaTeX)",
     )
-    _specs_arg(p)
+    _specs(p)
 
-    p = sub.add_parser(
-        "diff",
-        help="compiled figures that differ between a git ref and the working tree",
-        description="Compile the catalog at BASE_REF (default: the merge base with main, else "
-        "HEAD) and in the working tree; list specs added and removed and every figure that "
-        "moved (peaks, bandwidths, ridge points, intensities, attainable rates, bounds, "
-        "times), old -> new with the relative change, largest first. Markdown fits a "
-        "pull-request comment or a job summary.",
-    )
+
+def _diff(p: argparse.ArgumentParser) -> None:
     p.add_argument("base", nargs="?", metavar="BASE_REF", help="a git ref (default: merge base)")
-    _specs_arg(p)
+    _specs(p)
     p.add_argument(
         "--format", choices=["markdown", "json"], default="markdown", help="markdown or json"
     )
@@ -149,63 +167,152 @@ def build_parser() -> argparse.ArgumentParser:
         help="fail when a spec's content changed without a new versions entry",
     )
 
-    p = sub.add_parser(
-        "publish",
-        help="publish a version of the site with mike into a local gh-pages branch",
-        description="Build the site and commit it as VERSION to a local gh-pages branch with "
-        "mike (material's version selector lists every published version). The site's "
-        "changes page lists the figures that moved since the previous published version. "
-        "Nothing is pushed without --push.",
-    )
+
+def _publish(p: argparse.ArgumentParser) -> None:
     p.add_argument("version", metavar="VERSION", help="the version to publish, e.g. 2026.11")
     p.add_argument(
         "--alias",
-        action="append",
-        default=[],
+        dest="aliases",
+        action=_Repeat,
+        default=(),
         metavar="ALIAS",
         help="an alias to point at this version, e.g. latest (repeatable)",
     )
     p.add_argument(
         "--config",
         type=Path,
-        default=Path("mkdocs.yml"),
+        default=DEFAULT_CONFIG,
         metavar="FILE",
         help="the mkdocs config (default: ./mkdocs.yml)",
     )
-    p.add_argument("--branch", default="gh-pages", help="the branch to commit to")
+    p.add_argument("--branch", default=DEFAULT_BRANCH, help="the branch to commit to")
     p.add_argument("--push", action="store_true", help="push the branch after committing")
 
-    from rooflinec.cli import commands
 
-    commands.register_more(sub, _specs_arg)
+def _export(p: argparse.ArgumentParser) -> None:
+    _specs(p)
+    p.add_argument("--format", choices=["csv", "json"], default="csv", help="csv (default) or json")
+
+
+def _build(p: argparse.ArgumentParser) -> None:
+    _specs(p)
+    p.add_argument(
+        "--out", type=Path, metavar="DIR", help=f"output folder (default: {DEFAULT_SITE})"
+    )
+    p.add_argument("--verbose", action="store_true", help="show mkdocs' progress messages")
+
+
+def _serve(p: argparse.ArgumentParser) -> None:
+    _specs(p)
+    p.add_argument(
+        "--dev-addr",
+        default=DEFAULT_ADDRESS,
+        metavar="HOST:PORT",
+        help=f"address to serve on (default: {DEFAULT_ADDRESS})",
+    )
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command(
+        "check",
+        help="load, validate and cross-check the specs; run every reference example",
+        description="Load, validate and cross-check every spec, evaluate every formula for "
+        "every case, run every reference example and the catalog lints. Prints one line per "
+        "problem, FILE:LINE:COL: error: MESSAGE [$.path]. Exit 0 when clean, 1 on spec errors.",
+        arguments=_check,
+        run=commands.cmd_check,
+    ),
+    Command(
+        "compile",
+        help="compile every case on every device and precision",
+        description="Resolve every kernel case against every device at every precision the "
+        "device has a peak for. json follows the results contract; csv has units in its "
+        "headers; table is for reading in a terminal.",
+        arguments=_compile,
+        run=commands.cmd_compile,
+    ),
+    Command(
+        "explain",
+        help="the derivation of one result, step by step",
+        description="Print the derivation of CASE on device D: formulas, values bound, "
+        "operations, bytes, intensities, every ceiling, which one wins, and the time. "
+        "--symbolic keeps the shape free and prints the time as an expression.",
+        arguments=_explain,
+        run=commands.cmd_explain,
+    ),
+    Command(
+        "diff",
+        help="compiled figures that differ between a git ref and the working tree",
+        description="Compile the catalog at BASE_REF (default: the merge base with main, else "
+        "HEAD) and in the working tree; list specs added and removed and every figure that "
+        "moved (peaks, bandwidths, ridge points, intensities, attainable rates, bounds, "
+        "times), old -> new with the relative change, largest first. Markdown fits a "
+        "pull-request comment or a job summary.",
+        arguments=_diff,
+        run=commands.cmd_diff,
+    ),
+    Command(
+        "publish",
+        help="publish a version of the site with mike into a local gh-pages branch",
+        description="Build the site and commit it as VERSION to a local gh-pages branch with "
+        "mike (material's version selector lists every published version). The site's "
+        "changes page lists the figures that moved since the previous published version. "
+        "Nothing is pushed without --push.",
+        arguments=_publish,
+        run=commands.cmd_publish,
+    ),
+    Command(
+        "export",
+        help="the device catalog with provenance columns, as CSV or JSON",
+        description="Write every device figure (peaks, bandwidths, capacities) with its "
+        "printed text, dense and sustained values in SI base units, source, quote and the "
+        "spread of its alternatives. csv (default) has one row per figure; json adds each "
+        "figure's transformation steps and alternatives.",
+        arguments=_export,
+        run=commands.cmd_export,
+    ),
+    Command(
+        "build",
+        help="build the static site",
+        description="Build the static site of a specs folder (default: ./specs when present, "
+        "else the bundled catalog): every device, kernel and method page, the comparison, "
+        "sources, glossary and changelog, with offline charts. The site is written to a "
+        "temporary folder and swapped in, so a failed build leaves the previous one intact.",
+        arguments=_build,
+        run=commands.cmd_build,
+    ),
+    Command(
+        "serve",
+        help="live preview of the site, rebuilt on every spec edit",
+        description="Serve the site on a local address and rebuild it whenever a spec "
+        "changes (mkdocs serve with the specs folder watched).",
+        arguments=_serve,
+        run=commands.cmd_serve,
+    ),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """One parser for every command of `COMMANDS`, in the table's order."""
+    parser = _Parser(
+        prog="rooflinec",
+        description="Roofline results and a static report site from YAML specs of "
+        "accelerators and kernels.",
+    )
+    parser.add_argument("--version", action="version", version=f"rooflinec {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for command in COMMANDS:
+        command.arguments(
+            sub.add_parser(command.name, help=command.help, description=command.description)
+        )
     return parser
 
 
 def parse(argv: Sequence[str]) -> Options:
-    ns = build_parser().parse_args(list(argv))
-    opts = Options(command=ns.command)
-    for name in (
-        "specs",
-        "format",
-        "strict",
-        "symbolic",
-        "out",
-        "base",
-        "require_bump",
-        "declared_only",
-    ):
-        if hasattr(ns, name):
-            setattr(opts, name, getattr(ns, name))
-    if ns.command == "explain":
-        opts.case = ns.case
-        opts.devices = [ns.device]
-        opts.precisions = [ns.precision] if ns.precision else []
-    elif ns.command == "diff":
-        opts.format = ns.format
-    elif ns.command == "compile":
-        opts.devices, opts.cases, opts.precisions = ns.device, ns.case, ns.precision
-    opts.extra = {k: v for k, v in vars(ns).items() if not hasattr(opts, k)}
-    return opts
+    """The command line as `Options`; `SystemExit` on a usage error, after argparse's
+    message. Each argument's destination is an `Options` field."""
+    return Options(**vars(build_parser().parse_args(list(argv))))
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
@@ -215,10 +322,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         opts = parse(sys.argv[1:] if argv is None else argv)
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
-    from rooflinec.cli import commands
-
+    run = next(c.run for c in COMMANDS if c.name == opts.command)
     try:
-        return commands.run(opts, stdout)
+        return run(opts, stdout)
     except UsageError as exc:
         sys.stderr.write(f"rooflinec: error: {exc}\n")
         return EXIT_USAGE

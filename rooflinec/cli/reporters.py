@@ -23,11 +23,17 @@ def _line(d: Diagnostic) -> str:
     return one_line(str(d))
 
 
+def count(number: int, noun: str) -> str:
+    """`1 error`, `0 errors`, `2 errors`: the number and the noun, plural unless one."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
 def _summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
     errors = sum(1 for d in diagnostics if d.severity == "error")
     warnings = len(diagnostics) - errors
     verdict = "ok" if errors == 0 else "failed"
-    return f"rooflinec check: {verdict}: {files} files, {errors} errors, {warnings} warnings"
+    counts = ", ".join((count(files, "file"), count(errors, "error"), count(warnings, "warning")))
+    return f"rooflinec check: {verdict}: {counts}"
 
 
 def text(diagnostics: Sequence[Diagnostic], files: int, out: TextIO) -> None:

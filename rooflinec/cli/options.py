@@ -1,0 +1,51 @@
+"""The parsed command line as one typed value, and the exit codes every command shares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+EXIT_OK, EXIT_SPEC, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+DEFAULT_SITE = Path("build/site")
+DEFAULT_CONFIG = Path("mkdocs.yml")
+DEFAULT_BRANCH = "gh-pages"
+DEFAULT_ADDRESS = "127.0.0.1:8000"
+
+
+@dataclass(frozen=True)
+class Options:
+    """Every option of every command; a command reads only its own.
+
+    Field names are the parser's destinations, so a parsed command line becomes an
+    `Options` without a mapping table; an argument whose destination is not a field
+    here fails at once (`TypeError`), never silently.
+    """
+
+    command: str
+    specs: Path | None = None
+    # Each command's parser sets its own choices and default.
+    format: str = "text"
+    # check
+    strict: bool = False
+    # compile (each repeatable) and explain (`--device` exactly once, `--precision` at most once)
+    devices: tuple[str, ...] = ()
+    cases: tuple[str, ...] = ()
+    precisions: tuple[str, ...] = ()
+    declared_only: bool = False
+    # explain
+    case: str = ""
+    symbolic: bool = False
+    # diff
+    base: str | None = None
+    require_bump: bool = False
+    # publish
+    version: str = ""
+    aliases: tuple[str, ...] = ()
+    config: Path = DEFAULT_CONFIG
+    branch: str = DEFAULT_BRANCH
+    push: bool = False
+    # build and serve
+    out: Path | None = None
+    verbose: bool = False
+    dev_addr: str = DEFAULT_ADDRESS
