@@ -16,7 +16,10 @@ from rooflinec.cli.commands import checked
 from rooflinec.site import charts
 from rooflinec.site.escape import Slots, compact_html, external_link, md, sanitize, script_json
 from rooflinec.site.mathml import latex_to_mathml
-from rooflinec.site.pages import SiteModel, environment
+from rooflinec.site.pages.common import environment
+from rooflinec.site.pages.home import home_section
+from rooflinec.site.pages.listing import pages as site_pages
+from rooflinec.site.pages.model import Site
 
 REPO = Path(__file__).resolve().parents[1]
 EXTENSIONS = ["tables", "attr_list", "md_in_html", "admonition", "toc"]
@@ -191,11 +194,11 @@ def test_roofline_has_the_ridge_as_a_data_point(compiled: Any) -> None:
 
 
 def test_site_model_pages_without_mkdocs(compiled: Any) -> None:
-    model = SiteModel(compiled, svg=False)
-    pages = {page.path: page for page in model.pages()}
+    site = Site.of(compiled, svg=False)
+    pages = {page.path: page for page in site_pages(site)}
     assert "devices/nvidia-h100-sxm.md" in pages
     assert "comparison.md" in pages and "glossary.md" in pages and "changelog.md" in pages
-    home = model.home_section()
+    home = home_section(site)
     assert "index.comparison.svg" in home.assets
 
 

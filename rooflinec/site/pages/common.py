@@ -33,7 +33,7 @@ MAX_SWEEPS = 10  # rows of a device page's sweep table
 MAX_CASES = 16  # cases on a kernel page
 MAX_ATTAINABLE = 32  # rows of a kernel page's attainable table and chart
 MAX_USES = 12  # specs listed under one source on the sources page
-MAX_ALTERNATIVES = 16
+MAX_ALTERNATIVES = 20
 """Other printed values listed in one table (a device's, or one figure's on its audit
 trail); the rest are in the spec file and catalog.json, which keeps a page small."""
 MAX_MATRIX_DEVICES = 24
