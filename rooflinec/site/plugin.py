@@ -3,9 +3,10 @@
 Hooks, in build order:
 
 - `on_config`: resolve the specs folder, compile the catalog (a spec error fails the build
-  with the one-line diagnostics), build the page model, add the site's CSS and script, and
-  keep material's mike version selector only in a build of a published version.
-- `on_files`: add every generated page, its chart files, the Vega runtime, the downloads
+  with the one-line diagnostics), add the site's CSS and script, and keep material's mike
+  version selector only in a build of a published version.
+- `on_files`: build the `Site` value (with the changes against the previous published
+  version, when `rooflinec publish` runs the build), add every generated page, its chart files, the Vega runtime, the downloads
   (results, catalog with provenance, JSON Schemas under `schemas/`) and, for a version
   built by `rooflinec publish`, `rooflinec-build.json` and the changes against the previous
   published version, as virtual files (`File.generated`); nothing is written into

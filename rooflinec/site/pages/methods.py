@@ -14,6 +14,7 @@ from rooflinec.site.pages.parts import sources_context
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site
 
+# The sections the method template shows in their own place; any other is shown as it is.
 KNOWN_METHOD_KEYS = frozenset(
     {
         "id",
