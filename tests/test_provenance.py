@@ -262,8 +262,8 @@ def test_trails_are_computed_once_per_catalog_and_day(bundled: Catalog) -> None:
     trails: the second request returns the first answer; another day is another answer."""
     first = device_trails(bundled, "nvidia-h100-sxm", today=TODAY)
     assert first is device_trails(bundled, "nvidia-h100-sxm", today=TODAY)
-    every = trails(bundled, today=TODAY)
-    assert all(a is b for a, b in zip(first, [t for t in every if t.device == first[0].device]))
+    same = [t for t in trails(bundled, today=TODAY) if t.device == "nvidia-h100-sxm"]
+    assert all(a is b for a, b in zip(first, same, strict=True))
     later = device_trails(bundled, "nvidia-h100-sxm", today=TODAY + datetime.timedelta(days=400))
     assert later is not first
     assert [t.field for t in first] == [t.field for t in later]

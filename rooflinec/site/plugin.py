@@ -5,12 +5,11 @@ Hooks, in build order:
 - `on_config`: resolve the specs folder, compile the catalog (a spec error fails the build
   with the one-line diagnostics), add the site's CSS and script, and keep material's mike
   version selector only in a build of a published version.
-- `on_files`: build the `Site` value (with the changes against the previous published
-  version, when `rooflinec publish` runs the build), add every generated page, its chart files, the Vega runtime, the downloads
-  (results, catalog with provenance, JSON Schemas under `schemas/`) and, for a version
-  built by `rooflinec publish`, `rooflinec-build.json` and the changes against the previous
-  published version, as virtual files (`File.generated`); nothing is written into
-  `docs_dir`.
+- `on_files`: build the `Site` value, then add every generated page, its chart files, the
+  Vega runtime, the downloads (results, catalog with provenance, JSON Schemas under
+  `schemas/`) and, for a version built by `rooflinec publish`, `rooflinec-build.json`
+  and the changes against the previous published version, as virtual files
+  (`File.generated`); nothing is written into `docs_dir`.
 - `on_env`: pin every page's date to the catalog's newest version date (no build clock in
   the output).
 - `on_page_markdown`: give each generated page its escaped title, and put the generated
