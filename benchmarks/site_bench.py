@@ -60,7 +60,7 @@ def export_static(specs: Path, work: Path) -> Path:
 
     from rooflinec.resources import site_dir
     from rooflinec.site.build import site_config
-    from rooflinec.site.pages import HOME_MARKER
+    from rooflinec.site.pages.common import HOME_MARKER
 
     built = work / "export-build"
     config_file = work / "export.yml"

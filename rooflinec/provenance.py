@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import calendar
 import datetime
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -413,17 +414,43 @@ def _today(today: datetime.date | None) -> datetime.date:
     return today if today is not None else datetime.date.today()
 
 
+class _TrailCache:
+    """The trails of the last catalog asked about, per (device, day): one build reads them
+    from the lints, the audit and sources pages and both catalog downloads, and a catalog
+    is immutable, so each is computed once. Only the last catalog is kept (`serve`
+    compiles a new one per edit)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._catalog: Catalog | None = None
+        self._trails: dict[tuple[str, datetime.date], tuple[FigureTrail, ...]] = {}
+
+    def get(self, catalog: Catalog, device: str, day: datetime.date) -> tuple[FigureTrail, ...]:
+        with self._lock:
+            if self._catalog is not catalog:
+                self._catalog = catalog
+                self._trails = {}
+            found = self._trails.get((device, day))
+            if found is None:
+                found = _DeviceTrails(catalog, catalog.devices[device], day).all()
+                self._trails[(device, day)] = found
+            return found
+
+
+_CACHE = _TrailCache()
+
+
 def device_trails(
     catalog: Catalog, device: str, *, today: datetime.date | None = None
 ) -> tuple[FigureTrail, ...]:
     """Every figure of one device: peaks, then bandwidths, then capacities, in spec order."""
-    return _DeviceTrails(catalog, catalog.devices[device], _today(today)).all()
+    return _CACHE.get(catalog, device, _today(today))
 
 
 def trails(catalog: Catalog, *, today: datetime.date | None = None) -> tuple[FigureTrail, ...]:
     """Every figure of every device, devices in catalog order."""
     day = _today(today)
-    return tuple(t for d in catalog.devices.values() for t in _DeviceTrails(catalog, d, day).all())
+    return tuple(t for d in catalog.devices for t in _CACHE.get(catalog, d, day))
 
 
 def conflicts(catalog: Catalog, *, today: datetime.date | None = None) -> tuple[FigureTrail, ...]:
@@ -494,13 +521,13 @@ def source_usage(
     day = _today(today)
     groups: dict[tuple[str, str, str], tuple[SourceInfo, list[str], list[SourceUse]]] = {}
     for device in catalog.devices.values():
-        builder = _DeviceTrails(catalog, device, day)
-        for info in builder.sources.values():
+        sources = {sid: source_info(s, day) for sid, s in device.sources.items()}
+        for info in sources.values():
             entry = groups.setdefault((info.id, info.url, info.read), (info, [], []))
             entry[1].append(device.id)
-        for trail in builder.all():
+        for trail in _CACHE.get(catalog, device.id, day):
             for sid, use in _uses(trail):
-                info = builder.sources[sid]
+                info = sources[sid]
                 groups[(info.id, info.url, info.read)][2].append(use)
     out = [SourceUsage(info, tuple(devs), tuple(uses)) for info, devs, uses in groups.values()]
     out.sort(key=lambda u: (u.source.read, u.source.id))

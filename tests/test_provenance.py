@@ -255,3 +255,19 @@ def test_ridge_agrees_with_devices_md(compiled: Compiled, device: str) -> None:
     expected = peak / bandwidth  # TFLOP/s over TB/s: FLOP/B
     actual = compiled.devices[device].ridges["bf16"]["dram"]
     assert abs(actual / expected - 1) <= Fraction(5, 1000), (float(expected), float(actual))
+
+
+def test_trails_are_computed_once_per_catalog_and_day(bundled: Catalog) -> None:
+    """The lints, the audit pages and both catalog downloads of one build ask for the same
+    trails: the second request returns the first answer; another day is another answer."""
+    first = device_trails(bundled, "nvidia-h100-sxm", today=TODAY)
+    assert first is device_trails(bundled, "nvidia-h100-sxm", today=TODAY)
+    same = [t for t in trails(bundled, today=TODAY) if t.device == "nvidia-h100-sxm"]
+    assert all(a is b for a, b in zip(first, same, strict=True))
+    later = device_trails(bundled, "nvidia-h100-sxm", today=TODAY + datetime.timedelta(days=400))
+    assert later is not first
+    assert [t.field for t in first] == [t.field for t in later]
+    assert (36, 436) == (
+        first[0].source.age_days if first[0].source else None,
+        later[0].source.age_days if later[0].source else None,
+    )

@@ -24,9 +24,10 @@ from rooflinec.publish import (
     _ordered,
     previous_version,
 )
-from rooflinec.site import changes as site_changes
-from rooflinec.site.changes import Changes, changes_pages
-from rooflinec.site.pages import SiteModel
+from rooflinec.site.pages import changes as site_changes
+from rooflinec.site.pages.changes import Changes, changes_pages
+from rooflinec.site.pages.downloads import downloads
+from rooflinec.site.pages.model import Site
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / "specs"
@@ -50,9 +51,8 @@ def _move_l40s_bandwidth(specs: Path) -> None:
     path.write_text(text.replace(OLD_BANDWIDTH, NEW_BANDWIDTH).replace("864GB/s", "900GB/s"))
 
 
-def _page(model: SiteModel, changes: Changes | None, name: str = "changes.md") -> str:
-    model.changes = changes
-    pages = {p.path: p for p in changes_pages(model, changes)}
+def _page(compiled: Any, changes: Changes | None, name: str = "changes.md") -> str:
+    pages = {p.path: p for p in changes_pages(Site.of(compiled, svg=False, changes=changes))}
     return html.unescape(pages[name].markdown)
 
 
@@ -76,9 +76,9 @@ def moved(tmp_path_factory: pytest.TempPathFactory) -> Any:
 def test_a_plain_build_has_no_changes_context(compiled: Any) -> None:
     """No publish variables: no context, no build info, and the page says so."""
     assert Changes.from_environment(BUNDLED, compiled, environ={}) is None
-    model = SiteModel(compiled, svg=False)
-    assert BUILD_INFO not in model.downloads() and "changes.json" not in model.downloads()
-    assert "This build is not a published version" in _page(model, None)
+    files = downloads(Site.of(compiled, svg=False))
+    assert BUILD_INFO not in files and "changes.json" not in files
+    assert "This build is not a published version" in _page(compiled, None)
 
 
 def test_the_first_version_says_so_and_records_its_commit(compiled: Any) -> None:
@@ -88,7 +88,7 @@ def test_the_first_version_says_so_and_records_its_commit(compiled: Any) -> None
     )
     assert changes is not None and changes.diff is None
     assert json.loads(changes.downloads()[BUILD_INFO]) == {"commit": COMMIT, "version": "1.0"}
-    text = _page(SiteModel(compiled, svg=False), changes)
+    text = _page(compiled, changes)
     assert "Version **1.0** (built from commit <code>cccccccccccc</code>) is the first" in text
 
 
@@ -96,7 +96,7 @@ def test_a_previous_version_without_a_commit_is_named(compiled: Any) -> None:
     """A label without a base commit: the page names the version and says why nothing moved."""
     environ = {ENV_VERSION: "1.1", ENV_COMMIT: COMMIT, ENV_BASE_LABEL: "1.0"}
     changes = Changes.from_environment(BUNDLED, compiled, environ=environ)
-    text = _page(SiteModel(compiled, svg=False), changes)
+    text = _page(compiled, changes)
     assert "follows the published version **1.0**" in text and "is not known here" in text
 
 
@@ -107,7 +107,7 @@ def test_a_base_that_cannot_be_read_is_reported_not_fatal(compiled: Any, tmp_pat
     environ = {ENV_VERSION: "1.1", ENV_BASE: BASE, ENV_BASE_LABEL: "1.0"}
     changes = Changes.from_environment(specs, compiled, environ=environ)
     assert changes is not None and changes.diff is None and changes.problem
-    text = _page(SiteModel(compiled, svg=False), changes)
+    text = _page(compiled, changes)
     assert "could not be compared with the previous published version **1.0**" in text
 
 
@@ -115,16 +115,14 @@ def test_the_changes_page_lists_what_moved(compiled: Any, moved: Any) -> None:
     """Grouped by device and kernel, old → new with the relative change, linked, and as JSON."""
     diff = diff_compiled(compiled, moved, f"1.0 ({BASE[:12]})")
     changes = Changes("1.1", COMMIT, BASE, "1.0", diff)
-    model = SiteModel(moved, svg=False)
-    text = _page(model, changes)
+    text = _page(moved, changes)
     assert "Version **1.1** (commit <code>cccccccccccc</code>) against the previous " in text
     assert "### Device [NVIDIA L40S](devices/nvidia-l40s.md)" in text
     assert re.search(r"\| dram bandwidth \| 864 GB/s \| 900 GB/s \| \+4\.17% \|", text)
     assert re.search(r"\| bf16 ridge \(dram\) \| [0-9.]+ FLOP/B \| [0-9.]+ FLOP/B \| −4% \|", text)
     assert "on [NVIDIA L40S](devices/nvidia-l40s.md)" in text  # a kernel group
     assert "nvidia-h100-sxm" not in text
-    model.changes = changes
-    data = json.loads(model.downloads()["changes.json"])
+    data = json.loads(downloads(Site.of(moved, svg=False, changes=changes))["changes.json"])
     assert data["base_version"] == "1.0" and data["version"] == "1.1"
     assert len(data["changes"]) == len(diff.changes)
 
@@ -137,8 +135,8 @@ def test_a_long_changes_page_is_split_and_capped(
     monkeypatch.setattr(site_changes, "MAX_CHANGE_PAGES", 3)
     diff = diff_compiled(compiled, moved, "1.0")
     changes = Changes("1.1", COMMIT, BASE, "1.0", diff)
-    model = SiteModel(moved, svg=False)
-    pages = {p.path: p.markdown for p in changes_pages(model, changes)}
+    site = Site.of(moved, svg=False, changes=changes)
+    pages = {p.path: p.markdown for p in changes_pages(site)}
     assert sorted(pages) == ["changes-2.md", "changes-3.md", "changes.md"]
     assert "Pages: **1** · [2](changes-2.md) · [3](changes-3.md)" in pages["changes.md"]
     shown = sum(len(re.findall(r"^\| (?!figure|---)", p, re.M)) for p in pages.values())
@@ -153,9 +151,8 @@ def test_spec_text_in_a_change_stays_inert(compiled: Any) -> None:
 
     payload = "<script>alert(1)</script> [x](javascript:alert(1)) | y"
     diff = CatalogDiff("1.0", changes=[Change(f"device {payload}", payload, "B/s", None, None)])
-    text = changes_pages(SiteModel(compiled, svg=False), Changes("1.1", COMMIT, BASE, "1.0", diff))[
-        0
-    ].markdown
+    changes = Changes("1.1", COMMIT, BASE, "1.0", diff)
+    text = changes_pages(Site.of(compiled, svg=False, changes=changes))[0].markdown
     assert "<script" not in text and "](javascript" not in text
     assert payload in html.unescape(text)
 

@@ -18,11 +18,13 @@ from rooflinec import catalog_export
 from rooflinec.cli.commands import checked
 from rooflinec.provenance import conflicts, device_trails, trails
 from rooflinec.resources import schemas_dir
-from rooflinec.site import audit as site_audit
-from rooflinec.site.audit import exact_number, figure_anchor, figure_name
 from rooflinec.site.build import build_site
 from rooflinec.site.escape import sanitize
-from rooflinec.site.pages import GeneratedPage, SiteModel
+from rooflinec.site.pages import audit as site_audit
+from rooflinec.site.pages.audit import exact_number, figure_anchor, figure_name
+from rooflinec.site.pages.common import GeneratedPage
+from rooflinec.site.pages.listing import pages as site_pages
+from rooflinec.site.pages.model import Site
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / "specs"
@@ -38,7 +40,7 @@ def _compile(folder: Path) -> Any:
 
 
 def _pages(compiled: Any) -> dict[str, GeneratedPage]:
-    return {p.path: p for p in SiteModel(compiled, svg=False).pages()}
+    return {p.path: p for p in site_pages(Site.of(compiled, svg=False))}
 
 
 def _text(markdown_text: str) -> str:
@@ -64,13 +66,13 @@ def compiled() -> Any:
 
 
 @pytest.fixture(scope="module")
-def model(compiled: Any) -> SiteModel:
-    return SiteModel(compiled, svg=False)
+def bundled_site(compiled: Any) -> Site:
+    return Site.of(compiled, svg=False)
 
 
 @pytest.fixture(scope="module")
-def pages(model: SiteModel) -> dict[str, GeneratedPage]:
-    return {p.path: p for p in model.pages()}
+def pages(bundled_site: Site) -> dict[str, GeneratedPage]:
+    return {p.path: p for p in site_pages(bundled_site)}
 
 
 @pytest.fixture(scope="module")
@@ -93,22 +95,24 @@ def test_every_device_has_an_audit_page_linked_from_its_page(
 
 
 def test_every_figure_has_a_section_on_its_devices_audit_pages(
-    compiled: Any, model: SiteModel, pages: dict[str, GeneratedPage]
+    compiled: Any, bundled_site: Site, pages: dict[str, GeneratedPage]
 ) -> None:
     """Each trail of provenance appears once, under its own anchor, on its device's pages."""
-    for trail in trails(compiled.catalog, today=model.catalog_date):
-        target = model.audit.target(trail.device, trail.field)
+    for trail in trails(compiled.catalog, today=bundled_site.catalog_date):
+        target = bundled_site.audit.target(trail.device, trail.field)
         path, _, anchor = target.partition("#")
         assert anchor == figure_anchor(trail)
         assert pages[path].markdown.count(f"{{#{anchor}}}") == 1, target
 
 
 def test_h100_bf16_trail_shows_source_quote_steps_and_final(
-    model: SiteModel, pages: dict[str, GeneratedPage]
+    bundled_site: Site, pages: dict[str, GeneratedPage]
 ) -> None:
     """Printed 1979 TFLOP/s with sparsity, ÷ 2 with its exact factor, the final 989.5."""
     trail = next(
-        t for t in device_trails(model.catalog, "nvidia-h100-sxm") if t.field == "compute.bf16"
+        t
+        for t in device_trails(bundled_site.catalog, "nvidia-h100-sxm")
+        if t.field == "compute.bf16"
     )
     assert trail.source is not None and trail.quote
     text = _text(pages["devices/nvidia-h100-sxm/audit.md"].markdown)
@@ -120,8 +124,8 @@ def test_h100_bf16_trail_shows_source_quote_steps_and_final(
     assert "÷ 2: printed with 2:4 structured sparsity" in section and "× 0.5" in section
     assert "× the sustained compute share, 100%" in section
     assert "The results use 989.5 TFLOP/s." in section
-    age = (model.catalog_date - datetime.date.fromisoformat(trail.source.read)).days
-    assert f"{age} days before {model.catalog_date.isoformat()}" in section
+    age = (bundled_site.catalog_date - datetime.date.fromisoformat(trail.source.read)).days
+    assert f"{age} days before {bundled_site.catalog_date.isoformat()}" in section
 
 
 def test_gaudi3_bf16_alternatives_show_source_dense_value_and_spread(
@@ -169,12 +173,12 @@ def test_long_devices_split_their_audit_across_pages(
 ) -> None:
     """A small budget splits a device's audit; links from the summary and conflicts follow."""
     monkeypatch.setattr(site_audit, "AUDIT_PAGE_BUDGET", 3000)
-    model = SiteModel(compiled, svg=False)
-    pages = {p.path: p for p in model.pages()}
+    bundled_site = Site.of(compiled, svg=False)
+    pages = {p.path: p for p in site_pages(bundled_site)}
     assert "devices/intel-gaudi3/audit-2.md" in pages
     first = pages["devices/intel-gaudi3/audit.md"].markdown
     assert "Pages: **1** · [2](audit-2.md)" in first
-    target = model.audit.target("intel-gaudi3", "compute.fp8")
+    target = bundled_site.audit.target("intel-gaudi3", "compute.fp8")
     path, _, anchor = target.partition("#")
     assert path != "devices/intel-gaudi3/audit.md"
     assert f"{{#{anchor}}}" in pages[path].markdown
@@ -186,10 +190,10 @@ def test_long_devices_split_their_audit_across_pages(
 
 
 def test_conflicts_page_lists_every_conflict_largest_first(
-    compiled: Any, model: SiteModel, pages: dict[str, GeneratedPage]
+    compiled: Any, bundled_site: Site, pages: dict[str, GeneratedPage]
 ) -> None:
     """One row per conflicting figure, ordered by the largest relative difference."""
-    found = conflicts(compiled.catalog, today=model.catalog_date)
+    found = conflicts(compiled.catalog, today=bundled_site.catalog_date)
     page = pages["conflicts.md"].markdown
     rows = [html.unescape(line) for line in page.splitlines() if re.match(r"^\| \d+ \|", line)]
     assert len(rows) == len(found) > 0
@@ -198,7 +202,7 @@ def test_conflicts_page_lists_every_conflict_largest_first(
     ]
     assert spreads == sorted(spreads, reverse=True)
     for trail in found:
-        assert f"({model.audit.target(trail.device, trail.field)})" in page
+        assert f"({bundled_site.audit.target(trail.device, trail.field)})" in page
 
 
 def test_gaudi3_bf16_is_on_the_conflicts_page_with_both_values(
@@ -218,16 +222,16 @@ def test_gaudi3_bf16_is_on_the_conflicts_page_with_both_values(
 
 
 def test_sources_page_shows_ages_and_links_figures_to_their_audit(
-    model: SiteModel, pages: dict[str, GeneratedPage]
+    bundled_site: Site, pages: dict[str, GeneratedPage]
 ) -> None:
     """Every use of a source says when it was read and how long ago; figures link to audits."""
     page = html.unescape(
         "".join(p.markdown for path, p in pages.items() if re.match(r"sources(-\d+)?\.md", path))
     )
-    today = model.catalog_date.isoformat()
+    today = bundled_site.catalog_date.isoformat()
     assert f"Ages are counted to **{today}**" in page
     assert re.search(r"read 2026-10-25, \d+ days ago", page)
-    target = model.audit.target("intel-gaudi3", "compute.bf16")
+    target = bundled_site.audit.target("intel-gaudi3", "compute.bf16")
     assert f"[BF16 or FP16 peak]({target})" in page
     assert "(alternative 1835 TFLOP/s)" in page
 
@@ -305,7 +309,7 @@ def test_audit_and_conflicts_pages_in_the_built_site(site: Path, compiled: Any) 
 
 def test_catalog_exports_and_schemas_are_published(site: Path, compiled: Any) -> None:
     """catalog.csv/json as `rooflinec export` writes them, and every schema under schemas/."""
-    today = SiteModel(compiled, svg=False).catalog_date
+    today = Site.of(compiled, svg=False).catalog_date
     assert (site / "catalog.csv").read_text("utf-8") == catalog_export.catalog_csv(
         compiled.catalog, today=today
     )

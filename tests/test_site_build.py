@@ -16,8 +16,8 @@ import yaml
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.cli.main import main
 from rooflinec.errors import SpecError
-from rooflinec.site import pages as site_pages
 from rooflinec.site.build import build_site, site_config
+from rooflinec.site.pages import common as site_pages
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / "specs"

@@ -16,7 +16,11 @@ from rooflinec.cli.commands import checked
 from rooflinec.site import charts
 from rooflinec.site.escape import Slots, compact_html, external_link, md, sanitize, script_json
 from rooflinec.site.mathml import latex_to_mathml
-from rooflinec.site.pages import SiteModel, environment
+from rooflinec.site.pages.common import chunks_by_size, chunks_of, environment, split_pages
+from rooflinec.site.pages.devices import device_page
+from rooflinec.site.pages.home import home_section
+from rooflinec.site.pages.listing import pages as site_pages
+from rooflinec.site.pages.model import Site
 
 REPO = Path(__file__).resolve().parents[1]
 EXTENSIONS = ["tables", "attr_list", "md_in_html", "admonition", "toc"]
@@ -191,11 +195,11 @@ def test_roofline_has_the_ridge_as_a_data_point(compiled: Any) -> None:
 
 
 def test_site_model_pages_without_mkdocs(compiled: Any) -> None:
-    model = SiteModel(compiled, svg=False)
-    pages = {page.path: page for page in model.pages()}
+    site = Site.of(compiled, svg=False)
+    pages = {page.path: page for page in site_pages(site)}
     assert "devices/nvidia-h100-sxm.md" in pages
     assert "comparison.md" in pages and "glossary.md" in pages and "changelog.md" in pages
-    home = model.home_section()
+    home = home_section(site)
     assert "index.comparison.svg" in home.assets
 
 
@@ -233,3 +237,60 @@ def test_build_and_serve_are_commands(capsys: pytest.CaptureFixture[str]) -> Non
     assert "--out" in capsys.readouterr().out
     assert main(["serve", "--help"]) == 0
     assert "--dev-addr" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- the Site value
+
+
+def test_site_options_fall_back_to_the_catalogs_own(compiled: Any) -> None:
+    """An unknown device or precision option gives the featured device and the first
+    precision of the catalog."""
+    site = Site.of(compiled, default_device="no-such-device", chart_precision="fp3", svg=False)
+    assert "nvidia-h100-sxm" == site.default_device
+    assert next(iter(compiled.catalog.precisions)) == site.chart_precision
+    chosen = Site.of(compiled, default_device="amd-mi300x", chart_precision="fp8", svg=False)
+    assert ("amd-mi300x", "fp8") == (chosen.default_device, chosen.chart_precision)
+
+
+def test_a_page_is_a_function_of_the_site(compiled: Any) -> None:
+    """A device page made on its own equals the one in the whole list: no page depends
+    on another having been made first."""
+    site = Site.of(compiled, svg=False)
+    listed = {page.path: page for page in site_pages(site)}["devices/amd-mi300x.md"]
+    alone = device_page(Site.of(compiled, svg=False), compiled.catalog.devices["amd-mi300x"])
+    assert listed.markdown == alone.markdown
+    assert listed.title == alone.title == "AMD Instinct MI300X"
+
+
+def test_the_site_reads_each_devices_trails_once(compiled: Any) -> None:
+    """The audit layout and the catalog downloads read the trails the Site holds."""
+    from rooflinec.provenance import device_trails
+
+    site = Site.of(compiled, svg=False)
+    for device, trails in site.trails.items():
+        assert device_trails(compiled.catalog, device, today=site.catalog_date) is trails
+    assert site.audit is site.audit
+
+
+def test_split_pages_numbers_the_pages_and_links_each(compiled: Any) -> None:
+    """Three chunks: `x.md`, `x-2.md`, `x-3.md`, each with a pager to the others."""
+    site = Site.of(compiled, svg=False)
+    made = split_pages(
+        site,
+        "x.md",
+        ["a", "b", "c"],
+        lambda n: f"X {n}",
+        lambda page, n, chunk, pager: f"{chunk} {pager}",
+    )
+    assert ["x.md", "x-2.md", "x-3.md"] == [page.path for page in made]
+    assert ["X 1", "X 2", "X 3"] == [page.title for page in made]
+    assert "b Pages: [1](x.md) · **2** · [3](x-3.md)" == made[1].markdown
+
+
+def test_chunks_by_size_keeps_runs_within_the_budget() -> None:
+    """Runs of consecutive items up to the budget; an item larger than it stands alone."""
+    assert [[3, 4], [9], [1, 2, 5]] == [
+        list(c) for c in chunks_by_size([3, 4, 9, 1, 2, 5], lambda n: n, 8)
+    ]
+    assert [[]] == [list(c) for c in chunks_by_size([], lambda n: n, 8)]
+    assert [[1, 2], [3]] == [list(c) for c in chunks_of([1, 2, 3], 2)]

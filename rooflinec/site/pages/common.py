@@ -1,14 +1,15 @@
 """What every page module shares: limits, the page value, the template environment,
-paging, and `_Page`, the helpers bound to one page (links, charts, formulas)."""
+page splitting, and `Page`, the helpers bound to one page (links, charts, formulas)."""
 
 from __future__ import annotations
 
 import datetime
+import functools
 import posixpath
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from jinja2 import Environment, FileSystemBytecodeCache, PackageLoader, StrictUndefined
 from markupsafe import Markup
@@ -19,10 +20,11 @@ from rooflinec.site.escape import Slots, attr, md, script_json
 from rooflinec.site.mathml import latex_to_mathml
 
 if TYPE_CHECKING:
-    from rooflinec.site.pages.base import PageModel
+    from rooflinec.site.pages.model import Site
 
+T = TypeVar("T")
 
-LEVEL_NAMES = LEVEL_SHORT_NAMES
+PER_INDEX_PAGE = 100  # rows per devices or kernels index page
 SOURCES_PAGE_BUDGET = 24_000  # Markdown characters of source entries per page
 MAX_CITED = 16  # figures listed for one spec under one source; the rest on the audit trail
 PER_CHANGELOG_PAGE = 200
@@ -31,7 +33,9 @@ MAX_SWEEPS = 10  # rows of a device page's sweep table
 MAX_CASES = 16  # cases on a kernel page
 MAX_ATTAINABLE = 32  # rows of a kernel page's attainable table and chart
 MAX_USES = 12  # specs listed under one source on the sources page
-MAX_ALTERNATIVES = 16
+MAX_ALTERNATIVES = 20
+"""Other printed values listed in one table (a device's, or one figure's on its audit
+trail); the rest are in the spec file and catalog.json, which keeps a page small."""
 MAX_MATRIX_DEVICES = 24
 MAX_MATRIX_CASES = 12
 MAX_HOME_DEVICES = 20
@@ -53,9 +57,7 @@ def _bytecode_cache() -> FileSystemBytecodeCache | None:
     """Compiled templates kept beside the chart cache: a cold process skips compiling.
 
     jinja keys each entry by the template's source, so an edited template recompiles."""
-    from rooflinec.site.charts import cache_dir
-
-    folder = cache_dir() / "templates"
+    folder = charts.cache_dir() / "templates"
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
@@ -80,19 +82,28 @@ def environment() -> Environment:
     return env
 
 
-def _level_name(level: str) -> str:
-    return LEVEL_NAMES.get(level, level)
+@functools.cache
+def shared_environment() -> Environment:
+    """One template environment for the process: a rebuild in `serve` (or a second build
+    in one process) does not compile every template again."""
+    return environment()
 
 
-def _pages(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
+def level_name(level: str) -> str:
+    """`DRAM`, `L2`, ... for a memory level id."""
+    return LEVEL_SHORT_NAMES.get(level, level)
+
+
+def chunks_of(items: Sequence[T], size: int) -> list[Sequence[T]]:
+    """`items` in runs of `size` (one empty run when there are none)."""
     return [items[i : i + size] for i in range(0, len(items), size)] or [items]
 
 
-def _pages_by_size(
-    items: Sequence[Any], weight: Callable[[Any], int], budget: int
-) -> list[Sequence[Any]]:
+def chunks_by_size(
+    items: Sequence[T], weight: Callable[[T], int], budget: int
+) -> list[Sequence[T]]:
     """Consecutive runs of `items` whose weights add up to at most `budget` (at least one)."""
-    chunks: list[Sequence[Any]] = []
+    chunks: list[Sequence[T]] = []
     start, total = 0, 0
     for i, item in enumerate(items):
         w = weight(item)
@@ -104,7 +115,7 @@ def _pages_by_size(
     return chunks
 
 
-def _numbered(path: str, n: int) -> str:
+def numbered(path: str, n: int) -> str:
     """`devices/index.md`, then `devices/index-2.md`, ..."""
     if n == 1:
         return path
@@ -112,20 +123,41 @@ def _numbered(path: str, n: int) -> str:
     return f"{stem}-{n}{ext}"
 
 
-def _index_size() -> int:
-    """Rows per index page. Read from the package at call time: `pages.PER_INDEX_PAGE`
-    is the one setting (a test lowers it to build a many-page index from a small catalog)."""
-    from rooflinec.site import pages
+def pager(page: Page, first: str, n: int, count: int) -> Markup:
+    """`Pages: [1](…) · **2** · [3](…)` on page `n` of `count`; nothing for one page."""
+    if count <= 1:
+        return Markup("")
+    links = []
+    for i in range(1, count + 1):
+        target = numbered(first, i)
+        links.append(f"**{i}**" if i == n else f"[{i}]({page.href(target)})")
+    return Markup("Pages: " + " · ".join(links))
 
-    return pages.PER_INDEX_PAGE
+
+def split_pages(
+    site: Site,
+    first: str,
+    chunks: Sequence[T],
+    title: Callable[[int], str],
+    text: Callable[[Page, int, T, Markup], str],
+) -> list[GeneratedPage]:
+    """One page per chunk: `first`, then `first-2`, ...; `text(page, n, chunk, pager)`
+    renders page `n`, with the pager linking every page of the run."""
+    out = []
+    for n, chunk in enumerate(chunks, start=1):
+        path = numbered(first, n)
+        page = Page(path, site)
+        body = text(page, n, chunk, pager(page, first, n, len(chunks)))
+        out.append(GeneratedPage(path, title(n), body, page.slots, page.assets))
+    return out
 
 
-class _Page:
+class Page:
     """Helpers bound to one page: relative links, slots, charts, formulas."""
 
-    def __init__(self, path: str, model: PageModel) -> None:
+    def __init__(self, path: str, site: Site) -> None:
         self.path = path
-        self.model = model
+        self.site = site
         self.slots = Slots()
         self.assets: dict[str, str] = {}
         self._charts = 0
@@ -143,14 +175,14 @@ class _Page:
         return Markup(f"[{md(text)}]({self.href(target)})")
 
     def device_link(self, device_id: str) -> Markup:
-        return self.link(self.model.catalog.devices[device_id].name, f"devices/{device_id}.md")
+        return self.link(self.site.catalog.devices[device_id].name, f"devices/{device_id}.md")
 
     def kernel_link(self, kernel_id: str, text: Any = None) -> Markup:
-        kernel = self.model.catalog.kernels[kernel_id]
+        kernel = self.site.catalog.kernels[kernel_id]
         return self.link(text if text is not None else kernel.name, f"kernels/{kernel_id}.md")
 
     def case_link(self, case_id: str, text: Any = None) -> Markup:
-        case = self.model.catalog.cases[case_id]
+        case = self.site.catalog.cases[case_id]
         return self.link(
             text if text is not None else case.name, f"kernels/{case.kernel}.md#case-{case_id}"
         )
@@ -166,7 +198,7 @@ class _Page:
         here = posixpath.dirname(self.path)
         self._charts += 1
         base = f"{stem}.{chart.name}"
-        svg = charts.render_svg(chart.spec) if self.model.svg else _placeholder_svg(chart)
+        svg = charts.render_svg(chart.spec) if self.site.svg else _placeholder_svg(chart)
         self.assets[posixpath.join(here, f"{base}.svg")] = svg
         self.assets[posixpath.join(here, f"{base}.vl.json")] = charts.spec_json(chart.spec)
         width, height = _svg_size(svg)
@@ -203,7 +235,7 @@ def _placeholder_svg(chart: charts.Chart) -> str:
     )
 
 
-def _is_date(text: str) -> bool:
+def is_date(text: str) -> bool:
     try:
         datetime.date.fromisoformat(text)
     except (TypeError, ValueError):
@@ -211,7 +243,7 @@ def _is_date(text: str) -> bool:
     return True
 
 
-def _records(value: Any) -> list[dict[str, Any]]:
+def records(value: Any) -> list[dict[str, Any]]:
     if isinstance(value, list):
         return [v for v in value if isinstance(v, dict)]
     return []

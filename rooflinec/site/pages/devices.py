@@ -2,210 +2,207 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from markupsafe import Markup
 
 from rooflinec.catalog import LEVELS, Device
 from rooflinec.compiler import COMPUTE, SWEEP_KEYS
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.site import charts
-from rooflinec.site.pages.base import PageModel
+from rooflinec.site.pages.audit import audit_path
 from rooflinec.site.pages.common import (
     MAX_ALTERNATIVES,
     MAX_CASES,
     MAX_ROWS,
     MAX_SWEEPS,
     GeneratedPage,
-    _level_name,
-    _Page,
+    Page,
+    level_name,
 )
+from rooflinec.site.pages.parts import device_row, paged_index, sources_context
+
+if TYPE_CHECKING:
+    from rooflinec.site.pages.model import Site
 
 
-class DevicePages(PageModel):
-    """The devices index and the device pages."""
+def device_index(site: Site) -> list[GeneratedPage]:
+    """`devices/index.md` (and `index-2.md`, ...): one row per device."""
+    return paged_index(
+        site,
+        list(site.catalog.devices),
+        "devices/index.md",
+        "Devices",
+        "devices_index.md.j2",
+        lambda page, chunk: [device_row(site, page, d) for d in chunk],
+        precision=site.catalog.precisions[site.chart_precision],
+    )
 
-    def device_index(self) -> list[GeneratedPage]:
-        return self._paged_index(
-            list(self.catalog.devices),
-            "devices/index.md",
-            "Devices",
-            "devices_index.md.j2",
-            lambda page, chunk: [self._device_row(page, d) for d in chunk],
-            precision=self.catalog.precisions[self.chart_precision],
-        )
 
-    def device_page(self, device: Device) -> GeneratedPage:
-        path = f"devices/{device.id}.md"
-        page = _Page(path, self)
-        cat = self.catalog
-        fig = self.compiled.devices[device.id]
-        results = self.declared[device.id]
-        shown = results[:MAX_ROWS]
-        levels = [lv for lv in LEVELS if lv in fig.bandwidths]
-        chart = charts.device_roofline(self.compiled, device.id, shown, self.chart_precision)
-        p_glance = (
-            self.chart_precision if self.chart_precision in fig.peaks else next(iter(fig.peaks))
-        )
-        peaks = []
-        for p, peak in device.peaks.items():
-            pr = cat.precisions[p]
-            unit = pr.unit
-            peaks.append(
-                {
-                    "precision": pr.label,
-                    "printed": peak.figure.text,
-                    "sparsity": peak.sparsity or "dense",
-                    "pipe": peak.pipe or "–",
-                    "dense": format_si(peak.dense, f"{unit}/s"),
-                    "share": format_percent(device.compute_share),
-                    "sustained": format_si(fig.peaks[p], f"{unit}/s"),
-                    "source": page.link(peak.figure.source, f"{path}#source-{peak.figure.source}"),
-                    "quote": peak.figure.quote,
-                    "note": peak.figure.note,
-                    "alternatives": [
-                        {
-                            "value": a.text,
-                            "sparsity": a.sparsity or "dense",
-                            "pipe": a.pipe or "–",
-                            "dense": format_si(a.dense, f"{unit}/s"),
-                            "source": page.link(a.source, f"{path}#source-{a.source}"),
-                            "quote": a.quote,
-                            "note": a.note,
-                        }
-                        for a in peak.figure.alternatives
-                    ],
-                }
-            )
-        memory = []
-        for lv, mem in device.memory.items():
-            memory.append(
-                {
-                    "level": _level_name(lv),
-                    "label": mem.label,
-                    "printed": mem.bandwidth.text,
-                    "share": format_percent(device.share_of(lv)),
-                    "sustained": format_si(fig.bandwidths[lv], "B/s"),
-                    "capacity": (
-                        f"{format_si(mem.capacity.value, 'B')} ({mem.capacity.text})"
-                        if mem.capacity is not None and mem.capacity.binary
-                        else format_si(mem.capacity.value, "B")
-                        if mem.capacity is not None
-                        else "–"
-                    ),
-                    "source": page.link(
-                        mem.bandwidth.source, f"{path}#source-{mem.bandwidth.source}"
-                    ),
-                    "quote": mem.bandwidth.quote,
-                    "capacity_quote": mem.capacity.quote if mem.capacity else None,
-                    "note": mem.note or mem.bandwidth.note,
-                    "alternatives": [
-                        {
-                            "value": a.text,
-                            "source": page.link(a.source, f"{path}#source-{a.source}"),
-                            "quote": a.quote,
-                            "note": a.note,
-                        }
-                        for a in mem.bandwidth.alternatives
-                    ],
-                }
-            )
-        ridges = [
+def device_page(site: Site, device: Device) -> GeneratedPage:
+    """`devices/<id>.md`: the device's figures, ridges, kernel results and sources."""
+    path = f"devices/{device.id}.md"
+    page = Page(path, site)
+    cat = site.catalog
+    fig = site.compiled.devices[device.id]
+    results = site.declared[device.id]
+    shown = results[:MAX_ROWS]
+    levels = [lv for lv in LEVELS if lv in fig.bandwidths]
+    chart = charts.device_roofline(site.compiled, device.id, shown, site.chart_precision)
+    p_glance = site.chart_precision if site.chart_precision in fig.peaks else next(iter(fig.peaks))
+    peaks = []
+    for p, peak in device.peaks.items():
+        pr = cat.precisions[p]
+        unit = pr.unit
+        peaks.append(
             {
-                "precision": cat.precisions[p].label,
-                "cells": [
-                    self._fmt_intensity(fig.ridges[p][lv], p) if lv in fig.ridges[p] else "–"
-                    for lv in levels
+                "precision": pr.label,
+                "printed": peak.figure.text,
+                "sparsity": peak.sparsity or "dense",
+                "pipe": peak.pipe or "–",
+                "dense": format_si(peak.dense, f"{unit}/s"),
+                "share": format_percent(device.compute_share),
+                "sustained": format_si(fig.peaks[p], f"{unit}/s"),
+                "source": page.link(peak.figure.source, f"{path}#source-{peak.figure.source}"),
+                "quote": peak.figure.quote,
+                "note": peak.figure.note,
+                "alternatives": [
+                    {
+                        "value": a.text,
+                        "sparsity": a.sparsity or "dense",
+                        "pipe": a.pipe or "–",
+                        "dense": format_si(a.dense, f"{unit}/s"),
+                        "source": page.link(a.source, f"{path}#source-{a.source}"),
+                        "quote": a.quote,
+                        "note": a.note,
+                    }
+                    for a in peak.figure.alternatives
                 ],
             }
-            for p in fig.peaks
-        ]
-        case_levels = [lv for lv in LEVELS if any(lv in r.bytes for r in shown)]
-        has_measured = any(r.measured is not None for r in shown)
-        kernels = []
-        for n, r in enumerate(shown, start=1):
-            intensity = r.intensity
-            kernels.append(
-                {
-                    "n": n,
-                    "case": page.case_link(r.case),
-                    "case_id": page.case_link(r.case, r.case),
-                    "precision": cat.precisions[r.precision].label,
-                    "intensity": [
-                        self._fmt_intensity(intensity[lv], r.precision) if lv in intensity else "–"
-                        for lv in case_levels
-                    ],
-                    "ridge": self._fmt_intensity(fig.ridges[r.precision]["dram"], r.precision)
-                    if "dram" in fig.ridges[r.precision]
-                    else "–",
-                    "attainable": self._fmt_rate(r.attainable, r.precision),
-                    "limited_by": _level_name(r.limited_by) if r.limited_by != COMPUTE else COMPUTE,
-                    "share": format_percent(r.share_of_peak),
-                    "time": format_si(r.time, "s"),
-                    "measured": self._fmt_rate(r.measured, r.precision)
-                    if r.measured is not None
-                    else "–",
-                    "efficiency": format_percent(r.efficiency) if r.efficiency is not None else "–",
-                    "bw_sweep": [
-                        self._fmt_rate(v, r.precision)
-                        for f, v in r.bandwidth_sweep.items()
-                        if f != "1"
-                    ],
-                    "peak_sweep": [
-                        self._fmt_rate(v, r.precision) for f, v in r.peak_sweep.items() if f != "1"
-                    ],
-                }
-            )
-        unmodelled: dict[tuple[str, str], list[Markup]] = {}
-        for r in shown:
-            for lv, why in r.unmodelled:
-                unmodelled.setdefault((_level_name(lv), why), []).append(page.case_link(r.case))
-        for key, links in unmodelled.items():
-            if len(links) == len(shown) > 1:
-                unmodelled[key] = [Markup("every case")]
-        present = {r.case for r in results}
-        missing = [
-            {"case": page.case_link(case.id), "precision": cat.precisions[case.precision].label}
-            for case in cat.cases.values()
-            if case.id not in present
-        ][:MAX_CASES]
-        sources = self._sources_context(page, device.id, device.sources, f"{path}#source-")
-        from rooflinec.site.audit import audit_path
-
-        text = self._render(
-            "device.md.j2",
-            page,
-            device=device,
-            audit=page.href(audit_path(device.id)),
-            glance={
-                "precision": cat.precisions[p_glance].label,
-                "peak": self._fmt_rate(fig.peaks[p_glance], p_glance),
-                "dram": device.memory.get("dram"),
-                "bandwidth": format_si(fig.bandwidths["dram"], "B/s")
-                if "dram" in fig.bandwidths
-                else None,
-                "ridge": self._fmt_intensity(fig.ridges[p_glance]["dram"], p_glance)
-                if "dram" in fig.bandwidths
-                else None,
-                "bound": sum(1 for r in results if r.limited_by != COMPUTE),
-                "cases": len(results),
-            },
-            chart=chart,
-            peaks=peaks,
-            memory=memory,
-            levels=[_level_name(lv) for lv in levels],
-            ridges=ridges,
-            case_levels=[_level_name(lv) for lv in case_levels],
-            kernels=kernels,
-            mixed=len({k["precision"] for k in kernels}) > 1,
-            sweeps=kernels[:MAX_SWEEPS],
-            has_measured=has_measured,
-            sweep_keys=SWEEP_KEYS,
-            unmodelled=sorted(unmodelled.items()),
-            missing=missing,
-            hidden=len(results) - len(shown),
-            max_alternatives=MAX_ALTERNATIVES,
-            compute_share=format_percent(device.compute_share),
-            memory_share=format_percent(device.memory_share),
-            sources=sources,
-            versions=sorted(device.versions, key=lambda v: -v.version),
         )
-        return GeneratedPage(path, device.name, text, page.slots, page.assets)
+    memory = []
+    for lv, mem in device.memory.items():
+        memory.append(
+            {
+                "level": level_name(lv),
+                "label": mem.label,
+                "printed": mem.bandwidth.text,
+                "share": format_percent(device.share_of(lv)),
+                "sustained": format_si(fig.bandwidths[lv], "B/s"),
+                "capacity": (
+                    f"{format_si(mem.capacity.value, 'B')} ({mem.capacity.text})"
+                    if mem.capacity is not None and mem.capacity.binary
+                    else format_si(mem.capacity.value, "B")
+                    if mem.capacity is not None
+                    else "–"
+                ),
+                "source": page.link(mem.bandwidth.source, f"{path}#source-{mem.bandwidth.source}"),
+                "quote": mem.bandwidth.quote,
+                "capacity_quote": mem.capacity.quote if mem.capacity else None,
+                "note": mem.note or mem.bandwidth.note,
+                "alternatives": [
+                    {
+                        "value": a.text,
+                        "source": page.link(a.source, f"{path}#source-{a.source}"),
+                        "quote": a.quote,
+                        "note": a.note,
+                    }
+                    for a in mem.bandwidth.alternatives
+                ],
+            }
+        )
+    ridges = [
+        {
+            "precision": cat.precisions[p].label,
+            "cells": [
+                site.intensity(fig.ridges[p][lv], p) if lv in fig.ridges[p] else "–"
+                for lv in levels
+            ],
+        }
+        for p in fig.peaks
+    ]
+    case_levels = [lv for lv in LEVELS if any(lv in r.bytes for r in shown)]
+    has_measured = any(r.measured is not None for r in shown)
+    kernels = []
+    for n, r in enumerate(shown, start=1):
+        intensity = r.intensity
+        kernels.append(
+            {
+                "n": n,
+                "case": page.case_link(r.case),
+                "case_id": page.case_link(r.case, r.case),
+                "precision": cat.precisions[r.precision].label,
+                "intensity": [
+                    site.intensity(intensity[lv], r.precision) if lv in intensity else "–"
+                    for lv in case_levels
+                ],
+                "ridge": site.intensity(fig.ridges[r.precision]["dram"], r.precision)
+                if "dram" in fig.ridges[r.precision]
+                else "–",
+                "attainable": site.rate(r.attainable, r.precision),
+                "limited_by": level_name(r.limited_by) if r.limited_by != COMPUTE else COMPUTE,
+                "share": format_percent(r.share_of_peak),
+                "time": format_si(r.time, "s"),
+                "measured": site.rate(r.measured, r.precision) if r.measured is not None else "–",
+                "efficiency": format_percent(r.efficiency) if r.efficiency is not None else "–",
+                "bw_sweep": [
+                    site.rate(v, r.precision) for f, v in r.bandwidth_sweep.items() if f != "1"
+                ],
+                "peak_sweep": [
+                    site.rate(v, r.precision) for f, v in r.peak_sweep.items() if f != "1"
+                ],
+            }
+        )
+    unmodelled: dict[tuple[str, str], list[Markup]] = {}
+    for r in shown:
+        for lv, why in r.unmodelled:
+            unmodelled.setdefault((level_name(lv), why), []).append(page.case_link(r.case))
+    for key, links in unmodelled.items():
+        if len(links) == len(shown) > 1:
+            unmodelled[key] = [Markup("every case")]
+    present = {r.case for r in results}
+    missing = [
+        {"case": page.case_link(case.id), "precision": cat.precisions[case.precision].label}
+        for case in cat.cases.values()
+        if case.id not in present
+    ][:MAX_CASES]
+    sources = sources_context(site, page, device.id, device.sources, f"{path}#source-")
+    text = site.render(
+        "device.md.j2",
+        page,
+        device=device,
+        audit=page.href(audit_path(device.id)),
+        glance={
+            "precision": cat.precisions[p_glance].label,
+            "peak": site.rate(fig.peaks[p_glance], p_glance),
+            "dram": device.memory.get("dram"),
+            "bandwidth": format_si(fig.bandwidths["dram"], "B/s")
+            if "dram" in fig.bandwidths
+            else None,
+            "ridge": site.intensity(fig.ridges[p_glance]["dram"], p_glance)
+            if "dram" in fig.bandwidths
+            else None,
+            "bound": sum(1 for r in results if r.limited_by != COMPUTE),
+            "cases": len(results),
+        },
+        chart=chart,
+        peaks=peaks,
+        memory=memory,
+        levels=[level_name(lv) for lv in levels],
+        ridges=ridges,
+        case_levels=[level_name(lv) for lv in case_levels],
+        kernels=kernels,
+        mixed=len({k["precision"] for k in kernels}) > 1,
+        sweeps=kernels[:MAX_SWEEPS],
+        has_measured=has_measured,
+        sweep_keys=SWEEP_KEYS,
+        unmodelled=sorted(unmodelled.items()),
+        missing=missing,
+        hidden=len(results) - len(shown),
+        max_alternatives=MAX_ALTERNATIVES,
+        compute_share=format_percent(device.compute_share),
+        memory_share=format_percent(device.memory_share),
+        sources=sources,
+        versions=sorted(device.versions, key=lambda v: -v.version),
+    )
+    return GeneratedPage(path, device.name, text, page.slots, page.assets)

@@ -3,32 +3,38 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rooflinec import catalog_export, export
-from rooflinec.site.pages.base import PageModel
+from rooflinec.compiler import Compiled
+
+if TYPE_CHECKING:
+    from rooflinec.site.pages.model import Site
 
 
-class DownloadFiles(PageModel):
-    """The site's download files."""
+def downloads(site: Site) -> dict[str, str]:
+    """Whole-catalog files: every result and every device figure (with its provenance)
+    as JSON and CSV at the site root, and the JSON Schemas under `schemas/`."""
+    from rooflinec.resources import schemas_dir
 
-    def downloads(self) -> dict[str, str]:
-        """Whole-catalog files: every result and every device figure (with its provenance)
-        as JSON and CSV at the site root, and the JSON Schemas under `schemas/`."""
-        from rooflinec.resources import schemas_dir
+    today = site.catalog_date
+    out = {
+        **DownloadFiles(site.compiled)._results_files(site.compiled.results),
+        "catalog.json": catalog_export.catalog_json(site.catalog, today=today),
+        "catalog.csv": catalog_export.catalog_csv(site.catalog, today=today),
+    }
+    for schema in sorted(schemas_dir().glob("*.json")):
+        out[f"schemas/{schema.name}"] = schema.read_text("utf-8")
+    if site.changes is not None:
+        out.update(site.changes.downloads())
+    return out
 
-        results = self.compiled.results
-        today = self.catalog_date
-        out = {
-            **self._results_files(results),
-            "catalog.json": catalog_export.catalog_json(self.catalog, today=today),
-            "catalog.csv": catalog_export.catalog_csv(self.catalog, today=today),
-        }
-        for schema in sorted(schemas_dir().glob("*.json")):
-            out[f"schemas/{schema.name}"] = schema.read_text("utf-8")
-        if self.changes is not None:
-            out.update(self.changes.downloads())
-        return out
+
+class DownloadFiles:
+    """The results files of one compiled catalog."""
+
+    def __init__(self, compiled: Compiled) -> None:
+        self.compiled = compiled
 
     def _results_files(self, results: Sequence[Any]) -> dict[str, str]:
         """results.json and results.csv; a large catalog takes the columnar path, as

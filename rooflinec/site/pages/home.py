@@ -2,31 +2,31 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rooflinec.site import charts
-from rooflinec.site.pages.base import PageModel
-from rooflinec.site.pages.common import MAX_HOME_DEVICES, GeneratedPage, _Page
+from rooflinec.site.pages.common import MAX_HOME_DEVICES, GeneratedPage, Page
+from rooflinec.site.pages.parts import device_row
+
+if TYPE_CHECKING:
+    from rooflinec.site.pages.model import Site
 
 
-class HomePages(PageModel):
-    """The home page's cross-device comparison."""
-
-    def home_section(self, path: str = "index.md") -> GeneratedPage:
-        """The generated part of the home page: the cross-device comparison."""
-        devices = [
-            d
-            for d in self.catalog.devices
-            if self.chart_precision in self.compiled.devices[d].peaks
-        ][:MAX_HOME_DEVICES]
-        page = _Page(path, self)
-        chart = charts.comparison_chart(self.compiled, devices, self.chart_precision)
-        rows = [self._device_row(page, d) for d in devices]
-        text = self._render(
-            "home.md.j2",
-            page,
-            chart=chart,
-            rows=rows,
-            shown=len(devices),
-            total=len(self.catalog.devices),
-            precision=self.catalog.precisions[self.chart_precision],
-        )
-        return GeneratedPage(path, "Home", text, page.slots, page.assets)
+def home_section(site: Site, path: str = "index.md") -> GeneratedPage:
+    """The generated part of the home page: the cross-device comparison."""
+    devices = [
+        d for d in site.catalog.devices if site.chart_precision in site.compiled.devices[d].peaks
+    ][:MAX_HOME_DEVICES]
+    page = Page(path, site)
+    chart = charts.comparison_chart(site.compiled, devices, site.chart_precision)
+    rows = [device_row(site, page, d) for d in devices]
+    text = site.render(
+        "home.md.j2",
+        page,
+        chart=chart,
+        rows=rows,
+        shown=len(devices),
+        total=len(site.catalog.devices),
+        precision=site.catalog.precisions[site.chart_precision],
+    )
+    return GeneratedPage(path, "Home", text, page.slots, page.assets)

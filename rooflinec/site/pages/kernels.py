@@ -4,168 +4,171 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rooflinec.catalog import LEVELS, Kernel
 from rooflinec.compiler import COMPUTE, Result
 from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.site import charts
-from rooflinec.site.pages.base import PageModel
 from rooflinec.site.pages.common import (
     MAX_ATTAINABLE,
     MAX_CASES,
     GeneratedPage,
-    _level_name,
-    _Page,
+    Page,
+    level_name,
 )
+from rooflinec.site.pages.parts import paged_index, sources_context
+
+if TYPE_CHECKING:
+    from rooflinec.site.pages.model import Site
 
 
-class KernelPages(PageModel):
-    """The kernels index and the kernel pages."""
+def kernel_index(site: Site) -> list[GeneratedPage]:
+    """`kernels/index.md` (and `index-2.md`, ...): one row per kernel."""
 
-    def kernel_index(self) -> list[GeneratedPage]:
-        def rows(page: _Page, chunk: Sequence[str]) -> list[dict[str, Any]]:
-            kernels = [self.catalog.kernels[k] for k in chunk]
-            return [
-                {
-                    "link": page.kernel_link(kernel.id),
-                    "flops": page.math(kernel.flops),
-                    "levels": ", ".join(_level_name(lv) for lv in kernel.bytes),
-                    "cases": len(kernel.cases),
-                    "description": kernel.description,
-                }
-                for kernel in kernels
-            ]
-
-        return self._paged_index(
-            list(self.catalog.kernels),
-            "kernels/index.md",
-            "Kernels",
-            "kernels_index.md.j2",
-            rows,
-        )
-
-    def kernel_page(self, kernel: Kernel) -> GeneratedPage:
-        path = f"kernels/{kernel.id}.md"
-        page = _Page(path, self)
-        cat = self.catalog
-        cases = kernel.cases[:MAX_CASES]
-        case_ids = {c.id for c in cases}
-        results = [r for r in self.compiled.results if r.kernel == kernel.id and r.case in case_ids]
-        declared = [r for r in results if r.declared][:MAX_ATTAINABLE]
-        hidden_results = sum(1 for r in results if r.declared) - len(declared)
-        chart = charts.kernel_chart(self.compiled, kernel.id, declared)
-        formulas = [
+    def rows(page: Page, chunk: Sequence[str]) -> list[dict[str, Any]]:
+        kernels = [site.catalog.kernels[k] for k in chunk]
+        return [
             {
-                "name": "operations",
-                "formula": kernel.flops,
-                "unit": "FLOP, or OP for integer precisions",
+                "link": page.kernel_link(kernel.id),
+                "flops": page.math(kernel.flops),
+                "levels": ", ".join(level_name(lv) for lv in kernel.bytes),
+                "cases": len(kernel.cases),
+                "description": kernel.description,
             }
+            for kernel in kernels
         ]
-        formulas += [
-            {"name": f"bytes at {_level_name(lv)}", "formula": f, "unit": "B"}
-            for lv, f in kernel.bytes.items()
-        ]
-        for f in formulas:
-            f["math"] = page.math(f["formula"])
-        # Intensity per precision: one row per case, one column per precision evaluated.
-        precisions = [p for p in cat.precisions if any(r.precision == p for r in results)]
-        intensity: dict[str, list[dict[str, Any]]] = {}
-        by_case_precision: dict[tuple[str, str], Result] = {}
-        for r in results:
-            by_case_precision.setdefault((r.case, r.precision), r)
-        for lv in kernel.bytes:
-            rows = []
-            for c in cases:
-                cells = []
-                for p in precisions:
-                    found = by_case_precision.get((c.id, p))
-                    cells.append(
-                        format_number(found.intensity[lv])
-                        if found is not None and lv in found.intensity
-                        else "–"
-                    )
-                rows.append({"case": page.case_link(c.id, c.id), "cells": cells})
-            intensity[_level_name(lv)] = rows
-        measured = []
+
+    return paged_index(
+        site,
+        list(site.catalog.kernels),
+        "kernels/index.md",
+        "Kernels",
+        "kernels_index.md.j2",
+        rows,
+    )
+
+
+def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
+    """`kernels/<id>.md`: the kernel's formulas, cases, intensities and results."""
+    path = f"kernels/{kernel.id}.md"
+    page = Page(path, site)
+    cat = site.catalog
+    cases = kernel.cases[:MAX_CASES]
+    case_ids = {c.id for c in cases}
+    results = [r for r in site.compiled.results if r.kernel == kernel.id and r.case in case_ids]
+    declared = [r for r in results if r.declared][:MAX_ATTAINABLE]
+    hidden_results = sum(1 for r in results if r.declared) - len(declared)
+    chart = charts.kernel_chart(site.compiled, kernel.id, declared)
+    formulas = [
+        {
+            "name": "operations",
+            "formula": kernel.flops,
+            "unit": "FLOP, or OP for integer precisions",
+        }
+    ]
+    formulas += [
+        {"name": f"bytes at {level_name(lv)}", "formula": f, "unit": "B"}
+        for lv, f in kernel.bytes.items()
+    ]
+    for f in formulas:
+        f["math"] = page.math(f["formula"])
+    # Intensity per precision: one row per case, one column per precision evaluated.
+    precisions = [p for p in cat.precisions if any(r.precision == p for r in results)]
+    intensity: dict[str, list[dict[str, Any]]] = {}
+    by_case_precision: dict[tuple[str, str], Result] = {}
+    for r in results:
+        by_case_precision.setdefault((r.case, r.precision), r)
+    for lv in kernel.bytes:
+        rows = []
         for c in cases:
-            for m in c.measured:
-                run = self.compiled.result(c.id, m.device, m.precision)
-                if run is None or m.device not in cat.devices:
-                    continue
-                measured.append(
-                    {
-                        "case": page.case_link(c.id),
-                        "device": page.device_link(m.device),
-                        "precision": cat.precisions[m.precision].label,
-                        "printed": m.text,
-                        "rate": self._fmt_rate(run.measured, m.precision)
-                        if run.measured is not None
-                        else "–",
-                        "attainable": self._fmt_rate(run.attainable, m.precision),
-                        "efficiency": format_percent(run.efficiency)
-                        if run.efficiency is not None
-                        else "–",
-                        "source": m.source,
-                        "note": m.note,
-                    }
+            cells = []
+            for p in precisions:
+                found = by_case_precision.get((c.id, p))
+                cells.append(
+                    format_number(found.intensity[lv])
+                    if found is not None and lv in found.intensity
+                    else "–"
                 )
-        case_rows = [
-            {
-                "id": c.id,
-                "name": c.name,
-                "precision": cat.precisions[c.precision].label,
-                "shape": ", ".join(f"{k} = {v}" for k, v in c.shape.items()),
-                "description": c.description,
-                "flops": format_si(
-                    next((r.flops for r in results if r.case == c.id), Fraction(0)),
-                    cat.precisions[c.precision].unit,
-                ),
-            }
-            for c in cases
-        ]
-        attainable = []
-        for r in declared:
-            where = next((lv for lv in LEVELS if lv in r.intensity), None)
-            attainable.append(
+            rows.append({"case": page.case_link(c.id, c.id), "cells": cells})
+        intensity[level_name(lv)] = rows
+    measured = []
+    for c in cases:
+        for m in c.measured:
+            run = site.compiled.result(c.id, m.device, m.precision)
+            if run is None or m.device not in cat.devices:
+                continue
+            measured.append(
                 {
-                    "case": page.case_link(r.case, cat.cases[r.case].name),
-                    "device": page.device_link(r.device),
-                    "precision": cat.precisions[r.precision].label,
-                    "intensity": self._fmt_intensity(r.intensity[where], r.precision)
-                    if where
+                    "case": page.case_link(c.id),
+                    "device": page.device_link(m.device),
+                    "precision": cat.precisions[m.precision].label,
+                    "printed": m.text,
+                    "rate": site.rate(run.measured, m.precision)
+                    if run.measured is not None
                     else "–",
-                    "attainable": self._fmt_rate(r.attainable, r.precision),
-                    "limited_by": _level_name(r.limited_by) if r.limited_by != COMPUTE else COMPUTE,
-                    "share": format_percent(r.share_of_peak),
-                    "time": format_si(r.time, "s"),
+                    "attainable": site.rate(run.attainable, m.precision),
+                    "efficiency": format_percent(run.efficiency)
+                    if run.efficiency is not None
+                    else "–",
+                    "source": m.source,
+                    "note": m.note,
                 }
             )
-        no_result = sorted(
+    case_rows = [
+        {
+            "id": c.id,
+            "name": c.name,
+            "precision": cat.precisions[c.precision].label,
+            "shape": ", ".join(f"{k} = {v}" for k, v in c.shape.items()),
+            "description": c.description,
+            "flops": format_si(
+                next((r.flops for r in results if r.case == c.id), Fraction(0)),
+                cat.precisions[c.precision].unit,
+            ),
+        }
+        for c in cases
+    ]
+    attainable = []
+    for r in declared:
+        where = next((lv for lv in LEVELS if lv in r.intensity), None)
+        attainable.append(
             {
-                (cat.devices[d].name, cat.precisions[c.precision].label)
-                for c in cases
-                for d in cat.devices
-                if c.precision not in self.compiled.devices[d].peaks
+                "case": page.case_link(r.case, cat.cases[r.case].name),
+                "device": page.device_link(r.device),
+                "precision": cat.precisions[r.precision].label,
+                "intensity": site.intensity(r.intensity[where], r.precision) if where else "–",
+                "attainable": site.rate(r.attainable, r.precision),
+                "limited_by": level_name(r.limited_by) if r.limited_by != COMPUTE else COMPUTE,
+                "share": format_percent(r.share_of_peak),
+                "time": format_si(r.time, "s"),
             }
         )
-        text = self._render(
-            "kernel.md.j2",
-            page,
-            kernel=kernel,
-            formulas=formulas,
-            symbols=sorted(kernel.symbols.items()),
-            uses_w=any("w" in f.symbols for f in kernel.bytes.values()),
-            cases=case_rows,
-            hidden=len(kernel.cases) - len(cases),
-            precisions=[cat.precisions[p].label for p in precisions],
-            intensity=intensity,
-            chart=chart,
-            attainable=attainable,
-            no_result=no_result,
-            hidden_results=hidden_results,
-            measured=measured,
-            sources=self._sources_context(page, kernel.id, kernel.sources, f"{path}#source-"),
-            versions=sorted(kernel.versions, key=lambda v: -v.version),
-        )
-        return GeneratedPage(path, kernel.name, text, page.slots, page.assets)
+    no_result = sorted(
+        {
+            (cat.devices[d].name, cat.precisions[c.precision].label)
+            for c in cases
+            for d in cat.devices
+            if c.precision not in site.compiled.devices[d].peaks
+        }
+    )
+    text = site.render(
+        "kernel.md.j2",
+        page,
+        kernel=kernel,
+        formulas=formulas,
+        symbols=sorted(kernel.symbols.items()),
+        uses_w=any("w" in f.symbols for f in kernel.bytes.values()),
+        cases=case_rows,
+        hidden=len(kernel.cases) - len(cases),
+        precisions=[cat.precisions[p].label for p in precisions],
+        intensity=intensity,
+        chart=chart,
+        attainable=attainable,
+        no_result=no_result,
+        hidden_results=hidden_results,
+        measured=measured,
+        sources=sources_context(site, page, kernel.id, kernel.sources, f"{path}#source-"),
+        versions=sorted(kernel.versions, key=lambda v: -v.version),
+    )
+    return GeneratedPage(path, kernel.name, text, page.slots, page.assets)

@@ -3,138 +3,140 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rooflinec.catalog import Method
 from rooflinec.examples import run_example
 from rooflinec.formatting import format_number, format_percent, format_si
-from rooflinec.site.pages.base import PageModel
-from rooflinec.site.pages.common import GeneratedPage, _level_name, _Page, _records
+from rooflinec.site.pages.common import GeneratedPage, Page, level_name, records
+from rooflinec.site.pages.parts import sources_context
+
+if TYPE_CHECKING:
+    from rooflinec.site.pages.model import Site
+
+# The sections the method template shows in their own place; any other is shown as it is.
+KNOWN_METHOD_KEYS = frozenset(
+    {
+        "id",
+        "title",
+        "summary",
+        "symbols",
+        "formulas",
+        "inputs",
+        "outputs",
+        "assumptions",
+        "uncertainty",
+        "limits",
+        "origin",
+        "glossary",
+        "examples",
+        "sources",
+        "versions",
+    }
+)
 
 
-class MethodPages(PageModel):
-    """The method pages."""
-
-    KNOWN_METHOD_KEYS = frozenset(
+def method_page(site: Site, method: Method) -> GeneratedPage:
+    """`method/<id>.md`: the method's formulas, assumptions, and its worked examples
+    checked against the compiled catalog."""
+    path = f"method/{method.id}.md"
+    page = Page(path, site)
+    formulas = [
         {
-            "id",
-            "title",
-            "summary",
-            "symbols",
-            "formulas",
-            "inputs",
-            "outputs",
-            "assumptions",
-            "uncertainty",
-            "limits",
-            "origin",
-            "glossary",
-            "examples",
-            "sources",
-            "versions",
+            "name": f.name,
+            "formula": f.formula,
+            "math": page.math(f.formula),
+            "meaning": f.meaning,
         }
-    )
-
-    def method_page(self, method: Method) -> GeneratedPage:
-        path = f"method/{method.id}.md"
-        page = _Page(path, self)
-        formulas = [
-            {
-                "name": f.name,
-                "formula": f.formula,
-                "math": page.math(f.formula),
-                "meaning": f.meaning,
-            }
-            for f in method.formulas
-        ]
-        examples = []
-        for ex in method.examples:
-            outcomes = run_example(self.compiled, ex)
-            rows = []
-            for o in outcomes:
-                e = o.expectation
-                rows.append(
-                    {
-                        "output": e.output.replace("_", " "),
-                        "case": page.case_link(e.case, e.case)
-                        if e.case in self.catalog.cases
-                        else (e.case or "–"),
-                        "level": _level_name(e.level) if e.level else "–",
-                        "expected": e.text,
-                        "computed": self._computed(e.output, o.actual, ex.precision),
-                        "tolerance": "exact"
-                        if isinstance(e.value, str)
-                        else format_percent(e.tolerance, 2),
-                        "passed": o.passed,
-                    }
-                )
-            examples.append(
+        for f in method.formulas
+    ]
+    examples = []
+    for ex in method.examples:
+        outcomes = run_example(site.compiled, ex)
+        rows = []
+        for o in outcomes:
+            e = o.expectation
+            rows.append(
                 {
-                    "id": ex.id,
-                    "name": ex.name,
-                    "description": ex.description,
-                    "device": page.device_link(ex.device)
-                    if ex.device in self.catalog.devices
-                    else ex.device,
-                    "precision": self.catalog.precisions[ex.precision].label
-                    if ex.precision in self.catalog.precisions
-                    else ex.precision,
-                    "cases": [page.case_link(c, c) for c in ex.cases if c in self.catalog.cases],
-                    "rows": rows,
-                    "passed": all(r["passed"] for r in rows),
+                    "output": e.output.replace("_", " "),
+                    "case": page.case_link(e.case, e.case)
+                    if e.case in site.catalog.cases
+                    else (e.case or "–"),
+                    "level": level_name(e.level) if e.level else "–",
+                    "expected": e.text,
+                    "computed": _computed(site, e.output, o.actual, ex.precision),
+                    "tolerance": "exact"
+                    if isinstance(e.value, str)
+                    else format_percent(e.tolerance, 2),
+                    "passed": o.passed,
                 }
             )
-        data = method.data
-        extra = [
-            (key.replace("_", " ").capitalize(), _plain(data[key]))
-            for key in data
-            if key not in self.KNOWN_METHOD_KEYS
-        ]
-        text = self._render(
-            "method.md.j2",
-            page,
-            method=method,
-            formulas=formulas,
-            symbols=sorted(method.symbols.items()),
-            inputs=_records(data.get("inputs")),
-            outputs=_records(data.get("outputs")),
-            assumptions=_strings(data.get("assumptions")),
-            uncertainty=_strings(data.get("uncertainty")),
-            limits=_strings(data.get("limits")),
-            origin=data.get("origin") if isinstance(data.get("origin"), dict) else None,
-            glossary_count=len(_records(data.get("glossary"))),
-            examples=examples,
-            extra=extra,
-            sources=self._sources_context(page, method.id, method.sources, f"{path}#source-"),
-            versions=sorted(method.versions, key=lambda v: -v.version),
+        examples.append(
+            {
+                "id": ex.id,
+                "name": ex.name,
+                "description": ex.description,
+                "device": page.device_link(ex.device)
+                if ex.device in site.catalog.devices
+                else ex.device,
+                "precision": site.catalog.precisions[ex.precision].label
+                if ex.precision in site.catalog.precisions
+                else ex.precision,
+                "cases": [page.case_link(c, c) for c in ex.cases if c in site.catalog.cases],
+                "rows": rows,
+                "passed": all(r["passed"] for r in rows),
+            }
         )
-        return GeneratedPage(path, method.title, text, page.slots, page.assets)
+    data = method.data
+    extra = [
+        (key.replace("_", " ").capitalize(), _plain(data[key]))
+        for key in data
+        if key not in KNOWN_METHOD_KEYS
+    ]
+    text = site.render(
+        "method.md.j2",
+        page,
+        method=method,
+        formulas=formulas,
+        symbols=sorted(method.symbols.items()),
+        inputs=records(data.get("inputs")),
+        outputs=records(data.get("outputs")),
+        assumptions=_strings(data.get("assumptions")),
+        uncertainty=_strings(data.get("uncertainty")),
+        limits=_strings(data.get("limits")),
+        origin=data.get("origin") if isinstance(data.get("origin"), dict) else None,
+        glossary_count=len(records(data.get("glossary"))),
+        examples=examples,
+        extra=extra,
+        sources=sources_context(site, page, method.id, method.sources, f"{path}#source-"),
+        versions=sorted(method.versions, key=lambda v: -v.version),
+    )
+    return GeneratedPage(path, method.title, text, page.slots, page.assets)
 
-    def _computed(self, output: str, actual: Fraction | int | str | None, precision: str) -> str:
-        if actual is None:
-            return "none"
-        if isinstance(actual, str):
-            return actual
-        unit = (
-            self.catalog.precisions[precision].unit
-            if precision in self.catalog.precisions
-            else "FLOP"
-        )
-        units = {
-            "peak": f"{unit}/s",
-            "attainable": f"{unit}/s",
-            "bandwidth": "B/s",
-            "ridge": f"{unit}/B",
-            "intensity": f"{unit}/B",
-            "flops": unit,
-            "bytes": "B",
-            "time": "s",
-        }
-        if output in units:
-            return format_si(actual, units[output], digits=7)
-        if output in ("share_of_peak", "efficiency"):
-            return format_percent(actual, 6)
-        return format_number(actual, 7)
+
+def _computed(site: Site, output: str, actual: Fraction | int | str | None, precision: str) -> str:
+    if actual is None:
+        return "none"
+    if isinstance(actual, str):
+        return actual
+    unit = (
+        site.catalog.precisions[precision].unit if precision in site.catalog.precisions else "FLOP"
+    )
+    units = {
+        "peak": f"{unit}/s",
+        "attainable": f"{unit}/s",
+        "bandwidth": "B/s",
+        "ridge": f"{unit}/B",
+        "intensity": f"{unit}/B",
+        "flops": unit,
+        "bytes": "B",
+        "time": "s",
+    }
+    if output in units:
+        return format_si(actual, units[output], digits=7)
+    if output in ("share_of_peak", "efficiency"):
+        return format_percent(actual, 6)
+    return format_number(actual, 7)
 
 
 def _strings(value: Any) -> list[str]:

@@ -26,11 +26,11 @@ from markupsafe import Markup
 from rooflinec.diff import CatalogDiff, Change, format_relative, format_value
 from rooflinec.publish import BUILD_INFO, ENV_BASE, ENV_BASE_LABEL, ENV_COMMIT, ENV_VERSION
 from rooflinec.site.escape import md
-from rooflinec.site.pages import GeneratedPage, _numbered, _Page, _pages_by_size
+from rooflinec.site.pages.common import GeneratedPage, Page, chunks_by_size, split_pages
 
 if TYPE_CHECKING:
     from rooflinec.compiler import Compiled
-    from rooflinec.site.pages import SiteModel
+    from rooflinec.site.pages.model import Site
 
 __all__ = ["Changes", "changes_pages"]
 
@@ -123,9 +123,9 @@ def _compare(
 # --------------------------------------------------------------------------- rendering
 
 
-def _group_title(page: _Page, group: str) -> Markup:
+def _group_title(page: Page, group: str) -> Markup:
     """`device nvidia-h100-sxm` -> a link to the device; `kernel gemm on d` -> both linked."""
-    catalog = page.model.catalog
+    catalog = page.site.catalog
     kind, _, rest = group.partition(" ")
     if kind == "device" and rest in catalog.devices:
         return Markup("Device {}").format(page.device_link(rest))
@@ -144,19 +144,18 @@ def _row(change: Change) -> dict[str, Any]:
     }
 
 
-def changes_pages(model: SiteModel, changes: Changes | None) -> list[GeneratedPage]:
+def changes_pages(site: Site) -> list[GeneratedPage]:
     """`changes.md` (and `changes-2.md`, ... when long): the figures that moved."""
+    changes = site.changes
     diff = changes.diff if changes is not None else None
     chunks: list[list[Change]] = [[]]
     hidden = 0
     if diff is not None and diff.changes:
-        found = list(_pages_by_size(diff.changes, lambda c: ROW_WEIGHT, CHANGES_PAGE_BUDGET))
+        found = list(chunks_by_size(diff.changes, lambda c: ROW_WEIGHT, CHANGES_PAGE_BUDGET))
         chunks = [list(c) for c in found[:MAX_CHANGE_PAGES]]
         hidden = sum(len(c) for c in found[MAX_CHANGE_PAGES:])
-    out = []
-    for n, chunk in enumerate(chunks, start=1):
-        path = _numbered("changes.md", n)
-        page = _Page(path, model)
+
+    def text(page: Page, n: int, chunk: list[Change], pager: Markup) -> str:
         groups: dict[str, list[dict[str, Any]]] = {}
         for change in chunk:
             groups.setdefault(change.group, []).append(_row(change))
@@ -164,7 +163,7 @@ def changes_pages(model: SiteModel, changes: Changes | None) -> list[GeneratedPa
         if diff is not None and n == 1:
             added = [(kind, ident) for kind, ids in diff.added.items() for ident in ids]
             removed = [(kind, ident) for kind, ids in diff.removed.items() for ident in ids]
-        text = model._render(
+        return site.render(
             "changes.md.j2",
             page,
             changes=changes,
@@ -174,14 +173,14 @@ def changes_pages(model: SiteModel, changes: Changes | None) -> list[GeneratedPa
             added=[_spec_link(page, kind, ident) for kind, ident in added],
             removed=[f"{kind} {ident}" for kind, ident in removed],
             hidden=hidden if n == len(chunks) else 0,
-            pager=model._pager(page, "changes.md", n, len(chunks)),
+            pager=pager,
         )
-        out.append(GeneratedPage(path, "Changes", text, page.slots, page.assets))
-    return out
+
+    return split_pages(site, "changes.md", chunks, lambda n: "Changes", text)
 
 
-def _spec_link(page: _Page, kind: str, ident: str) -> Markup:
-    catalog = page.model.catalog
+def _spec_link(page: Page, kind: str, ident: str) -> Markup:
+    catalog = page.site.catalog
     if kind == "device" and ident in catalog.devices:
         return Markup("device {}").format(page.device_link(ident))
     if kind == "kernel" and ident in catalog.kernels:

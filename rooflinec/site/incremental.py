@@ -1,0 +1,175 @@
+"""Dirty rebuilds (`rooflinec serve`, `mkdocs serve --dirty`): render only what changed.
+
+mkdocs re-renders only files whose `is_modified()` is true, and a generated file always
+says it is. Here every generated file is a `TrackedFile` with a fingerprint of
+everything its output depends on (the Markdown with its trusted fragments put in, the
+title; the text of a static file), and says it is modified only when its output is
+missing or the previous successful build into the same site folder wrote another
+fingerprint. Whatever every page shows (the navigation, the page date, the set of
+files, the options) is the build's site key: when it changes, every page is modified.
+A clean build never asks, so its output is unchanged.
+
+The record lives at module level: `mkdocs serve` loads a new configuration (and new
+plugin instances) for every rebuild, in one process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import TYPE_CHECKING, Any
+
+from mkdocs.structure.files import File, Files, InclusionLevel
+
+if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+
+    from rooflinec.site.pages.common import GeneratedPage
+
+__all__ = ["Rebuild", "TrackedFile", "fingerprint", "forget"]
+
+# site folder -> (site key, {output path: fingerprint}) of the last successful build
+_BUILT: dict[str, tuple[str, dict[str, str]]] = {}
+# site folder -> {page url: its search index entries} of the last successful build
+_SEARCH: dict[str, dict[str, list[Any]]] = {}
+
+
+def fingerprint(*parts: str) -> str:
+    """A digest of `parts` (kept apart, so `("ab", "c")` and `("a", "bc")` differ)."""
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode("utf-8", "surrogatepass"))
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def page_fingerprint(page: GeneratedPage) -> str:
+    """What a generated page's output depends on: its title and its filled-in Markdown."""
+    return fingerprint(page.title, page.slots.fill(page.markdown))
+
+
+def forget() -> None:
+    """Drop every record: after a failed build files may be half written, so the next
+    build into any folder starts afresh."""
+    _BUILT.clear()
+    _SEARCH.clear()
+
+
+class TrackedFile(File):
+    """A generated file that is modified (for a dirty rebuild) only when its output would
+    differ from what the previous build into the same folder wrote."""
+
+    fingerprint: str = ""
+    previous: dict[str, str] | None = None
+
+    def is_modified(self) -> bool:
+        if self.previous is None or not os.path.isfile(self.abs_dest_path):
+            return True
+        return self.previous.get(self.abs_dest_path) != self.fingerprint
+
+
+def _always() -> bool:
+    return True
+
+
+class Rebuild:
+    """One build's generated files, each compared with the previous build into the same
+    site folder; `finish` records them for the next."""
+
+    def __init__(self, site_dir: str, site_key: str) -> None:
+        self.site_dir = site_dir
+        self.site_key = site_key
+        built = _BUILT.get(site_dir)
+        self.previous = built[1] if built is not None and built[0] == site_key else None
+        self.tracked: list[TrackedFile] = []
+        self.home: tuple[str, str] | None = None  # (record key, fingerprint)
+        self.files: Files | None = None
+
+    def add_page(
+        self, files: Files, config: MkDocsConfig, page: GeneratedPage, inclusion: InclusionLevel
+    ) -> None:
+        """A generated page, replacing the docs folder's own file of that name."""
+        file = TrackedFile.generated(config, page.path, content=page.markdown, inclusion=inclusion)
+        self._add(files, file, page_fingerprint(page))
+
+    def add_files(self, files: Files, config: MkDocsConfig, assets: dict[str, str]) -> None:
+        """Static generated files (charts, downloads), replacing any of the same name."""
+        for path, content in sorted(assets.items()):
+            existing = files.get_file_from_path(path)
+            if existing is not None:
+                files.remove(existing)
+            file = TrackedFile.generated(config, path, content=content)
+            self._add(files, file, fingerprint(content))
+
+    def _add(self, files: Files, file: File, digest: str) -> None:
+        assert isinstance(file, TrackedFile)
+        file.fingerprint = digest
+        file.previous = self.previous
+        files.append(file)
+        self.tracked.append(file)
+
+    def track_hand_written(
+        self, files: Files, home_file: File | None, home: GeneratedPage | None
+    ) -> None:
+        """A dirty rebuild re-renders a hand-written page when its source is newer than its
+        output (mkdocs' rule); also every one when the site key changed, and the home page
+        when its generated section did."""
+        self.files = files
+        self.home = None
+        if home_file is not None and home is not None:
+            self.home = (f"{home_file.abs_dest_path}#home", page_fingerprint(home))
+        for file in files.documentation_pages():
+            if isinstance(file, TrackedFile) or file.abs_src_path is None:
+                continue
+            if self.previous is None:
+                file.is_modified = _always  # type: ignore[method-assign]
+            elif file is home_file and self.home is not None:
+                key, digest = self.home
+                if self.previous.get(key) != digest:
+                    file.is_modified = _always  # type: ignore[method-assign]
+
+    def finish(self, config: MkDocsConfig) -> None:
+        """Record what this build wrote, and complete the search index of a dirty one."""
+        record = {f.abs_dest_path: f.fingerprint for f in self.tracked}
+        if self.home is not None:
+            record[self.home[0]] = self.home[1]
+        _BUILT.clear()  # one site folder at a time: serve's
+        _BUILT[self.site_dir] = (self.site_key, record)
+        self._complete_search_index(config)
+
+    def _complete_search_index(self, config: MkDocsConfig) -> None:
+        """A dirty rebuild indexes only the pages it renders: put in the entries of the
+        others from the previous build, in the order a clean build gives them (and stop
+        material's own merge, which keeps one changed page only)."""
+        found = _search_entries(config)
+        if found is None or self.files is None:
+            return
+        index, attribute = found
+        current: dict[str, list[Any]] = {}
+        for entry in getattr(index, attribute):
+            location = entry.get("location", "") if isinstance(entry, dict) else ""
+            current.setdefault(str(location).split("#")[0], []).append(entry)
+        order = [f.url for f in self.files.documentation_pages()]
+        by_page = current
+        if self.previous is not None:  # a rebuild: what was not rendered is as it was
+            by_page = {**_SEARCH.get(self.site_dir, {}), **current}
+            merged = [e for url in order for e in by_page.get(url, [])]
+            merged += [e for url, entries in current.items() if url not in order for e in entries]
+            setattr(index, attribute, merged)
+            search = config.plugins.get("material/search")
+            if search is not None and hasattr(search, "search_index_prev"):
+                search.search_index_prev = None
+        _SEARCH.clear()
+        _SEARCH[self.site_dir] = {url: by_page[url] for url in order if url in by_page}
+
+
+def _search_entries(config: MkDocsConfig) -> tuple[Any, str] | None:
+    """The search plugin's index and the name of its list of entries (material's or
+    mkdocs' own), or None."""
+    for name in ("material/search", "search"):
+        plugin = config.plugins.get(name)
+        index = getattr(plugin, "search_index", None)
+        for attribute in ("entries", "_entries"):
+            if isinstance(getattr(index, attribute, None), list):
+                return index, attribute
+    return None

@@ -1,0 +1,35 @@
+"""Every generated page of the site, in one list."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rooflinec.site.pages.audit import audit_pages
+from rooflinec.site.pages.catalog_pages import changelog_pages, comparison_page, glossary_page
+from rooflinec.site.pages.changes import changes_pages
+from rooflinec.site.pages.common import GeneratedPage
+from rooflinec.site.pages.devices import device_index, device_page
+from rooflinec.site.pages.kernels import kernel_index, kernel_page
+from rooflinec.site.pages.methods import method_page
+from rooflinec.site.pages.sources import sources_pages
+
+if TYPE_CHECKING:
+    from rooflinec.site.pages.model import Site
+
+
+def pages(site: Site) -> list[GeneratedPage]:
+    """Every generated page (the home page's section aside: `home.home_section`)."""
+    catalog = site.catalog
+    out: list[GeneratedPage] = []
+    out += device_index(site)
+    out += [device_page(site, d) for d in catalog.devices.values()]
+    out += kernel_index(site)
+    out += [kernel_page(site, k) for k in catalog.kernels.values()]
+    out.append(comparison_page(site))
+    out += [method_page(site, m) for m in catalog.methods.values()]
+    out += audit_pages(site)
+    out += sources_pages(site)
+    out.append(glossary_page(site))
+    out += changelog_pages(site)
+    out += changes_pages(site)
+    return out

@@ -1,0 +1,92 @@
+"""Parts several pages show: a device's summary row, a spec's source list, a paged index."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from rooflinec.catalog import Source
+from rooflinec.compiler import COMPUTE
+from rooflinec.formatting import format_si
+from rooflinec.site.escape import external_link
+from rooflinec.site.pages import common
+from rooflinec.site.pages.common import GeneratedPage, Page, chunks_of, split_pages
+
+if TYPE_CHECKING:
+    from rooflinec.site.pages.model import Site
+
+
+def device_row(site: Site, page: Page, device_id: str) -> dict[str, Any]:
+    """One device's row of the devices index and the home page's table."""
+    device = site.catalog.devices[device_id]
+    fig = site.compiled.devices[device_id]
+    p = site.chart_precision
+    dram = device.memory.get("dram")
+    declared = site.declared[device_id]
+    bound = [r for r in declared if r.limited_by != COMPUTE]
+    return {
+        "link": page.device_link(device_id),
+        "vendor": device.vendor,
+        "kind": device.kind or "–",
+        "peak": site.rate(fig.peaks[p], p) if p in fig.peaks else "no peak",
+        "memory": dram.label if dram else "–",
+        "bandwidth": format_si(fig.bandwidths["dram"], "B/s") if "dram" in fig.bandwidths else "–",
+        "capacity": format_si(dram.capacity.value, "B")
+        if dram and dram.capacity is not None
+        else "–",
+        "ridge": site.intensity(fig.ridges[p]["dram"], p)
+        if p in fig.peaks and "dram" in fig.bandwidths
+        else "–",
+        "memory_bound": f"{len(bound)} of {len(declared)}",
+        "precisions": ", ".join(site.catalog.precisions[q].label for q in fig.peaks),
+    }
+
+
+def paged_index(
+    site: Site,
+    ids: list[str],
+    first: str,
+    title: str,
+    template: str,
+    rows_of: Callable[[Page, Sequence[str]], list[dict[str, Any]]],
+    **context: Any,
+) -> list[GeneratedPage]:
+    """An index split into numbered pages (`first`, then `-2`, ...), each with a pager."""
+    # Read at call time: a test lowers `common.PER_INDEX_PAGE` to get many index pages.
+    return split_pages(
+        site,
+        first,
+        chunks_of(ids, common.PER_INDEX_PAGE),
+        lambda n: title,
+        lambda page, n, chunk, pager: site.render(
+            template,
+            page,
+            rows=rows_of(page, chunk),
+            pager=pager,
+            total=len(ids),
+            **context,
+        ),
+    )
+
+
+def sources_context(
+    site: Site, page: Page, owner: str, sources: dict[str, Source], anchor: str
+) -> list[dict[str, Any]]:
+    """A spec's sources as its page lists them, each with the figures citing it."""
+    out = []
+    for sid, s in sources.items():
+        out.append(
+            {
+                "id": sid,
+                "anchor": anchor.rpartition("#")[2] + sid,
+                "title": external_link(s.title, s.url),
+                "url": s.url,
+                "publisher": s.publisher,
+                "kind": s.kind,
+                "read": s.read,
+                "published": s.published,
+                "note": s.note,
+                "cited": site.citations.get((owner, sid), []),
+            }
+        )
+    return out

@@ -1,0 +1,128 @@
+"""The sources pages: every distinct source once, with every spec citing it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from markupsafe import Markup
+
+from rooflinec.catalog import Source
+from rooflinec.provenance import STALE_MONTHS, source_info
+from rooflinec.site.escape import external_link, md
+from rooflinec.site.pages.audit import audit_path, read_text
+from rooflinec.site.pages.catalog_pages import spec_target
+from rooflinec.site.pages.common import (
+    MAX_CITED,
+    MAX_USES,
+    SOURCES_PAGE_BUDGET,
+    GeneratedPage,
+    Page,
+    chunks_by_size,
+    split_pages,
+)
+
+if TYPE_CHECKING:
+    from rooflinec.site.pages.model import Site
+
+
+def _specs(site: Site) -> list[tuple[str, str, str, dict[str, Source]]]:
+    """(kind, id, name, sources) of every spec, devices then kernels then methods."""
+    cat = site.catalog
+    out: list[tuple[str, str, str, dict[str, Source]]] = []
+    out += [("device", d.id, d.name, d.sources) for d in cat.devices.values()]
+    out += [("kernel", k.id, k.name, k.sources) for k in cat.kernels.values()]
+    out += [("method", m.id, m.title, m.sources) for m in cat.methods.values()]
+    return out
+
+
+def sources_pages(site: Site) -> list[GeneratedPage]:
+    """Every distinct source (same address and title) once, with every spec citing it,
+    when each read it and how old that reading is, and the figures that lean on it."""
+    today = site.catalog_date
+    specs = _specs(site)
+    entries: dict[tuple[str, str], dict[str, Any]] = {}
+    for kind, ident, name, sources in specs:
+        for sid, src in sources.items():
+            entry = entries.setdefault(
+                (src.url, src.title),
+                {
+                    "title": src.title,
+                    "url": src.url,
+                    "publisher": src.publisher,
+                    "kind": src.kind,
+                    "published": src.published,
+                    "notes": [],
+                    "uses": [],
+                },
+            )
+            if src.note and src.note not in entry["notes"]:
+                entry["notes"].append(src.note)
+            info = source_info(src, today)
+            entry["uses"].append(
+                (kind, ident, name, sid, read_text(info, today, relative_to=False), info.stale)
+            )
+    ordered = sorted(entries.values(), key=lambda e: (e["title"].lower(), e["url"]))
+    stale = sum(1 for e in ordered if any(u[5] for u in e["uses"]))
+    # Every sources page is at the site's root: an entry's links are the same on each, so
+    # each entry is rendered once and the pages are cut by the entries' real size.
+    first = Page("sources.md", site)
+    rendered = [
+        Markup(site.render("source_entry.md.j2", first, s=_source_entry(site, first, e)))
+        for e in ordered
+    ]
+    return split_pages(
+        site,
+        "sources.md",
+        chunks_by_size(rendered, len, SOURCES_PAGE_BUDGET),
+        lambda n: "Sources",
+        lambda page, n, chunk, pager: site.render(
+            "sources.md.j2",
+            page,
+            entries=chunk,
+            pager=pager,
+            total=len(ordered),
+            specs=sum(1 for spec in specs if spec[3]),
+            today=today.isoformat(),
+            stale_months=STALE_MONTHS,
+            stale=stale,
+        ),
+    )
+
+
+def _source_entry(site: Site, page: Page, e: dict[str, Any]) -> dict[str, Any]:
+    uses = []
+    for kind, ident, name, sid, read, is_stale in e["uses"][:MAX_USES]:
+        cited = _cited(site, page, kind, ident, sid)
+        if len(cited) > MAX_CITED:
+            more = len(cited) - MAX_CITED
+            target = (
+                audit_path(ident)
+                if kind == "device"
+                else f"{spec_target(kind, ident)}#source-{sid}"
+            )
+            cited = [*cited[:MAX_CITED], page.link(f"{more} more", target)]
+        uses.append(
+            {
+                "spec": page.link(name, f"{spec_target(kind, ident)}#source-{sid}"),
+                "kind": kind,
+                "read": read,
+                "stale": is_stale,
+                "cited": cited,
+            }
+        )
+    return {
+        **e,
+        "link": external_link(e["title"], e["url"]),
+        "uses": uses,
+        "more_uses": max(0, len(e["uses"]) - MAX_USES),
+    }
+
+
+def _cited(site: Site, page: Page, kind: str, ident: str, sid: str) -> list[Markup]:
+    """What a spec cites a source for: a device's figures link to their audit trail."""
+    if kind != "device":
+        return [md(c) for c in site.citations.get((ident, sid), [])]
+    return [
+        page.link(name, target) + (Markup(" ") + md(suffix) if suffix else Markup(""))
+        for name, target, suffix in site.audit.uses.get((ident, sid), [])
+    ]
