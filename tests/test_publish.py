@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from rooflinec.cli.commands import checked
+from rooflinec.pipeline import checked
 from rooflinec.cli.main import main
 from rooflinec.diff import diff_compiled
 from rooflinec.publish import (

@@ -15,7 +15,7 @@ import markdown  # type: ignore[import-untyped]
 import pytest
 
 from rooflinec import catalog_export
-from rooflinec.cli.commands import checked
+from rooflinec.pipeline import checked
 from rooflinec.provenance import conflicts, device_trails, trails
 from rooflinec.resources import schemas_dir
 from rooflinec.site.build import build_site

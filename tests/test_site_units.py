@@ -12,7 +12,7 @@ import markdown
 import pytest
 from markupsafe import Markup
 
-from rooflinec.cli.commands import checked
+from rooflinec.pipeline import checked
 from rooflinec.site import charts
 from rooflinec.site.escape import Slots, compact_html, external_link, md, sanitize, script_json
 from rooflinec.site.mathml import latex_to_mathml
