@@ -141,11 +141,6 @@ class DocumentCache:
         self._documents: dict[tuple[str, str | None], tuple[tuple[int, int], Document]] = {}
         self._used: dict[tuple[str, str | None], tuple[tuple[int, int], Document]] = {}
 
-    def clear(self) -> None:
-        """Forget every cached document."""
-        self._documents = {}
-        self._used = {}
-
     def begin(self) -> None:
         """Start a round: files not loaded in it are dropped when it is committed."""
         self._used = {}
