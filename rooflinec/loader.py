@@ -465,15 +465,4 @@ class _Builder:
         return value
 
 
-def iter_paths(data: Any, path: PathKey = ()) -> Iterator[tuple[PathKey, Any]]:
-    """Every (path, value) pair in a loaded document, depth first."""
-    yield path, data
-    if isinstance(data, dict):
-        for key, value in data.items():
-            yield from iter_paths(value, (*path, key))
-    elif isinstance(data, list):
-        for i, value in enumerate(data):
-            yield from iter_paths(value, (*path, i))
-
-
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "Document", "PathKey", "iter_paths", "load_file", "load_text"]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "Document", "PathKey", "load_file", "load_text"]
