@@ -95,11 +95,9 @@ def load_file(path: Path, display: str | None = None) -> Document:
     name = display or str(path)
     try:
         size = path.stat().st_size
-    except OSError as exc:
-        raise _diag(name, 1, 1, f"cannot read file: {exc.strerror}") from exc
-    if size > MAX_BYTES:
-        raise _diag(name, 1, 1, f"file is {size} bytes; specs are limited to {MAX_BYTES} bytes")
-    try:
+        if size > MAX_BYTES:
+            message = f"file is {size} bytes; specs are limited to {MAX_BYTES} bytes"
+            raise _diag(name, 1, 1, message)
         raw = path.read_bytes()
     except OSError as exc:
         raise _diag(name, 1, 1, f"cannot read file: {exc.strerror}") from exc
@@ -204,6 +202,7 @@ def _check_directives(text: str, file: str) -> None:
 
 
 def _mark(node: Any) -> tuple[int, int]:
+    """1-based line and column where a node or parser event starts."""
     mark = node.start_mark
     return mark.line + 1, mark.column + 1
 
@@ -281,13 +280,8 @@ class _EventComposer:
         node = self.node(1)
         self.parser.get_event()  # document end
         if not self.parser.check_event(StreamEndEvent):
-            mark = self.parser.peek_event().start_mark
-            raise _diag(
-                self.file,
-                mark.line + 1,
-                mark.column + 1,
-                "a spec file holds one YAML document, found another",
-            )
+            line, col = _mark(self.parser.peek_event())
+            raise _diag(self.file, line, col, "a spec file holds one YAML document, found another")
         return node
 
     def node(self, depth: int) -> Any:
@@ -301,8 +295,7 @@ class _EventComposer:
         from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
         event = self.parser.get_event()
-        mark = event.start_mark
-        line, col = mark.line + 1, mark.column + 1
+        line, col = _mark(event)
         if isinstance(event, AliasEvent):
             raise _diag(self.file, line, col, "aliases (*name) are not allowed in specs")
         if event.anchor is not None:
