@@ -95,11 +95,9 @@ def load_file(path: Path, display: str | None = None) -> Document:
     name = display or str(path)
     try:
         size = path.stat().st_size
-    except OSError as exc:
-        raise _diag(name, 1, 1, f"cannot read file: {exc.strerror}") from exc
-    if size > MAX_BYTES:
-        raise _diag(name, 1, 1, f"file is {size} bytes; specs are limited to {MAX_BYTES} bytes")
-    try:
+        if size > MAX_BYTES:
+            message = f"file is {size} bytes; specs are limited to {MAX_BYTES} bytes"
+            raise _diag(name, 1, 1, message)
         raw = path.read_bytes()
     except OSError as exc:
         raise _diag(name, 1, 1, f"cannot read file: {exc.strerror}") from exc
@@ -140,11 +138,6 @@ class DocumentCache:
     def __init__(self) -> None:
         self._documents: dict[tuple[str, str | None], tuple[tuple[int, int], Document]] = {}
         self._used: dict[tuple[str, str | None], tuple[tuple[int, int], Document]] = {}
-
-    def clear(self) -> None:
-        """Forget every cached document."""
-        self._documents = {}
-        self._used = {}
 
     def begin(self) -> None:
         """Start a round: files not loaded in it are dropped when it is committed."""
@@ -209,6 +202,7 @@ def _check_directives(text: str, file: str) -> None:
 
 
 def _mark(node: Any) -> tuple[int, int]:
+    """1-based line and column where a node or parser event starts."""
     mark = node.start_mark
     return mark.line + 1, mark.column + 1
 
@@ -216,14 +210,56 @@ def _mark(node: Any) -> tuple[int, int]:
 def _compose(text: str, file: str) -> Any:
     """Parse to a YAML node graph that refuses tags, anchors, aliases, depth, size.
 
-    With libyaml's parser (ruamel.yaml.clib) the events come from C and are composed
-    here; without it, ruamel's pure-Python parser and composer do the same job.
+    Either parser's events go through one composer, so both give the same refusals,
+    messages and positions.
     """
+    try:
+        return _EventComposer(_parser(text), file).document()
+    except SpecError:
+        raise
+    except Exception as exc:
+        raise _parse_error(exc, text, file) from exc
+
+
+def _parser(text: str) -> Any:
+    """libyaml's parser (ruamel.yaml.clib) when installed, else ruamel's pure-Python one."""
     try:
         from _ruamel_yaml import CParser
     except ImportError:
-        return _compose_pure(text, file)
-    return _compose_events(CParser(text), text, file)
+        return _pure_parser(text)
+    return CParser(text)
+
+
+def _pure_parser(text: str) -> _PeekableEvents:
+    """ruamel's pure-Python parser over `text`.
+
+    It costs tens of microseconds a value, so `MAX_NODES` (not the byte limit) is what
+    bounds its time.
+    """
+    from ruamel.yaml import YAML
+
+    return _PeekableEvents(YAML(typ="safe", pure=True).parse(text))
+
+
+class _PeekableEvents:
+    """The part of libyaml's parser interface the composer uses, over an event iterator."""
+
+    def __init__(self, events: Iterator[Any]) -> None:
+        self._events = events
+        self._next: Any = None
+
+    def peek_event(self) -> Any:
+        if self._next is None:
+            self._next = next(self._events)
+        return self._next
+
+    def get_event(self) -> Any:
+        event = self.peek_event()
+        self._next = None
+        return event
+
+    def check_event(self, kind: type) -> bool:
+        return isinstance(self.peek_event(), kind)
 
 
 class _EventComposer:
@@ -244,13 +280,8 @@ class _EventComposer:
         node = self.node(1)
         self.parser.get_event()  # document end
         if not self.parser.check_event(StreamEndEvent):
-            mark = self.parser.peek_event().start_mark
-            raise _diag(
-                self.file,
-                mark.line + 1,
-                mark.column + 1,
-                "a spec file holds one YAML document, found another",
-            )
+            line, col = _mark(self.parser.peek_event())
+            raise _diag(self.file, line, col, "a spec file holds one YAML document, found another")
         return node
 
     def node(self, depth: int) -> Any:
@@ -264,8 +295,7 @@ class _EventComposer:
         from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
         event = self.parser.get_event()
-        mark = event.start_mark
-        line, col = mark.line + 1, mark.column + 1
+        line, col = _mark(event)
         if isinstance(event, AliasEvent):
             raise _diag(self.file, line, col, "aliases (*name) are not allowed in specs")
         if event.anchor is not None:
@@ -295,15 +325,6 @@ class _EventComposer:
         return ScalarNode(None, event.value, event.start_mark, event.end_mark, style=style)
 
 
-def _compose_events(parser: Any, text: str, file: str) -> Any:
-    try:
-        return _EventComposer(parser, file).document()
-    except SpecError:
-        raise
-    except Exception as exc:
-        raise _parse_error(exc, text, file) from exc
-
-
 def _parse_error(exc: Exception, text: str, file: str) -> SpecError:
     """What a YAML parser (libyaml's or ruamel's own) raised, as a spec error at its place."""
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -323,67 +344,6 @@ def _parse_error(exc: Exception, text: str, file: str) -> SpecError:
     # A parser's own assertions (`%YAML 1.6`) and libyaml's refusals are input errors too.
     detail = _one_line(str(exc))[:120]
     return _diag(file, 1, 1, f"YAML syntax: the parser gave up ({detail})")
-
-
-def _compose_pure(text: str, file: str) -> Any:
-    """Parse to a YAML node graph with a composer that refuses tags, anchors, aliases, depth.
-
-    The composer also stops at `MAX_NODES` values: the pure-Python parser costs tens of
-    microseconds a value, so the cap (not the byte limit) is what bounds the time.
-    """
-    from ruamel.yaml import YAML
-    from ruamel.yaml.composer import Composer
-    from ruamel.yaml.events import AliasEvent
-
-    class StrictComposer(Composer):  # type: ignore[misc,unused-ignore]
-        spec_depth = 0
-        spec_nodes = 0
-        spec_documents = 0
-
-        def compose_document(self) -> Any:
-            self.spec_documents += 1
-            if self.spec_documents > 1:
-                mark = self.parser.peek_event().start_mark
-                raise _diag(
-                    file,
-                    mark.line + 1,
-                    mark.column + 1,
-                    "a spec file holds one YAML document, found another",
-                )
-            return super().compose_document()
-
-        def compose_node(self, parent: Any, index: Any) -> Any:
-            event = self.parser.peek_event()
-            mark = event.start_mark
-            line, col = mark.line + 1, mark.column + 1
-            if isinstance(event, AliasEvent):
-                raise _diag(file, line, col, "aliases (*name) are not allowed in specs")
-            if getattr(event, "anchor", None) is not None:
-                raise _diag(file, line, col, "anchors (&name) are not allowed in specs")
-            tag = getattr(event, "ctag", None) or getattr(event, "tag", None)
-            if tag is not None:
-                raise _diag(file, line, col, f"YAML tags are not allowed in specs: {tag}")
-            self.spec_nodes += 1
-            if self.spec_nodes > MAX_NODES:
-                raise _diag(file, line, col, f"more than {MAX_NODES} values in one spec file")
-            self.spec_depth += 1
-            try:
-                if self.spec_depth > MAX_DEPTH:
-                    raise _diag(file, line, col, f"nesting deeper than {MAX_DEPTH} levels")
-                return super().compose_node(parent, index)
-            finally:
-                self.spec_depth -= 1
-
-    yaml = YAML(typ="rt", pure=True)
-    yaml.Composer = StrictComposer
-    nodes: list[Any] = []
-    try:
-        nodes.extend(yaml.compose_all(text))
-    except SpecError:
-        raise
-    except Exception as exc:
-        raise _parse_error(exc, text, file) from exc
-    return nodes[0] if nodes else None
 
 
 def _empty(node: Any) -> bool:
@@ -477,9 +437,6 @@ class _Builder:
 
     def _scalar(self, node: Any, quoted: bool, line: int, col: int) -> Any:
         value: str = node.value
-        if node.style == ">":
-            # ruamel marks the fold points of a folded scalar with BEL for round-tripping.
-            value = value.replace("\a", "")
         if quoted or node.style in ("|", ">"):
             self._check_text(value, line, col, "text", allow_newline=True)
             return value
@@ -501,15 +458,4 @@ class _Builder:
         return value
 
 
-def iter_paths(data: Any, path: PathKey = ()) -> Iterator[tuple[PathKey, Any]]:
-    """Every (path, value) pair in a loaded document, depth first."""
-    yield path, data
-    if isinstance(data, dict):
-        for key, value in data.items():
-            yield from iter_paths(value, (*path, key))
-    elif isinstance(data, list):
-        for i, value in enumerate(data):
-            yield from iter_paths(value, (*path, i))
-
-
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "Document", "PathKey", "iter_paths", "load_file", "load_text"]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "Document", "PathKey", "load_file", "load_text"]

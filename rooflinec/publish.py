@@ -142,6 +142,16 @@ def _tail(text: str, lines: int = 12) -> str:
     return "\n".join(text.strip().splitlines()[-lines:])
 
 
+def _mike(repo: Path, env: dict[str, str], command: str, *args: str) -> None:
+    """Run one mike command in `repo`; raise `RooflinecError` with its last lines on failure."""
+    proc = subprocess.run(
+        [*_MIKE, command, *args], cwd=repo, env=env, capture_output=True, text=True, check=False
+    )
+    if proc.returncode != 0:
+        detail = _tail(proc.stderr) or _tail(proc.stdout) or "no output"
+        raise RooflinecError(f"mike {command} failed:\n{detail}")
+
+
 def publish(
     config: Path,
     version: str,
@@ -179,45 +189,11 @@ def publish(
         env[ENV_BASE_LABEL] = previous.version
         if previous.commit:
             env[ENV_BASE] = previous.commit
-    command = [
-        *_MIKE,
-        "deploy",
-        "--config-file",
-        str(config),
-        "--branch",
-        branch,
-        "--update-aliases",
-    ]
-    if title:
-        command += ["--title", title]
-    if push:
-        command.append("--push")
-    command += [version, *aliases]
-    proc = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        detail = _tail(proc.stderr) or _tail(proc.stdout) or "no output"
-        raise RooflinecError(f"mike deploy failed:\n{detail}")
+    common = ["--config-file", str(config), "--branch", branch, *(["--push"] if push else [])]
+    title_args = ["--title", title] if title else []
+    _mike(repo, env, "deploy", *common, "--update-aliases", *title_args, version, *aliases)
     if aliases and not published_default(repo, branch):
-        default = subprocess.run(
-            [
-                *_MIKE,
-                "set-default",
-                "--config-file",
-                str(config),
-                "--branch",
-                branch,
-                *(["--push"] if push else []),
-                aliases[0],
-            ],
-            cwd=repo,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if default.returncode != 0:
-            detail = _tail(default.stderr) or "no output"
-            raise RooflinecError(f"mike set-default failed:\n{detail}")
+        _mike(repo, env, "set-default", *common, aliases[0])
     return previous
 
 

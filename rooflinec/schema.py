@@ -21,8 +21,6 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError  # type: ignore[import-untyped,unused-ignore]
     from jsonschema.protocols import Validator  # type: ignore[import-untyped,unused-ignore]
 
-KINDS = ("precisions", "device", "kernel", "method")
-BASE_URI = "https://rooflinec.org/schemas/v1/"
 MAX_ERRORS_PER_FILE = 200
 """More schema errors than this in one file are summarised in one last line."""
 

@@ -16,7 +16,9 @@ from rooflinec.assemble import catalog_or_raise, display_path
 from rooflinec.catalog import Catalog
 from rooflinec.cli.main import main
 from rooflinec.errors import Diagnostic
-from rooflinec.lints import PLAUSIBLE, lint_catalog, quote_backs
+from rooflinec.lints import lint_catalog
+from rooflinec.lints.quotes import quote_backs
+from rooflinec.lints.ranges import PLAUSIBLE
 from rooflinec.provenance import months_before
 from tests.specfactory import BUNDLED
 

@@ -17,7 +17,6 @@ from rooflinec.loader import (
     MAX_DEPTH,
     MAX_NODES,
     Document,
-    iter_paths,
     load_file,
     load_text,
 )
@@ -96,17 +95,10 @@ def test_nested_structures() -> None:
     assert doc.data == {"a": {"b": [1, {"c": "d"}], "e": ["f"]}}
 
 
-def test_iter_paths_walks_every_value() -> None:
-    """iter_paths yields the root, then every key and item path, depth first."""
+def test_every_value_has_a_position() -> None:
+    """The root, then every key and item path, depth first, has a recorded position."""
     doc = load_text("a: [1, 2]\nb: {c: 3}\n", "f")
-    assert [p for p, _ in iter_paths(doc.data)] == [
-        (),
-        ("a",),
-        ("a", 0),
-        ("a", 1),
-        ("b",),
-        ("b", "c"),
-    ]
+    assert [(), ("a",), ("a", 0), ("a", 1), ("b",), ("b", "c")] == list(doc.values)
 
 
 # --- positions ------------------------------------------------------------------------------

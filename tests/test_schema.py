@@ -15,11 +15,13 @@ from jsonschema import Draft7Validator, Draft202012Validator
 
 from rooflinec.loader import load_file, load_text
 from rooflinec.resources import schemas_dir
-from rooflinec.schema import BASE_URI, KINDS, MAX_ERRORS_PER_FILE, validate
+from rooflinec.schema import MAX_ERRORS_PER_FILE, validate
 
 SCHEMAS = sorted(schemas_dir().glob("*.schema.json"))
 REPO = Path(__file__).parents[1]
 BASE = Path(__file__).parent / "cases" / "base"
+KINDS = ("precisions", "device", "kernel", "method")
+BASE_URI = "https://rooflinec.org/schemas/v1/"
 
 # Keywords of drafts 2019-09 and 2020-12 that draft-7 tools (yaml-language-server in
 # editors) do not know: a schema using them would be silently weaker in an editor.

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from rooflinec import pipeline
+from rooflinec.loader import DocumentCache
 from rooflinec.site.build import _write_config, site_config
 
 REPO = Path(__file__).resolve().parents[1]
@@ -52,7 +53,9 @@ def _edit_a_device(specs: Path) -> tuple[str, str]:
     raise AssertionError("no device spec with a DRAM bandwidth to edit")
 
 
-def test_dirty_rebuild_renders_only_what_changed(tmp_path: Path) -> None:
+def test_dirty_rebuild_renders_only_what_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     specs = tmp_path / "specs"
     shutil.copytree(BUNDLED, specs)
     served = tmp_path / "served"
@@ -88,7 +91,7 @@ def test_dirty_rebuild_renders_only_what_changed(tmp_path: Path) -> None:
     clean = tmp_path / "clean"
     # From scratch: no compiled catalog, no loaded document kept from the builds above.
     pipeline._COMPILED.clear()
-    pipeline._DOCUMENTS.clear()
+    monkeypatch.setattr(pipeline, "_DOCUMENTS", DocumentCache())
     _build(tmp_path / "b", specs, clean, dirty=False)
     expected = _state(clean)
     differ = [

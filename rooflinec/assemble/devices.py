@@ -6,7 +6,7 @@ from fractions import Fraction
 from typing import Any
 
 from rooflinec.assemble.builder import Builder
-from rooflinec.assemble.examples import build_examples
+from rooflinec.assemble.typed import TypedFile
 from rooflinec.catalog import (
     LEVELS,
     Alternative,
@@ -26,8 +26,7 @@ def build_device(
 ) -> Device | None:
     """A device, or None when its file has errors (each one reported)."""
     data = doc.data
-    errors_before = len(builder.out.errors)
-    builder.claim(doc, ("id",), data["id"], "device")
+    typed = TypedFile(builder, doc, "device")
     sources = builder.sources(doc)
     peaks: dict[str, Peak] = {}
     for pid, entry in data["compute"].items():
@@ -63,11 +62,10 @@ def build_device(
             if parsed:
                 shares[which] = parsed[0]
     builder.source_ref(doc, ("sustained", "source"), sustained.get("source"), sources)
-    examples = build_examples(builder, doc)
-    versions = builder.versions(doc)
-    if len(builder.out.errors) > errors_before:
-        builder.refuse(data["id"], examples)
+    finished = typed.finish()
+    if finished is None:
         return None
+    examples, versions = finished
     return Device(
         data["id"],
         data["name"],

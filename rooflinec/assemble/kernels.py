@@ -10,7 +10,7 @@ from fractions import Fraction
 
 from rooflinec.assemble.builder import Builder
 from rooflinec.assemble.cases import build_case
-from rooflinec.assemble.examples import build_examples
+from rooflinec.assemble.typed import TypedFile
 from rooflinec.catalog import Case, Kernel, Precision
 from rooflinec.formulas import FUNCTIONS, EvaluationError, Formula, FormulaError
 from rooflinec.loader import Document, PathKey
@@ -24,8 +24,7 @@ def build_kernel(
 ) -> Kernel | None:
     """A kernel with its cases, or None when its file has errors (each one reported)."""
     data = doc.data
-    errors_before = len(builder.out.errors)
-    builder.claim(doc, ("id",), data["id"], "kernel")
+    typed = TypedFile(builder, doc, "kernel")
     symbols: dict[str, str] = data["symbols"]
     for name in symbols:
         reason = _reserved(name)
@@ -61,13 +60,12 @@ def build_kernel(
         )
         if c is not None
     )
-    if flops is not None and len(builder.out.errors) == errors_before:
+    if flops is not None and typed.clean:
         _evaluate_all(builder, doc, flops, byte_formulas, cases, precisions)
-    examples = build_examples(builder, doc)
-    versions = builder.versions(doc)
-    if len(builder.out.errors) > errors_before or flops is None:
-        builder.refuse(data["id"], examples, also=(c["id"] for c in data["cases"]))
+    finished = typed.finish(also=(c["id"] for c in data["cases"]))
+    if finished is None or flops is None:  # a formula that did not parse is an error too
         return None
+    examples, versions = finished
     return Kernel(
         data["id"],
         data["name"],

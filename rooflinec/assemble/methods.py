@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rooflinec.assemble.builder import Builder
-from rooflinec.assemble.examples import build_examples
+from rooflinec.assemble.typed import TypedFile
 from rooflinec.catalog import Method, MethodFormula
 from rooflinec.loader import Document, PathKey
 
@@ -11,8 +11,7 @@ from rooflinec.loader import Document, PathKey
 def build_method(builder: Builder, doc: Document) -> Method | None:
     """A method, or None when its file has errors (each one reported)."""
     data = doc.data
-    errors_before = len(builder.out.errors)
-    builder.claim(doc, ("id",), data["id"], "method")
+    typed = TypedFile(builder, doc, "method")
     sources = builder.sources(doc)
     builder.source_ref(doc, ("origin", "source"), data["origin"]["source"], sources)
     formulas: list[MethodFormula] = []
@@ -21,11 +20,10 @@ def build_method(builder: Builder, doc: Document) -> Method | None:
         formula = builder.formula(doc, where, f["expression"], data["symbols"])
         if formula is not None:
             formulas.append(MethodFormula(f["name"], formula, f["meaning"]))
-    examples = build_examples(builder, doc)
-    versions = builder.versions(doc)
-    if len(builder.out.errors) > errors_before:
-        builder.refuse(data["id"], examples)
+    finished = typed.finish()
+    if finished is None:
         return None
+    examples, versions = finished
     return Method(
         data["id"],
         data["title"],

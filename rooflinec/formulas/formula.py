@@ -70,6 +70,7 @@ class Formula:
 
     @cached_property
     def _evaluator(self) -> Callable[[Mapping[str, int | Fraction]], Fraction]:
+        """Closures over int/Fraction arithmetic (no sympy), compiled once per formula."""
         root = self._by_name
         checks = tuple((name, self._positions.get(name, 0)) for name in self._names)
 
@@ -84,10 +85,6 @@ class Formula:
             return _finish(root(values))
 
         return evaluate
-
-    def evaluator(self) -> Callable[[Mapping[str, int | Fraction]], Fraction]:
-        """A compiled evaluator (closures over int/Fraction arithmetic, no sympy), cached."""
-        return self._evaluator
 
     def evaluate(self, values: Mapping[str, int | Fraction]) -> Fraction:
         """The exact value for `values` (extra keys are ignored).

@@ -35,13 +35,12 @@ from rooflinec.catalog import Catalog
 from rooflinec.errors import Diagnostic
 from rooflinec.lints.context import Lint, LintContext
 from rooflinec.lints.quotes import missing_quote, quote_number
-from rooflinec.lints.quotes import quote_backs as quote_backs  # public: tests use it
-from rooflinec.lints.ranges import PLAUSIBLE, Ranges, kinds, plausibility
+from rooflinec.lints.ranges import kinds, plausibility
 from rooflinec.lints.sources import dates, source_kind, stale, third_party
-from rooflinec.lints.sparse import TENSOR_PRECISIONS, sparsity
+from rooflinec.lints.sparse import sparsity
 from rooflinec.lints.units import alt_scale, binary_units, counts
 
-__all__ = ["LINTS", "PLAUSIBLE", "TENSOR_PRECISIONS", "Ranges", "current_date", "lint_catalog"]
+__all__ = ["LINTS", "current_date", "lint_catalog"]
 
 
 def current_date() -> datetime.date:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from rooflinec.catalog import Catalog, Device
+from rooflinec.catalog import Catalog, Device, Source
 from rooflinec.errors import Diagnostic, Location, json_path
 from rooflinec.formatting import format_si
 from rooflinec.loader import Document, PathKey
@@ -47,6 +47,12 @@ class LintContext:
     @property
     def devices(self) -> Iterable[Device]:
         return self.catalog.devices.values()
+
+    def sources(self) -> Iterable[tuple[Device, str, Source]]:
+        """Every (device, source id, source) of the devices' files, in catalog order."""
+        for device in self.devices:
+            for sid, source in device.sources.items():
+                yield device, sid, source
 
     def figures(self) -> Iterable[tuple[Device, FigureTrail]]:
         """Every (device, figure trail) pair, devices in catalog order."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from rooflinec.errors import Diagnostic
 from rooflinec.lints.context import LintContext, _at, _warn, _warn_at, _what
-from rooflinec.loader import PathKey
 from rooflinec.provenance import SAME_VALUE, STALE_MONTHS, is_vendor_own, relative, source_info
 
 
@@ -69,8 +68,7 @@ def source_kind(ctx: LintContext) -> list[Diagnostic]:
             "lint-source-kind",
             f"source '{sid}' does not say its kind: add `kind: vendor` or `kind: third-party`",
         )
-        for device in ctx.devices
-        for sid, source in device.sources.items()
+        for _, sid, source in ctx.sources()
         if source.kind is None
     ]
 
@@ -78,46 +76,38 @@ def source_kind(ctx: LintContext) -> list[Diagnostic]:
 def stale(ctx: LintContext) -> list[Diagnostic]:
     """A source read more than 18 months ago: the vendor may have revised its figures."""
     out = []
-    for device in ctx.devices:
-        for sid, source in device.sources.items():
-            info = source_info(source, ctx.today)
-            if info.stale:
-                path: PathKey = ("sources", sid, "read")
-                out.append(
-                    _warn_at(
-                        device.document,
-                        path,
-                        "lint-stale",
-                        f"source '{sid}' was read {info.read}, {info.age_months} months ago"
-                        f" (more than {STALE_MONTHS}): read it again and update the figures"
-                        " that cite it",
-                    )
+    for device, sid, source in ctx.sources():
+        info = source_info(source, ctx.today)
+        if info.stale:
+            out.append(
+                _warn_at(
+                    device.document,
+                    ("sources", sid, "read"),
+                    "lint-stale",
+                    f"source '{sid}' was read {info.read}, {info.age_months} months ago"
+                    f" (more than {STALE_MONTHS}): read it again and update the figures"
+                    " that cite it",
                 )
+            )
     return out
 
 
 def dates(ctx: LintContext) -> list[Diagnostic]:
     """Read dates in the future or not on the calendar, publications after their reading."""
     out = []
-    for device in ctx.devices:
-        for sid, source in device.sources.items():
-            age = source_info(source, ctx.today).age_days
-            problem = (
-                "is not a calendar date" if age is None else "is in the future" if age < 0 else None
+    for device, sid, source in ctx.sources():
+        age = source_info(source, ctx.today).age_days
+        problem = (
+            "is not a calendar date" if age is None else "is in the future" if age < 0 else None
+        )
+        if problem:
+            message = f"source '{sid}' read date {source.read} {problem}"
+            out.append(_warn_at(device.document, ("sources", sid, "read"), "lint-dates", message))
+        if source.published and source.published > source.read:
+            message = (
+                f"source '{sid}' is dated {source.published}, after it was read ({source.read})"
             )
-            if problem:
-                path: PathKey = ("sources", sid, "read")
-                message = f"source '{sid}' read date {source.read} {problem}"
-                out.append(_warn_at(device.document, path, "lint-dates", message))
-            if source.published and source.published > source.read:
-                path = ("sources", sid, "published")
-                message = f"source '{sid}' is dated {source.published}, after it was read"
-                out.append(
-                    _warn_at(
-                        device.document,
-                        path,
-                        "lint-dates",
-                        f"{message} ({source.read})",
-                    )
-                )
+            out.append(
+                _warn_at(device.document, ("sources", sid, "published"), "lint-dates", message)
+            )
     return out
