@@ -24,13 +24,6 @@ class Outcome:
     passed: bool
     problem: str | None = None
 
-    @property
-    def relative_error(self) -> Fraction | None:
-        e, a = self.expectation.value, self.actual
-        if isinstance(e, (Fraction, int)) and isinstance(a, (Fraction, int)) and e != 0:
-            return abs(Fraction(a) - e) / abs(Fraction(e))
-        return None
-
 
 def _results(compiled: Compiled, example: Example) -> list[Result]:
     out = compiled.select(devices=[example.device], precisions=[example.precision])
