@@ -86,7 +86,7 @@ class Field:
     keys: tuple[str, ...] = ()
     json: bool = True
     table: str | None = None  # the table's column header, when the table shows it
-    show: Callable[[Any, str], str] = str  # (value, counting unit) -> table text
+    show: Callable[[Any, str], str] = lambda value, counting: str(value)  # -> table text
 
 
 def _floats(name: str, exact: Callable[[Result], Fraction | None]) -> Values:
