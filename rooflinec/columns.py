@@ -62,6 +62,7 @@ class Columns:
     intensity: Floats  # per (case, width), (rows, levels)
     peak: Floats  # per pair
     exact: NDArray[np.bool_]  # decided with exact arithmetic (a near tie)
+    memory: Floats  # the lowest memory ceiling; +inf where no level is a ceiling
     limited_by: NDArray[np.int8]  # index into LIMITED_BY
     attainable: Floats
     share_of_peak: Floats
@@ -102,6 +103,7 @@ def compute_columns(compiled: Compiled) -> Columns:
     n = len(count_row)
     out: dict[str, Any] = {
         "exact": np.zeros(n, dtype=np.bool_),
+        "memory": np.empty(n),
         "limited_by": np.zeros(n, dtype=np.int8),
         "attainable": np.empty(n),
         "share_of_peak": np.empty(n),
@@ -149,7 +151,8 @@ def _roofline(
         peak = peak_tiled[:size]
         best, bound = attainable[rows], code[rows]
         best[:] = peak
-        memory = np.full(size, np.inf)
+        memory = out["memory"][rows]
+        memory[:] = np.inf
         lines = []
         for li in levels:
             line = intensity_of[li][block_rows]

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from rooflinec import __version__
 from rooflinec.catalog import LEVELS
-from rooflinec.compiler import LIMITED_BY, SWEEP_KEYS, Compiled, Result
+from rooflinec.compiler import LIMITED_BY, SWEEP, SWEEP_KEYS, Compiled, Result
 from rooflinec.formatting import format_percent, format_si
 
 if TYPE_CHECKING:
@@ -53,6 +53,8 @@ class _Source:
         self.counts = compiled.counts
         self.n_pairs = len(compiled.counts.pair_device)
         self.n_widths = max(len(compiled.counts.widths), 1)
+        self._peaks: dict[tuple[int, Fraction], Fraction] = {}
+        self._last: tuple[int, Fraction] = (-1, Fraction(0))
 
     @cached_property
     def columns(self) -> Columns:
@@ -61,10 +63,44 @@ class _Source:
     def exact(self, cell: int) -> Result:
         return self.compiled.result_at(cell)
 
+    def lowest(self, cell: int, a: Fraction, b: Fraction) -> Fraction:
+        """min(peak × a, lowest memory ceiling × b), exactly: the floats pick the side
+        when they are far apart, and only that side is computed."""
+        columns = self.columns
+        j = cell % self.n_pairs
+        peak = float(columns.peak[j]) * _FLOAT[a]
+        memory = float(columns.memory[cell]) * _FLOAT[b]
+        if peak < memory * (1 - _MARGIN):
+            return self._peak(j, a)
+        if memory < peak * (1 - _MARGIN):
+            return self._memory(cell) * b
+        return min(self._peak(j, a), self._memory(cell) * b)
+
     def unit(self, cell: int) -> str:
         precision = self.counts.pair_precision[cell % self.n_pairs]
         return self.compiled.catalog.precisions[precision].unit
 
+    def _peak(self, pair: int, a: Fraction) -> Fraction:
+        key = (pair, a)
+        value = self._peaks.get(key)
+        if value is None:
+            value = self._peaks[key] = self.counts.pair_peak[pair] * a
+        return value
+
+    def _memory(self, cell: int) -> Fraction:
+        """The lowest memory ceiling of a cell, exactly (the last cell's is kept)."""
+        if self._last[0] != cell:
+            c = self.counts
+            case, j = divmod(cell, self.n_pairs)
+            ceilings, _ = self.compiled._levels(c.kernels[case], c.pair_device[j])
+            row = c.count_row(cell)
+            flops, traffic = c.flops[row], c.bytes[row]
+            self._last = (cell, min(flops * bw / traffic[lv] for lv, bw in ceilings.items()))
+        return self._last[1]
+
+
+_MARGIN = 1e-9  # relative: float sides this far apart are ordered as the exact ones
+_FLOAT = {f: float(f) for f in SWEEP}
 
 Values = Callable[[_Source, Sequence[int]], list[Any]]
 
@@ -89,39 +125,45 @@ class Field:
     show: Callable[[Any, str], str] = lambda value, counting: str(value)  # -> table text
 
 
-def _floats(name: str, exact: Callable[[Result], Fraction | None]) -> Values:
+def _floats(name: str, exact: Callable[[_Source, int], Fraction | None]) -> Values:
     """A per-cell float column as numbers (see the module docstring)."""
 
     def values(src: _Source, cells: Sequence[int]) -> list[Any]:
-        column = getattr(src.columns, name)[list(cells)]
-        return [_number(v, lambda c=cell: exact(src.exact(c))) for v, cell in zip(column.tolist(), cells)]
+        column = getattr(src.columns, name)[list(cells)].tolist()
+        return [_number(v, exact, src, cell) for v, cell in zip(column, cells, strict=True)]
 
     return values
 
 
-def _sweep(name: str) -> Values:
+def _sweep(name: str, peak: bool) -> Values:
+    """A sweep: min(peak × f, memory) for the peak sweep, min(peak, memory × f) else."""
+    factors = [(f, Fraction(1)) if peak else (Fraction(1), f) for f in SWEEP]
+
     def values(src: _Source, cells: Sequence[int]) -> list[Any]:
         table = getattr(src.columns, name)[list(cells)].tolist()
         out = []
-        for row, cell in zip(table, cells):
-            out.append(
-                {
-                    key: _number(v, lambda c=cell, k=key: getattr(src.exact(c), name)[k])
-                    for key, v in zip(SWEEP_KEYS, row)
-                }
-            )
+        for row, cell in zip(table, cells, strict=True):
+            record = {}
+            for key, v, (a, b) in zip(SWEEP_KEYS, row, factors, strict=True):
+                record[key] = _number(v, lambda s, c, a=a, b=b: s.lowest(c, a, b), src, cell)
+            out.append(record)
         return out
 
     return values
 
 
-def _number(value: float, exact: Callable[[], Fraction | None]) -> Number | None:
+def _number(
+    value: float,
+    exact: Callable[[_Source, int], Fraction | None],
+    src: _Source,
+    cell: int,
+) -> Number | None:
     """A computed float as written: None for NaN, an int when both it and its exact
     value are integers (the exact value is looked at only then)."""
     if value != value:
         return None
     if value.is_integer():
-        x = exact()
+        x = exact(src, cell)
         if x is not None and x.denominator == 1:
             return int(value)
     return value
@@ -228,7 +270,7 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "attainable",
         "cell",
-        _floats("attainable", lambda r: r.attainable),
+        _floats("attainable", lambda s, c: s.lowest(c, Fraction(1), Fraction(1))),
         ("attainable [OP/s]",),
         table="attainable",
         show=_si("{}/s"),
@@ -237,7 +279,7 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "share_of_peak",
         "cell",
-        _floats("share_of_peak", lambda r: r.share_of_peak),
+        _floats("share_of_peak", lambda s, c: s.lowest(c, Fraction(1), Fraction(1)) / s.counts.pair_peak[c % s.n_pairs]),
         ("share_of_peak [1]",),
         table="share of peak",
         show=_percent,
@@ -245,7 +287,7 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "time",
         "cell",
-        _floats("time", lambda r: r.time),
+        _floats("time", lambda s, c: s.exact(c).time),
         ("time [s]",),
         table="time",
         show=_si("s"),
@@ -253,22 +295,22 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "bandwidth_sweep",
         "cell",
-        _sweep("bandwidth_sweep"),
+        _sweep("bandwidth_sweep", peak=False),
         tuple(f"bandwidth_x{k} [OP/s]" for k in SWEEP_KEYS),
         SWEEP_KEYS,
     ),
     Field(
         "peak_sweep",
         "cell",
-        _sweep("peak_sweep"),
+        _sweep("peak_sweep", peak=True),
         tuple(f"peak_x{k} [OP/s]" for k in SWEEP_KEYS),
         SWEEP_KEYS,
     ),
-    Field("measured", "cell", _floats("measured", lambda r: r.measured), ("measured [OP/s]",)),
+    Field("measured", "cell", _floats("measured", lambda s, c: s.counts.measured.get(c)), ("measured [OP/s]",)),
     Field(
         "efficiency",
         "cell",
-        _floats("efficiency", lambda r: r.efficiency),
+        _floats("efficiency", lambda s, c: s.exact(c).efficiency),
         ("efficiency [1]",),
         table="efficiency",
         show=_percent,
@@ -282,11 +324,15 @@ CSV_COLUMNS: list[str] = [header for field in FIELDS for header in field.headers
 
 
 class _Rows:
-    """Field values for cells, read a batch at a time; shared scopes read once each."""
+    """Field texts for cells, a batch at a time; a field shared by many cells (per case,
+    per row of counts, per pair) is read and formatted once."""
 
-    def __init__(self, compiled: Compiled, fields: Sequence[Field]) -> None:
+    def __init__(
+        self, compiled: Compiled, fields: Sequence[Field], text: Callable[[Field, Any], Any]
+    ) -> None:
         self.src = _Source(compiled)
         self.fields = fields
+        self.text = text
         self._shared: dict[str, list[Any]] = {}
 
     def _index(self, scope: Scope, cells: Sequence[int]) -> list[int]:
@@ -298,19 +344,18 @@ class _Rows:
         return [src.counts.count_row(i) for i in cells]
 
     def batch(self, cells: Sequence[int]) -> list[list[Any]]:
-        """Per field, its value for each of `cells`."""
+        """Per field, its text for each of `cells`."""
         c = self.src.counts
         sizes = {"case": len(c.cases), "count": len(c.flops), "pair": len(c.pair_device)}
         out = []
         for field in self.fields:
             if field.scope == "cell":
-                out.append(field.values(self.src, cells))
+                out.append([self.text(field, v) for v in field.values(self.src, cells)])
                 continue
             shared = self._shared.get(field.key)
             if shared is None:
-                shared = self._shared[field.key] = field.values(
-                    self.src, range(sizes[field.scope])
-                )
+                values = field.values(self.src, range(sizes[field.scope]))
+                shared = self._shared[field.key] = [self.text(field, v) for v in values]
             out.append([shared[k] for k in self._index(field.scope, cells)])
         return out
 
@@ -380,15 +425,13 @@ def write_json(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
         return
     tail = '"results": []\n}'
     out.write(head[: -len(tail)] + '"results": [')
-    fields = [f for f in FIELDS if f.json]
-    rows = _Rows(compiled, fields)
+    rows = _Rows(compiled, [f for f in FIELDS if f.json], _json_field)
     separator = "\n"
     for batch in _batches(cells):
-        values = rows.batch(batch)
+        texts = rows.batch(batch)
         chunk = []
-        for n in range(len(batch)):
-            body = ",\n".join(_json_field(f, column[n]) for f, column in zip(fields, values))
-            chunk.append(f"{separator}    {{\n{body}\n    }}")
+        for parts in zip(*texts, strict=True):
+            chunk.append(f"{separator}    {{\n" + ",\n".join(parts) + "\n    }")
             separator = ",\n"
         out.write("".join(chunk))
     out.write("\n  ]\n}\n")
@@ -406,30 +449,26 @@ def _csv_text(value: Any) -> str:
     return repr(value)
 
 
+def _csv_field(field: Field, value: Any) -> str:
+    """A field's CSV cells: one per key of a mapping, empty where a key is absent."""
+    if field.keys:
+        return ",".join(_csv_text(value.get(k)) for k in field.keys)
+    return _csv_text(value)
+
+
 def write_csv(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
     """One row per cell; units in the headers; empty cells where a level is absent."""
     csv.writer(out, lineterminator="\n").writerow(CSV_COLUMNS)
-    rows = _Rows(compiled, FIELDS)
+    rows = _Rows(compiled, FIELDS, _csv_field)
     for batch in _batches(cells):
-        values = rows.batch(batch)
-        lines = []
-        for n in range(len(batch)):
-            parts = []
-            for field, column in zip(FIELDS, values):
-                value = column[n]
-                if field.keys:
-                    parts.extend(_csv_text(value.get(k)) for k in field.keys)
-                else:
-                    parts.append(_csv_text(value))
-            lines.append(",".join(parts) + "\n")
-        out.write("".join(lines))
+        out.write("".join(",".join(parts) + "\n" for parts in zip(*rows.batch(batch), strict=True)))
 
 
 def write_table(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
     """A readable terminal table; `*` marks a precision other than the case's declared one."""
     fields = [f for f in FIELDS if f.table is not None]
     header = [str(f.table) for f in fields]
-    rows = _Rows(compiled, [*fields, _DECLARED])
+    rows = _Rows(compiled, [*fields, _DECLARED], lambda field, value: value)
     table = [header]
     for batch in _batches(cells):
         *values, declared = rows.batch(batch)
