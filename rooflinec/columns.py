@@ -88,12 +88,18 @@ def compute_columns(compiled: Compiled) -> Columns:
     nan = float("nan")
     flops = np.array([_float(f) for f in c.flops], dtype=np.float64)
     intensity = np.array(
-        [[_float(f / b[lv]) if lv in b else nan for lv in LEVELS] for f, b in zip(c.flops, c.bytes)],
+        [
+            [_float(f / b[lv]) if lv in b else nan for lv in LEVELS]
+            for f, b in zip(c.flops, c.bytes, strict=True)
+        ],
         dtype=np.float64,
     ).reshape(len(c.flops), len(LEVELS))
     peak = np.array([_float(p) for p in c.pair_peak], dtype=np.float64)
     bandwidth = np.array(
-        [[_float(c.bandwidths[d][lv]) if lv in c.bandwidths[d] else nan for lv in LEVELS] for d in c.pair_device],
+        [
+            [_float(c.bandwidths[d][lv]) if lv in c.bandwidths[d] else nan for lv in LEVELS]
+            for d in c.pair_device
+        ],
         dtype=np.float64,
     ).reshape(len(c.pair_device), len(LEVELS))
     n_cases, n_pairs, n_widths = len(c.cases), len(c.pair_device), max(len(c.widths), 1)

@@ -179,7 +179,7 @@ class Compiled:
     @cached_property
     def _pair_index(self) -> dict[tuple[str, str], int]:
         c = self.counts
-        return {pair: j for j, pair in enumerate(zip(c.pair_device, c.pair_precision))}
+        return {pair: j for j, pair in enumerate(zip(c.pair_device, c.pair_precision, strict=True))}
 
     @cached_property
     def _case_index(self) -> dict[str, int]:
@@ -199,7 +199,9 @@ class Compiled:
         d, k, p = (set(x) if x is not None else None for x in (devices, cases, precisions))
         pairs = [
             j
-            for j, (device, precision) in enumerate(zip(c.pair_device, c.pair_precision))
+            for j, (device, precision) in enumerate(
+                zip(c.pair_device, c.pair_precision, strict=True)
+            )
             if (d is None or device in d) and (p is None or precision in p)
         ]
         n_pairs = len(c.pair_device)

@@ -138,18 +138,26 @@ def _floats(name: str, exact: Callable[[_Source, int], Fraction | None]) -> Valu
 def _sweep(name: str, peak: bool) -> Values:
     """A sweep: min(peak × f, memory) for the peak sweep, min(peak, memory × f) else."""
     factors = [(f, Fraction(1)) if peak else (Fraction(1), f) for f in SWEEP]
+    exact = [_lowest(a, b) for a, b in factors]
 
     def values(src: _Source, cells: Sequence[int]) -> list[Any]:
         table = getattr(src.columns, name)[list(cells)].tolist()
         out = []
         for row, cell in zip(table, cells, strict=True):
             record = {}
-            for key, v, (a, b) in zip(SWEEP_KEYS, row, factors, strict=True):
-                record[key] = _number(v, lambda s, c, a=a, b=b: s.lowest(c, a, b), src, cell)
+            for key, v, of in zip(SWEEP_KEYS, row, exact, strict=True):
+                record[key] = _number(v, of, src, cell)
             out.append(record)
         return out
 
     return values
+
+
+def _lowest(a: Fraction, b: Fraction) -> Callable[[_Source, int], Fraction | None]:
+    def exact(src: _Source, cell: int) -> Fraction | None:
+        return src.lowest(cell, a, b)
+
+    return exact
 
 
 def _number(
@@ -187,9 +195,7 @@ def _precision(src: _Source, rows: Sequence[int]) -> list[Any]:
 
 def _declared(src: _Source, cells: Sequence[int]) -> list[Any]:
     c = src.counts
-    return [
-        c.pair_precision[i % src.n_pairs] == c.cases[i // src.n_pairs].precision for i in cells
-    ]
+    return [c.pair_precision[i % src.n_pairs] == c.cases[i // src.n_pairs].precision for i in cells]
 
 
 def _flops(src: _Source, rows: Sequence[int]) -> list[Any]:
@@ -279,7 +285,10 @@ FIELDS: tuple[Field, ...] = (
     Field(
         "share_of_peak",
         "cell",
-        _floats("share_of_peak", lambda s, c: s.lowest(c, Fraction(1), Fraction(1)) / s.counts.pair_peak[c % s.n_pairs]),
+        _floats(
+            "share_of_peak",
+            lambda s, c: s.lowest(c, Fraction(1), Fraction(1)) / s.counts.pair_peak[c % s.n_pairs],
+        ),
         ("share_of_peak [1]",),
         table="share of peak",
         show=_percent,
@@ -306,7 +315,12 @@ FIELDS: tuple[Field, ...] = (
         tuple(f"peak_x{k} [OP/s]" for k in SWEEP_KEYS),
         SWEEP_KEYS,
     ),
-    Field("measured", "cell", _floats("measured", lambda s, c: s.counts.measured.get(c)), ("measured [OP/s]",)),
+    Field(
+        "measured",
+        "cell",
+        _floats("measured", lambda s, c: s.counts.measured.get(c)),
+        ("measured [OP/s]",),
+    ),
     Field(
         "efficiency",
         "cell",
@@ -474,7 +488,7 @@ def write_table(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
         *values, declared = rows.batch(batch)
         for n, cell in enumerate(batch):
             unit = rows.src.unit(cell)
-            line = [f.show(column[n], unit) for f, column in zip(fields, values)]
+            line = [f.show(column[n], unit) for f, column in zip(fields, values, strict=True)]
             if not declared[n]:
                 line[header.index("precision")] += "*"
             table.append(line)
