@@ -82,6 +82,11 @@ def _float(value: Fraction) -> float:
     return float(n) if d == 1 else n / d
 
 
+def _quotient(a: Fraction, b: Fraction) -> float:
+    """`float(a / b)`, correctly rounded (int / int is), without building the Fraction."""
+    return (a.numerator * b.denominator) / (a.denominator * b.numerator)
+
+
 def compute_columns(compiled: Compiled) -> Columns:
     """The float outputs of every cell of `compiled`."""
     c = compiled.counts
@@ -89,7 +94,7 @@ def compute_columns(compiled: Compiled) -> Columns:
     flops = np.array([_float(f) for f in c.flops], dtype=np.float64)
     intensity = np.array(
         [
-            [_float(f / b[lv]) if lv in b else nan for lv in LEVELS]
+            [_quotient(f, b[lv]) if lv in b else nan for lv in LEVELS]
             for f, b in zip(c.flops, c.bytes, strict=True)
         ],
         dtype=np.float64,
