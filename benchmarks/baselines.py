@@ -1,4 +1,4 @@
-"""Baselines that rooflinec's bulk compile is measured against, in the same run.
+"""Baselines that rooflinec's compile engine is measured against, in the same run.
 
 - `numpy_roofline`: the synthetic kernels' formulas written out by hand as numpy
   expressions over float64 shape arrays, and the roofline over the case × (device,

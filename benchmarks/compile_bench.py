@@ -1,4 +1,4 @@
-"""(b) Compiling a million cells with `rooflinec.bulk`, against hand-written numpy and sympy.
+"""(b) Compiling a million cells with `rooflinec.compiler`, against hand-written numpy and sympy.
 
 The synthetic catalog (N devices × M cases × 6 precisions, DRAM and L2) is written as
 YAML and built once with `build_catalog`, outside the timed region: this measures the
@@ -22,6 +22,7 @@ import numpy as np
 from benchmarks.baselines import numpy_inputs, numpy_roofline, sympy_per_cell
 from benchmarks.common import Row, cpu_time, info
 from rooflinec.catalog import Catalog
+from rooflinec.columns import Columns
 
 MEMORY_LIMIT_MB = 2048
 
@@ -47,9 +48,16 @@ def cells_of(catalog: Catalog) -> int:
     return pairs * sum(len(k.cases) for k in catalog.kernels.values())
 
 
+def bulk_compile(catalog: Catalog) -> Columns:
+    """The engine from a built catalog to every cell's outputs in memory: exact counts,
+    then the float columns (which `compile_catalog` leaves until first use)."""
+    from rooflinec.compiler import compile_catalog
+
+    return compile_catalog(catalog).columns
+
+
 def measure_numpy(catalog: Catalog, repeat: int) -> tuple[Row, float]:
-    """bulk_compile against the hand-written numpy roofline of the same formulas."""
-    from rooflinec.bulk import bulk_compile
+    """The engine against the hand-written numpy roofline of the same formulas."""
 
     bulk_compile(catalog)  # warm: first-use caches of the formula engine
     inputs = numpy_inputs(catalog)
@@ -84,18 +92,17 @@ def measure_numpy(catalog: Catalog, repeat: int) -> tuple[Row, float]:
 
 def measure_sympy(catalog: Catalog, bulk_seconds: float, sample: int) -> Row:
     """Per-cell sympy `subs` on a sample, extrapolated to every cell."""
-    from rooflinec.bulk import bulk_compile
+    from rooflinec.compiler import compile_catalog
 
-    table = bulk_compile(catalog)
-    step = max(1, len(table) // sample)
-    cells = [
-        (
-            table.case_ids[table.case[i]],
-            table.device_ids[table.device[i]],
-            table.precision_ids[table.precision[i]],
-        )
-        for i in range(0, len(table), step)
-    ][:sample]
+    compiled = compile_catalog(catalog)
+    counts = compiled.counts
+    step = max(1, len(counts) // sample)
+    cells = []
+    for i in range(0, len(counts), step):
+        r = compiled.result_at(i)
+        cells.append((r.case, r.device, r.precision))
+    cells = cells[:sample]
+    table = counts
     sympy_per_cell(catalog, cells[:1])  # import sympy, build the expressions (cached)
     seconds, _ = cpu_time(lambda: sympy_per_cell(catalog, cells))
     per_cell = seconds / len(cells)
@@ -148,8 +155,6 @@ def measure_scaling(catalog: Catalog, sizes: list[int], repeat: int) -> Row:
     other load); the row compares the largest size with the one a tenth of it, or the
     nearest below.
     """
-    from rooflinec.bulk import bulk_compile
-
     points: list[tuple[int, float]] = []
     info(f"cells        seconds   ns/cell   (CPU time, fastest of {repeat})")
     for cases in sizes:

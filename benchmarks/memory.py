@@ -40,12 +40,12 @@ def _peak_mb() -> float:
 
 def main(argv: list[str]) -> int:
     from rooflinec.assemble import catalog_or_raise
-    from rooflinec.bulk import bulk_compile
+    from rooflinec.compiler import compile_catalog
 
     catalog = catalog_or_raise(Path(argv[0]))
     catalog_rss = _rss_mb()
     catalog_peak = _peak_mb()
-    table = bulk_compile(catalog)
+    table = compile_catalog(catalog).columns
     arrays = sum(
         value.nbytes
         for value in vars(table).values()

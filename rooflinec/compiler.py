@@ -1,33 +1,35 @@
-"""The roofline compiler: catalog in, results out, exact throughout.
+"""The compile engine: catalog in, one result per kernel case × device × precision out.
 
-For every kernel case × device × precision the device has a peak for:
-operations, bytes per memory level, intensity, sustained peak and bandwidths,
-the attainable rate (the lowest ceiling), what limits it, share of peak, time at
-the roofline, sweeps, and the efficiency of measured runs. Values are `Fraction`s
-in SI base units; floats appear only when a result is written out.
+A cell is one case on one device at one precision the device has a peak for. What a
+cell needs is shared: its operation and byte counts depend only on the case and the
+precision's width (evaluated exactly, once per case and width), its ceilings only on
+the device and the precision. `compile_catalog` computes those exact counts; a cell's
+float outputs (attainable rate, share of peak, time, sweeps, efficiency) are computed
+on first use, as columns, by `rooflinec.columns`, one fixed computation per cell, so
+a cell's numbers never depend on which other cells exist or were asked for.
 
-Work is shared across cells: formulas are compiled once per kernel and evaluated
-once per case and precision width; device ceilings are computed once per device.
+A `Result` is the exact view of one cell (Fractions in SI base units), built on
+demand for the few cells that need a derivation (`explain`, reference examples,
+site text); `Compiled.result(case, device, precision)` is a lookup.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-from rooflinec.catalog import LEVELS, Case, Catalog, Device, Kernel
+from rooflinec.catalog import LEVELS, Case, Catalog, Device, Kernel, Measured
 from rooflinec.errors import Diagnostic, Location
+from rooflinec.formulas import Formula, bulk_evaluate
+from rooflinec.terms import COMPUTE, LIMITED_BY, SWEEP, SWEEP_KEYS
 
-SWEEP = (Fraction(1, 2), Fraction(1), Fraction(2), Fraction(4))
-SWEEP_KEYS = ("0.5", "1", "2", "4")
-COMPUTE = "compute"
+if TYPE_CHECKING:
+    from rooflinec.columns import Columns
 
-#: From this many rows on, `compile --format json|csv` and the site's downloads take the
-#: columnar path (`rooflinec.bulk`): the same document, numbers equal to ~15 significant
-#: digits, streamed, at a tenth of the time. Smaller catalogs, and `table`, stay exact.
-BULK_ROWS = 20_000
+_WIDTH = "w"  # the formula symbol bound to the precision's bytes per value
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,7 @@ class DeviceFigures:
 
 @dataclass(frozen=True)
 class Result:
-    """One case on one device at one precision."""
+    """One case on one device at one precision, exactly."""
 
     case: str
     kernel: str
@@ -68,8 +70,8 @@ class Result:
         return {level: self.flops / b for level, b in self.bytes.items()}
 
     # The derived values below are cached on first use (a frozen dataclass keeps them in
-    # the instance's __dict__; they take no part in equality): exporting one result reads
-    # the attainable rate half a dozen times.
+    # the instance's __dict__; they take no part in equality): a derivation reads the
+    # attainable rate half a dozen times.
     @cached_property
     def ceilings(self) -> dict[str, Fraction]:
         """Each ceiling's rate: `compute` is the peak, a level is intensity × bandwidth."""
@@ -83,9 +85,7 @@ class Result:
         # A kernel exactly at the ridge is compute bound: the peak wins ties.
         ceilings = self.ceilings
         lowest = min(ceilings.values())
-        if ceilings[COMPUTE] == lowest:
-            return COMPUTE
-        return next(level for level in LEVELS if ceilings.get(level) == lowest)
+        return next(name for name in LIMITED_BY if ceilings.get(name) == lowest)
 
     @cached_property
     def attainable(self) -> Fraction:
@@ -124,14 +124,93 @@ class Result:
         return None if self.measured is None else self.measured / self.attainable
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
+class Counts:
+    """The exact inputs of every cell.
+
+    Cells are the product of `cases` (in catalog order, kernel by kernel) and the
+    (device, precision) pairs (devices in catalog order, each device's peaks in its
+    spec's order), case-major: cell `i` is case `i // len(pair_device)` on pair
+    `i % len(pair_device)`. Counts are kept per (case, width): row `case * len(widths)
+    + pair_width[pair]` of `flops` and `bytes`.
+    """
+
+    cases: tuple[Case, ...]
+    kernels: tuple[Kernel, ...]  # the kernel of each case
+    widths: tuple[Fraction, ...]  # the distinct bytes per value of the pairs' precisions
+    flops: list[Fraction]
+    bytes: list[dict[str, Fraction]]  # levels the kernel gives, in the kernel's order
+    pair_device: tuple[str, ...]
+    pair_precision: tuple[str, ...]
+    pair_peak: tuple[Fraction, ...]  # sustained dense peak
+    pair_width: tuple[int, ...]  # index into `widths`
+    bandwidths: dict[str, dict[str, Fraction]]  # device -> sustained bandwidth per level
+    measured: dict[int, Fraction]  # cell -> measured rate, exactly
+
+    def __len__(self) -> int:
+        return len(self.cases) * len(self.pair_device)
+
+    def count_row(self, cell: int) -> int:
+        """The row of `flops` and `bytes` a cell reads."""
+        case, pair = divmod(cell, len(self.pair_device))
+        return case * len(self.widths) + self.pair_width[pair]
+
+
+@dataclass(frozen=True, eq=False)
 class Compiled:
-    """Everything `compile` produces: device figures, results in catalog order, problems."""
+    """Everything `compile` produces: device figures, the cells, and the problems found."""
 
     catalog: Catalog
     devices: dict[str, DeviceFigures]
-    results: tuple[Result, ...]
+    counts: Counts
     diagnostics: tuple[Diagnostic, ...]
+
+    @cached_property
+    def columns(self) -> Columns:
+        """Every cell's float outputs as numpy columns (computed on first use)."""
+        from rooflinec.columns import compute_columns
+
+        return compute_columns(self)
+
+    @cached_property
+    def _pair_index(self) -> dict[tuple[str, str], int]:
+        c = self.counts
+        return {pair: j for j, pair in enumerate(zip(c.pair_device, c.pair_precision, strict=True))}
+
+    @cached_property
+    def _case_index(self) -> dict[str, int]:
+        return {case.id: i for i, case in enumerate(self.counts.cases)}
+
+    def rows(
+        self,
+        *,
+        devices: Iterable[str] | None = None,
+        cases: Iterable[str] | None = None,
+        precisions: Iterable[str] | None = None,
+        declared_only: bool = False,
+    ) -> list[int]:
+        """The cells a selection keeps, in catalog order: the one selection every
+        consumer uses (`None` keeps everything)."""
+        c = self.counts
+        d, k, p = (set(x) if x is not None else None for x in (devices, cases, precisions))
+        pairs = [
+            j
+            for j, (device, precision) in enumerate(
+                zip(c.pair_device, c.pair_precision, strict=True)
+            )
+            if (d is None or device in d) and (p is None or precision in p)
+        ]
+        n_pairs = len(c.pair_device)
+        out: list[int] = []
+        for i, case in enumerate(c.cases):
+            if k is not None and case.id not in k:
+                continue
+            base = i * n_pairs
+            if declared_only:
+                out.extend(base + j for j in pairs if c.pair_precision[j] == case.precision)
+            else:
+                out.extend(base + j for j in pairs)
+        return out
 
     def select(
         self,
@@ -141,21 +220,65 @@ class Compiled:
         precisions: Iterable[str] | None = None,
         declared_only: bool = False,
     ) -> list[Result]:
-        d, c, p = (set(x) if x is not None else None for x in (devices, cases, precisions))
-        return [
-            r
-            for r in self.results
-            if (d is None or r.device in d)
-            and (c is None or r.case in c)
-            and (p is None or r.precision in p)
-            and (not declared_only or r.declared)
-        ]
+        """The results of `rows(...)`."""
+        chosen = self.rows(
+            devices=devices, cases=cases, precisions=precisions, declared_only=declared_only
+        )
+        return [self.result_at(i) for i in chosen]
+
+    @cached_property
+    def results(self) -> tuple[Result, ...]:
+        """Every result, in catalog order."""
+        return tuple(self.result_at(i) for i in range(len(self.counts)))
 
     def result(self, case: str, device: str, precision: str) -> Result | None:
-        for r in self.results:
-            if r.case == case and r.device == device and r.precision == precision:
-                return r
-        return None
+        i = self._case_index.get(case)
+        j = self._pair_index.get((device, precision))
+        if i is None or j is None:
+            return None
+        return self.result_at(i * len(self.counts.pair_device) + j)
+
+    def result_at(self, cell: int) -> Result:
+        """The exact view of cell `cell`."""
+        c = self.counts
+        i, j = divmod(cell, len(c.pair_device))
+        case, kernel, device = c.cases[i], c.kernels[i], c.pair_device[j]
+        row = c.count_row(cell)
+        bandwidths, unmodelled = self._levels(kernel, device)
+        return Result(
+            case.id,
+            kernel.id,
+            device,
+            c.pair_precision[j],
+            c.pair_precision[j] == case.precision,
+            c.flops[row],
+            c.bytes[row],
+            c.pair_peak[j],
+            bandwidths,
+            unmodelled,
+            c.measured.get(cell),
+        )
+
+    @cached_property
+    def _level_cache(
+        self,
+    ) -> dict[tuple[str, str], tuple[dict[str, Fraction], tuple[tuple[str, str], ...]]]:
+        return {}
+
+    def _levels(
+        self, kernel: Kernel, device: str
+    ) -> tuple[dict[str, Fraction], tuple[tuple[str, str], ...]]:
+        """Which levels are ceilings, and why the others are not: per kernel and device."""
+        key = (kernel.id, device)
+        hit = self._level_cache.get(key)
+        if hit is None:
+            given = self.counts.bandwidths[device]
+            ceilings = {lv: given[lv] for lv in LEVELS if lv in kernel.bytes and lv in given}
+            unmodelled = tuple(
+                (lv, _why(lv, kernel)) for lv in LEVELS if (lv in kernel.bytes) != (lv in given)
+            )
+            hit = self._level_cache[key] = (ceilings, unmodelled)
+        return hit
 
 
 def device_figures(device: Device) -> DeviceFigures:
@@ -167,110 +290,111 @@ def device_figures(device: Device) -> DeviceFigures:
     )
 
 
-def _traffic(kernel: Kernel, case: Case, width: Fraction) -> tuple[Fraction, dict[str, Fraction]]:
-    values: dict[str, int | Fraction] = {**case.shape, "w": width}
-    flops = kernel.flops.evaluate(values)
-    return flops, {level: f.evaluate(values) for level, f in kernel.bytes.items()}
+def compile_catalog(catalog: Catalog) -> Compiled:
+    """Resolve every case against every device at every precision the device has a peak for.
 
-
-def compile_catalog(
-    catalog: Catalog,
-    *,
-    devices: Iterable[str] | None = None,
-    cases: Iterable[str] | None = None,
-    precisions: Iterable[str] | None = None,
-) -> Compiled:
-    """Resolve every case against every device at every precision the device has a peak for."""
-    want_devices = set(devices) if devices is not None else None
-    want_cases = set(cases) if cases is not None else None
-    want_precisions = set(precisions) if precisions is not None else None
+    Raises the formula engine's `EvaluationError` when a formula cannot be evaluated.
+    """
     figures = {d.id: device_figures(d) for d in catalog.devices.values()}
-    # Hoisted out of the cell loop: the devices and (precision, peak) pairs wanted, and
-    # each precision's width as a small index (hashing a Fraction per cell costs more
-    # than the rest of the cell).
     widths: list[Fraction] = []
-    width_index: dict[str, int] = {}
-    for pid, precision in catalog.precisions.items():
-        if precision.bytes not in widths:
-            widths.append(precision.bytes)
-        width_index[pid] = widths.index(precision.bytes)
-    chosen = [
-        (
-            device,
-            figures[device.id],
-            [
-                (pid, peak, width_index[pid])
-                for pid, peak in figures[device.id].peaks.items()
-                if want_precisions is None or pid in want_precisions
-            ],
-        )
-        for device in catalog.devices.values()
-        if want_devices is None or device.id in want_devices
-    ]
-    results: list[Result] = []
-    diagnostics: list[Diagnostic] = []
+    pair_device: list[str] = []
+    pair_precision: list[str] = []
+    pair_peak: list[Fraction] = []
+    pair_width: list[int] = []
+    for device in catalog.devices.values():
+        for pid, peak in figures[device.id].peaks.items():
+            width = catalog.precisions[pid].bytes
+            if width not in widths:
+                widths.append(width)
+            pair_device.append(device.id)
+            pair_precision.append(pid)
+            pair_peak.append(peak)
+            pair_width.append(widths.index(width))
+    cases: list[Case] = []
+    kernels: list[Kernel] = []
+    flops: list[Fraction] = []
+    byte_counts: list[dict[str, Fraction]] = []
     for kernel in catalog.kernels.values():
-        # Which levels are ceilings depends only on the kernel and the device.
-        per_device = [
-            (
-                device,
-                pairs,
-                {
-                    level: fig.bandwidths[level]
-                    for level in LEVELS
-                    if level in kernel.bytes and level in fig.bandwidths
-                },
-                tuple(
-                    (level, _why(level, kernel, device))
-                    for level in LEVELS
-                    if (level in kernel.bytes) != (level in fig.bandwidths)
-                ),
-            )
-            for device, fig, pairs in chosen
-        ]
-        for case in kernel.cases:
-            if want_cases is not None and case.id not in want_cases:
+        if not kernel.cases or not widths:
+            continue
+        cases.extend(kernel.cases)
+        kernels.extend([kernel] * len(kernel.cases))
+        kernel_flops = _evaluate(kernel.flops, kernel.cases, widths)
+        by_level = {lv: _evaluate(f, kernel.cases, widths) for lv, f in kernel.bytes.items()}
+        for i in range(len(kernel.cases)):
+            for k in range(len(widths)):
+                flops.append(kernel_flops[i][k])
+                byte_counts.append({lv: values[i][k] for lv, values in by_level.items()})
+    counts = Counts(
+        tuple(cases),
+        tuple(kernels),
+        tuple(widths),
+        flops,
+        byte_counts,
+        tuple(pair_device),
+        tuple(pair_precision),
+        tuple(pair_peak),
+        tuple(pair_width),
+        {d: fig.bandwidths for d, fig in figures.items()},
+        {},
+    )
+    compiled = Compiled(catalog, figures, counts, ())
+    diagnostics = _measure(compiled)
+    return Compiled(catalog, figures, counts, tuple(diagnostics))
+
+
+def _evaluate(
+    formula: Formula, cases: Sequence[Case], widths: Sequence[Fraction]
+) -> list[list[Fraction]]:
+    """The formula for every case at every width, exactly: result[case][width]."""
+    names = sorted(formula.symbols - {_WIDTH})
+    n = len(cases)
+    if _WIDTH not in formula.symbols:
+        values = bulk_evaluate(formula, {name: [c.shape[name] for c in cases] for name in names})
+        return [[v] * len(widths) for v in values]
+    columns: dict[str, list[int | Fraction]] = {}
+    for name in names:
+        column: list[int | Fraction] = [c.shape[name] for c in cases]
+        columns[name] = column * len(widths)
+    # An integral width goes in as an int: the same exact values, without Fraction
+    # arithmetic on every term (bytes per value are 8, 4, 2, 1 for most precisions).
+    exact_widths = [int(w) if w.denominator == 1 else w for w in widths]
+    columns[_WIDTH] = [w for w in exact_widths for _ in range(n)]
+    flat = bulk_evaluate(formula, columns)
+    return [[flat[k * n + i] for k in range(len(widths))] for i in range(n)]
+
+
+def _measure(compiled: Compiled) -> list[Diagnostic]:
+    """Record each measured run's rate on its cell; report rates above the roofline."""
+    c = compiled.counts
+    pair_index = compiled._pair_index
+    diagnostics: list[Diagnostic] = []
+    found: list[tuple[int, Case, Measured]] = []
+    for i, case in enumerate(c.cases):
+        for m in case.measured:
+            j = pair_index.get((m.device, m.precision))
+            if j is not None:
+                found.append((i * len(c.pair_device) + j, case, m))
+    for cell, case, m in sorted(found, key=lambda item: item[0]):
+        rate = m.rate
+        if rate is None:
+            if m.time is None:
                 continue
-            traffic: list[tuple[Fraction, dict[str, Fraction]] | None] = [None] * len(widths)
-            measured = {(m.device, m.precision): m for m in case.measured}
-            for device, pairs, bandwidths, unmodelled in per_device:
-                for precision_id, peak, wi in pairs:
-                    counts = traffic[wi]
-                    if counts is None:
-                        counts = traffic[wi] = _traffic(kernel, case, widths[wi])
-                    flops, byte_counts = counts
-                    m = measured.get((device.id, precision_id)) if measured else None
-                    rate = None
-                    if m is not None:
-                        rate = m.rate if m.rate is not None else flops / m.time  # type: ignore[operator]
-                    result = Result(
-                        case.id,
-                        kernel.id,
-                        device.id,
-                        precision_id,
-                        precision_id == case.precision,
-                        flops,
-                        byte_counts,
-                        peak,
-                        bandwidths,
-                        unmodelled,
-                        rate,
-                    )
-                    if m is not None and rate is not None and rate > result.attainable:
-                        diagnostics.append(_above_ceiling(kernel, case, m.location, result, rate))
-                    results.append(result)
-    return Compiled(catalog, figures, tuple(results), tuple(diagnostics))
+            rate = c.flops[c.count_row(cell)] / m.time
+        c.measured[cell] = rate
+        result = compiled.result_at(cell)
+        if rate > result.attainable:
+            diagnostics.append(_above_ceiling(case, m.location, result, rate))
+    return diagnostics
 
 
-def _why(level: str, kernel: Kernel, device: Device) -> str:
+def _why(level: str, kernel: Kernel) -> str:
     if level in kernel.bytes:
         return f"the device gives no {level} bandwidth"
     return f"the kernel gives no {level} traffic"
 
 
-def _above_ceiling(
-    kernel: Kernel, case: Case, location: Location, result: Result, rate: Fraction
-) -> Diagnostic:
+def _above_ceiling(case: Case, location: Location, result: Result, rate: Fraction) -> Diagnostic:
     ratio = float(rate / result.attainable)
     return Diagnostic(
         location,

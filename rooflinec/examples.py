@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from rooflinec.catalog import Example, Expectation
-from rooflinec.compiler import COMPUTE, Compiled, Result
+from rooflinec.compiler import Compiled, Result
 from rooflinec.errors import Diagnostic
 from rooflinec.formatting import format_percent, format_si
+from rooflinec.terms import COMPUTE
 
 
 @dataclass(frozen=True)
@@ -23,13 +24,6 @@ class Outcome:
     actual: Fraction | int | str | None
     passed: bool
     problem: str | None = None
-
-    @property
-    def relative_error(self) -> Fraction | None:
-        e, a = self.expectation.value, self.actual
-        if isinstance(e, (Fraction, int)) and isinstance(a, (Fraction, int)) and e != 0:
-            return abs(Fraction(a) - e) / abs(Fraction(e))
-        return None
 
 
 def _results(compiled: Compiled, example: Example) -> list[Result]:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from rooflinec.catalog import LEVEL_NAMES, Catalog
-from rooflinec.compiler import COMPUTE, Result
+from rooflinec.compiler import Result
 from rooflinec.formatting import format_number, format_percent, format_si
+from rooflinec.terms import COMPUTE
 
 
 def _exact(value: Fraction) -> str:

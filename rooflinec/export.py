@@ -1,7 +1,14 @@
 """Write compiled results out: the JSON results contract, CSV, and a terminal table.
 
-This is the output edge: exact values become floats (JSON, CSV) or rounded,
-prefixed strings (table) here and nowhere earlier.
+One table of fields (`FIELDS`) says, for each output, where its value comes from and
+how each format shows it; the three writers only lay the fields out. A cell's text is
+made from that cell's values alone (its exact counts, its pair's figures, its row of
+`Compiled.columns`), so it never depends on what else was selected.
+
+Numbers: an exact count (operations, bytes, intensity, peak, bandwidth) is written as
+an integer when it is one, else as the nearest float; a computed float (attainable
+rate, share, time, sweeps, measured, efficiency) as an integer when the float is
+integral and its exact value is an integer too, else as the float.
 """
 
 from __future__ import annotations
@@ -9,53 +16,399 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from rooflinec import __version__
 from rooflinec.catalog import LEVELS
 from rooflinec.compiler import Compiled, Result
-from rooflinec.formatting import format_number, format_percent, format_si
+from rooflinec.formatting import format_percent, format_si
+from rooflinec.terms import LIMITED_BY, SWEEP, SWEEP_KEYS
+
+if TYPE_CHECKING:
+    from rooflinec.columns import Columns
+
+__all__ = ["FIELDS", "FORMATS", "num", "results_text", "write_results"]
+
+Format = Literal["json", "csv", "table"]
+FORMATS: tuple[Format, ...] = ("json", "csv", "table")
+Scope = Literal["case", "count", "pair", "cell"]
+Number = int | float
 
 
-def num(value: Fraction | int) -> float | int:
+def num(value: Fraction | int) -> Number:
     """An exact value as a JSON number: integers stay integers."""
     if isinstance(value, int) or value.denominator == 1:
         return int(value)
     return float(value)
 
 
-def _unit(compiled: Compiled, precision: str) -> str:
-    return compiled.catalog.precisions[precision].unit
+class _Source:
+    """What the fields read for one compiled catalog: exact counts, columns, views."""
+
+    def __init__(self, compiled: Compiled) -> None:
+        self.compiled = compiled
+        self.counts = compiled.counts
+        self.n_pairs = len(compiled.counts.pair_device)
+        self.n_widths = max(len(compiled.counts.widths), 1)
+        self._peaks: dict[tuple[int, Fraction], Fraction] = {}
+        self._last: tuple[int, Fraction] = (-1, Fraction(0))
+
+    @cached_property
+    def columns(self) -> Columns:
+        return self.compiled.columns
+
+    def exact(self, cell: int) -> Result:
+        return self.compiled.result_at(cell)
+
+    def lowest(self, cell: int, a: Fraction, b: Fraction) -> Fraction:
+        """min(peak × a, lowest memory ceiling × b), exactly: the floats pick the side
+        when they are far apart, and only that side is computed."""
+        columns = self.columns
+        j = cell % self.n_pairs
+        peak = float(columns.peak[j]) * _FLOAT[a]
+        memory = float(columns.memory[cell]) * _FLOAT[b]
+        if peak < memory * (1 - _MARGIN):
+            return self._peak(j, a)
+        if memory < peak * (1 - _MARGIN):
+            return self._memory(cell) * b
+        return min(self._peak(j, a), self._memory(cell) * b)
+
+    def unit(self, cell: int) -> str:
+        precision = self.counts.pair_precision[cell % self.n_pairs]
+        return self.compiled.catalog.precisions[precision].unit
+
+    def _peak(self, pair: int, a: Fraction) -> Fraction:
+        key = (pair, a)
+        value = self._peaks.get(key)
+        if value is None:
+            value = self._peaks[key] = self.counts.pair_peak[pair] * a
+        return value
+
+    def _memory(self, cell: int) -> Fraction:
+        """The lowest memory ceiling of a cell, exactly (the last cell's is kept)."""
+        if self._last[0] != cell:
+            c = self.counts
+            case, j = divmod(cell, self.n_pairs)
+            ceilings, _ = self.compiled._levels(c.kernels[case], c.pair_device[j])
+            row = c.count_row(cell)
+            flops, traffic = c.flops[row], c.bytes[row]
+            self._last = (cell, min(flops * bw / traffic[lv] for lv, bw in ceilings.items()))
+        return self._last[1]
 
 
-def result_record(r: Result) -> dict[str, Any]:
-    """One row of the results contract."""
-    return {
-        "case": r.case,
-        "kernel": r.kernel,
-        "device": r.device,
-        "precision": r.precision,
-        "declared": r.declared,
-        "flops": num(r.flops),
-        "bytes": {level: num(b) for level, b in r.bytes.items()},
-        "intensity": {level: num(i) for level, i in r.intensity.items()},
-        "attainable": num(r.attainable),
-        "limited_by": r.limited_by,
-        "share_of_peak": num(r.share_of_peak),
-        "time": num(r.time),
-        "bandwidth_sweep": {k: num(v) for k, v in r.bandwidth_sweep.items()},
-        "peak_sweep": {k: num(v) for k, v in r.peak_sweep.items()},
-        "measured": None if r.measured is None else num(r.measured),
-        "efficiency": None if r.efficiency is None else num(r.efficiency),
-    }
+_MARGIN = 1e-9  # relative: float sides this far apart are ordered as the exact ones
+_FLOAT = {f: float(f) for f in SWEEP}
+
+Values = Callable[[_Source, Sequence[int]], list[Any]]
 
 
-def results_document(compiled: Compiled, results: Sequence[Result]) -> dict[str, Any]:
-    """The whole results contract as plain data."""
+@dataclass(frozen=True)
+class Field:
+    """One output: its JSON key, CSV headers, table column, and where its values come from.
+
+    `values` gives one value per row of `scope` asked for (a case, a row of the exact
+    counts, a (device, precision) pair, or a cell): a string, bool, number or None, or
+    for a field with `keys` a mapping from those keys (levels, sweep factors) to them,
+    missing keys meaning absent (JSON leaves them out, CSV leaves the cell empty).
+    """
+
+    key: str
+    scope: Scope
+    values: Values
+    headers: tuple[str, ...]
+    keys: tuple[str, ...] = ()
+    json: bool = True
+    table: str | None = None  # the table's column header, when the table shows it
+    show: Callable[[Any, str], str] = lambda value, counting: str(value)  # -> table text
+
+
+def _floats(name: str, exact: Callable[[_Source, int], Fraction | None]) -> Values:
+    """A per-cell float column as numbers (see the module docstring)."""
+
+    def values(src: _Source, cells: Sequence[int]) -> list[Any]:
+        column = getattr(src.columns, name)[list(cells)].tolist()
+        return [_number(v, exact, src, cell) for v, cell in zip(column, cells, strict=True)]
+
+    return values
+
+
+def _sweep(name: str, peak: bool) -> Values:
+    """A sweep: min(peak × f, memory) for the peak sweep, min(peak, memory × f) else."""
+    factors = [(f, Fraction(1)) if peak else (Fraction(1), f) for f in SWEEP]
+    exact = [_lowest(a, b) for a, b in factors]
+
+    def values(src: _Source, cells: Sequence[int]) -> list[Any]:
+        table = getattr(src.columns, name)[list(cells)].tolist()
+        out = []
+        for row, cell in zip(table, cells, strict=True):
+            record = {}
+            for key, v, of in zip(SWEEP_KEYS, row, exact, strict=True):
+                record[key] = _number(v, of, src, cell)
+            out.append(record)
+        return out
+
+    return values
+
+
+def _lowest(a: Fraction, b: Fraction) -> Callable[[_Source, int], Fraction | None]:
+    def exact(src: _Source, cell: int) -> Fraction | None:
+        return src.lowest(cell, a, b)
+
+    return exact
+
+
+def _number(
+    value: float,
+    exact: Callable[[_Source, int], Fraction | None],
+    src: _Source,
+    cell: int,
+) -> Number | None:
+    """A computed float as written: None for NaN, an int when both it and its exact
+    value are integers (the exact value is looked at only then)."""
+    if value != value:
+        return None
+    if value.is_integer():
+        x = exact(src, cell)
+        if x is not None and x.denominator == 1:
+            return int(value)
+    return value
+
+
+def _case(src: _Source, rows: Sequence[int]) -> list[Any]:
+    return [src.counts.cases[i].id for i in rows]
+
+
+def _kernel(src: _Source, rows: Sequence[int]) -> list[Any]:
+    return [src.counts.kernels[r // src.n_widths].id for r in rows]
+
+
+def _device(src: _Source, rows: Sequence[int]) -> list[Any]:
+    return [src.counts.pair_device[j] for j in rows]
+
+
+def _precision(src: _Source, rows: Sequence[int]) -> list[Any]:
+    return [src.counts.pair_precision[j] for j in rows]
+
+
+def _declared(src: _Source, cells: Sequence[int]) -> list[Any]:
+    c = src.counts
+    return [c.pair_precision[i % src.n_pairs] == c.cases[i // src.n_pairs].precision for i in cells]
+
+
+def _flops(src: _Source, rows: Sequence[int]) -> list[Any]:
+    return [num(src.counts.flops[r]) for r in rows]
+
+
+def _bytes(src: _Source, rows: Sequence[int]) -> list[Any]:
+    return [{lv: num(b) for lv, b in src.counts.bytes[r].items()} for r in rows]
+
+
+def _intensity(src: _Source, rows: Sequence[int]) -> list[Any]:
+    c = src.counts
+    return [{lv: num(c.flops[r] / b) for lv, b in c.bytes[r].items()} for r in rows]
+
+
+def _peak(src: _Source, rows: Sequence[int]) -> list[Any]:
+    return [num(src.counts.pair_peak[j]) for j in rows]
+
+
+def _bandwidth(src: _Source, cells: Sequence[int]) -> list[Any]:
+    c = src.counts
+    out = []
+    for i in cells:
+        case, j = divmod(i, src.n_pairs)
+        ceilings, _ = src.compiled._levels(c.kernels[case], c.pair_device[j])
+        out.append({lv: num(bw) for lv, bw in ceilings.items()})
+    return out
+
+
+def _limited_by(src: _Source, cells: Sequence[int]) -> list[Any]:
+    codes = src.columns.limited_by[list(cells)].tolist()
+    return [LIMITED_BY[k] for k in codes]
+
+
+def _si(unit: str) -> Callable[[Any, str], str]:
+    """Table text in SI units; `{}` in `unit` is the counting unit (FLOP or OP)."""
+
+    def show(value: Any, counting: str) -> str:
+        return "-" if value is None else format_si(value, unit.format(counting))
+
+    return show
+
+
+def _percent(value: Any, counting: str) -> str:
+    return "-" if value is None else format_percent(value)
+
+
+def _dram(value: Any, counting: str) -> str:
+    return _si("{}/B")(value.get("dram"), counting)
+
+
+FIELDS: tuple[Field, ...] = (
+    Field("case", "case", _case, ("case",), table="case"),
+    Field("kernel", "count", _kernel, ("kernel",)),
+    Field("device", "pair", _device, ("device",), table="device"),
+    Field("precision", "pair", _precision, ("precision",), table="precision"),
+    Field("declared", "cell", _declared, ("declared",)),
+    Field("flops", "count", _flops, ("flops [OP]",), table="operations", show=_si("{}")),
+    Field("bytes", "count", _bytes, tuple(f"bytes_{lv} [B]" for lv in LEVELS), LEVELS),
+    Field(
+        "intensity",
+        "count",
+        _intensity,
+        tuple(f"intensity_{lv} [OP/B]" for lv in LEVELS),
+        LEVELS,
+        table="intensity (DRAM)",
+        show=_dram,
+    ),
+    Field("peak", "pair", _peak, ("peak [OP/s]",), json=False),
+    Field(
+        "bandwidth",
+        "cell",
+        _bandwidth,
+        tuple(f"bandwidth_{lv} [B/s]" for lv in LEVELS),
+        LEVELS,
+        json=False,
+    ),
+    Field(
+        "attainable",
+        "cell",
+        _floats("attainable", lambda s, c: s.lowest(c, Fraction(1), Fraction(1))),
+        ("attainable [OP/s]",),
+        table="attainable",
+        show=_si("{}/s"),
+    ),
+    Field("limited_by", "cell", _limited_by, ("limited_by",), table="limited by"),
+    Field(
+        "share_of_peak",
+        "cell",
+        _floats(
+            "share_of_peak",
+            lambda s, c: s.lowest(c, Fraction(1), Fraction(1)) / s.counts.pair_peak[c % s.n_pairs],
+        ),
+        ("share_of_peak [1]",),
+        table="share of peak",
+        show=_percent,
+    ),
+    Field(
+        "time",
+        "cell",
+        _floats("time", lambda s, c: s.exact(c).time),
+        ("time [s]",),
+        table="time",
+        show=_si("s"),
+    ),
+    Field(
+        "bandwidth_sweep",
+        "cell",
+        _sweep("bandwidth_sweep", peak=False),
+        tuple(f"bandwidth_x{k} [OP/s]" for k in SWEEP_KEYS),
+        SWEEP_KEYS,
+    ),
+    Field(
+        "peak_sweep",
+        "cell",
+        _sweep("peak_sweep", peak=True),
+        tuple(f"peak_x{k} [OP/s]" for k in SWEEP_KEYS),
+        SWEEP_KEYS,
+    ),
+    Field(
+        "measured",
+        "cell",
+        _floats("measured", lambda s, c: s.counts.measured.get(c)),
+        ("measured [OP/s]",),
+    ),
+    Field(
+        "efficiency",
+        "cell",
+        _floats("efficiency", lambda s, c: s.exact(c).efficiency),
+        ("efficiency [1]",),
+        table="efficiency",
+        show=_percent,
+    ),
+)
+
+CSV_COLUMNS: list[str] = [header for field in FIELDS for header in field.headers]
+
+
+# --------------------------------------------------------------------------- laying out
+
+
+class _Rows:
+    """Field texts for cells, a batch at a time; a field shared by many cells (per case,
+    per row of counts, per pair) is read and formatted once."""
+
+    def __init__(
+        self, compiled: Compiled, fields: Sequence[Field], text: Callable[[Field, Any], Any]
+    ) -> None:
+        self.src = _Source(compiled)
+        self.fields = fields
+        self.text = text
+        self._shared: dict[str, list[Any]] = {}
+
+    def _index(self, scope: Scope, cells: Sequence[int]) -> list[int]:
+        src = self.src
+        if scope == "case":
+            return [i // src.n_pairs for i in cells]
+        if scope == "pair":
+            return [i % src.n_pairs for i in cells]
+        return [src.counts.count_row(i) for i in cells]
+
+    def batch(self, cells: Sequence[int]) -> list[list[Any]]:
+        """Per field, its text for each of `cells`."""
+        c = self.src.counts
+        sizes = {"case": len(c.cases), "count": len(c.flops), "pair": len(c.pair_device)}
+        out = []
+        for field in self.fields:
+            if field.scope == "cell":
+                out.append([self.text(field, v) for v in field.values(self.src, cells)])
+                continue
+            shared = self._shared.get(field.key)
+            if shared is None:
+                values = field.values(self.src, range(sizes[field.scope]))
+                shared = self._shared[field.key] = [self.text(field, v) for v in values]
+            out.append([shared[k] for k in self._index(field.scope, cells)])
+        return out
+
+
+_BATCH = 1 << 14
+
+
+def _batches(cells: Sequence[int]) -> Iterator[Sequence[int]]:
+    for start in range(0, len(cells), _BATCH):
+        yield cells[start : start + _BATCH]
+
+
+def _json_value(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return repr(value)
+
+
+def _json_field(field: Field, value: Any) -> str:
+    pad = "      "
+    if not field.keys:
+        return f'{pad}"{field.key}": {_json_value(value)}'
+    if not value:
+        return f'{pad}"{field.key}": {{}}'
+    inner = ",".join(f'\n{pad}  "{k}": {_json_value(v)}' for k, v in value.items())
+    return f'{pad}"{field.key}": {{{inner}\n{pad}}}'
+
+
+def _header(compiled: Compiled, cells: Sequence[int]) -> dict[str, Any]:
+    """The results document without its rows."""
     catalog = compiled.catalog
-    device_ids = {r.device for r in results} or set(compiled.devices)
+    pair_device = compiled.counts.pair_device
+    n_pairs = len(pair_device)
+    device_ids = {pair_device[i % n_pairs] for i in cells} or set(compiled.devices)
     return {
         "rooflinec": __version__,
         "precisions": {
@@ -75,99 +428,96 @@ def results_document(compiled: Compiled, results: Sequence[Result]) -> dict[str,
             for d in compiled.devices.values()
             if d.id in device_ids
         },
-        "results": [result_record(r) for r in results],
+        "results": [],
     }
 
 
-def to_json(compiled: Compiled, results: Sequence[Result]) -> str:
-    return json.dumps(results_document(compiled, results), indent=2, ensure_ascii=False) + "\n"
+def write_json(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
+    """The results contract, laid out as `json.dumps(document, indent=2)` would."""
+    head = json.dumps(_header(compiled, cells), indent=2, ensure_ascii=False)
+    if not cells:
+        out.write(head + "\n")
+        return
+    tail = '"results": []\n}'
+    out.write(head[: -len(tail)] + '"results": [')
+    rows = _Rows(compiled, [f for f in FIELDS if f.json], _json_field)
+    separator = "\n"
+    for batch in _batches(cells):
+        texts = rows.batch(batch)
+        chunk = []
+        for parts in zip(*texts, strict=True):
+            chunk.append(f"{separator}    {{\n" + ",\n".join(parts) + "\n    }")
+            separator = ",\n"
+        out.write("".join(chunk))
+    out.write("\n  ]\n}\n")
 
 
-CSV_COLUMNS = (
-    ["case", "kernel", "device", "precision", "declared", "flops [OP]"]
-    + [f"bytes_{lv} [B]" for lv in LEVELS]
-    + [f"intensity_{lv} [OP/B]" for lv in LEVELS]
-    + ["peak [OP/s]"]
-    + [f"bandwidth_{lv} [B/s]" for lv in LEVELS]
-    + ["attainable [OP/s]", "limited_by", "share_of_peak [1]", "time [s]"]
-    + [f"bandwidth_x{k} [OP/s]" for k in ("0.5", "1", "2", "4")]
-    + [f"peak_x{k} [OP/s]" for k in ("0.5", "1", "2", "4")]
-    + ["measured [OP/s]", "efficiency [1]"]
-)
+def _csv_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="").writerow([value])
+        return buffer.getvalue()
+    return repr(value)
 
 
-def to_csv(compiled: Compiled, results: Sequence[Result]) -> str:
-    """One row per result; units in the headers; empty cells where a level is absent."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for r in results:
-        intensity = r.intensity
-
-        def cell(value: Fraction | int | None) -> str:
-            return "" if value is None else repr(num(value))
-
-        writer.writerow(
-            [r.case, r.kernel, r.device, r.precision, str(r.declared).lower(), cell(r.flops)]
-            + [cell(r.bytes.get(lv)) for lv in LEVELS]
-            + [cell(intensity.get(lv)) for lv in LEVELS]
-            + [cell(r.peak)]
-            + [cell(r.bandwidths.get(lv)) for lv in LEVELS]
-            + [cell(r.attainable), r.limited_by, cell(r.share_of_peak), cell(r.time)]
-            + [cell(v) for v in r.bandwidth_sweep.values()]
-            + [cell(v) for v in r.peak_sweep.values()]
-            + [cell(r.measured), cell(r.efficiency)]
-        )
-    return buffer.getvalue()
+def _csv_field(field: Field, value: Any) -> str:
+    """A field's CSV cells: one per key of a mapping, empty where a key is absent."""
+    if field.keys:
+        return ",".join(_csv_text(value.get(k)) for k in field.keys)
+    return _csv_text(value)
 
 
-def table_rows(compiled: Compiled, results: Sequence[Result]) -> list[list[str]]:
-    rows = []
-    for r in results:
-        unit = _unit(compiled, r.precision)
-        intensity = r.intensity.get("dram")
-        rows.append(
-            [
-                r.case,
-                r.device,
-                r.precision + ("" if r.declared else "*"),
-                format_si(r.flops, unit),
-                "-" if intensity is None else format_si(intensity, f"{unit}/B"),
-                format_si(r.attainable, f"{unit}/s"),
-                r.limited_by,
-                format_percent(r.share_of_peak),
-                format_si(r.time, "s"),
-                "-" if r.efficiency is None else format_percent(r.efficiency),
-            ]
-        )
-    return rows
+def write_csv(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
+    """One row per cell; units in the headers; empty cells where a level is absent."""
+    csv.writer(out, lineterminator="\n").writerow(CSV_COLUMNS)
+    rows = _Rows(compiled, FIELDS, _csv_field)
+    for batch in _batches(cells):
+        out.write("".join(",".join(parts) + "\n" for parts in zip(*rows.batch(batch), strict=True)))
 
 
-TABLE_HEADER = [
-    "case",
-    "device",
-    "precision",
-    "operations",
-    "intensity (DRAM)",
-    "attainable",
-    "limited by",
-    "share of peak",
-    "time",
-    "efficiency",
-]
-
-
-def to_table(compiled: Compiled, results: Sequence[Result]) -> str:
+def write_table(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
     """A readable terminal table; `*` marks a precision other than the case's declared one."""
-    rows = [TABLE_HEADER, *table_rows(compiled, results)]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(TABLE_HEADER))]
+    fields = [f for f in FIELDS if f.table is not None]
+    header = [str(f.table) for f in fields]
+    rows = _Rows(compiled, [*fields, _DECLARED], lambda field, value: value)
+    table = [header]
+    for batch in _batches(cells):
+        *values, declared = rows.batch(batch)
+        for n, cell in enumerate(batch):
+            unit = rows.src.unit(cell)
+            line = [f.show(column[n], unit) for f, column in zip(fields, values, strict=True)]
+            if not declared[n]:
+                line[header.index("precision")] += "*"
+            table.append(line)
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     lines = []
-    for n, row in enumerate(rows):
+    for n, row in enumerate(table):
         lines.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
-    lines.append(f"{len(results)} results; * = not the case's declared precision")
-    return "\n".join(lines) + "\n"
+    lines.append(f"{len(cells)} results; * = not the case's declared precision")
+    out.write("\n".join(lines) + "\n")
 
 
-__all__ = ["format_number", "num", "to_csv", "to_json", "to_table"]
+_DECLARED = next(f for f in FIELDS if f.key == "declared")
+_WRITERS: dict[str, Callable[[Compiled, Sequence[int], TextIO], None]] = {
+    "json": write_json,
+    "csv": write_csv,
+    "table": write_table,
+}
+
+
+def write_results(compiled: Compiled, cells: Sequence[int], format: str, out: TextIO) -> None:
+    """Write the cells `cells` (from `Compiled.rows`) as `format`: json, csv or table."""
+    _WRITERS[format](compiled, cells, out)
+
+
+def results_text(compiled: Compiled, cells: Sequence[int], format: str) -> str:
+    """`write_results` into a string."""
+    buffer = io.StringIO()
+    write_results(compiled, cells, format, buffer)
+    return buffer.getvalue()

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import Catalog, Figure, MemoryLevel, Peak
-from rooflinec.compiler import SWEEP, SWEEP_KEYS, Result, compile_catalog, device_figures
+from rooflinec.compiler import Result, compile_catalog, device_figures
 from rooflinec.examples import run_example
+from rooflinec.terms import SWEEP, SWEEP_KEYS
 from tests.specfactory import BUNDLED
 
 positive = st.fractions(min_value=Fraction(1, 1000), max_value=Fraction(10**16)).filter(

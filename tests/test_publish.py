@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from rooflinec.pipeline import checked
 from rooflinec.cli.main import main
 from rooflinec.diff import diff_compiled
+from rooflinec.pipeline import checked
 from rooflinec.publish import (
     BUILD_INFO,
     ENV_BASE,

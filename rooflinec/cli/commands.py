@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Collection, Iterable
-from typing import Any, TextIO
+from typing import TextIO
 
 from rooflinec.cli.options import DEFAULT_ADDRESS, DEFAULT_SITE, EXIT_OK, EXIT_SPEC, Options
-from rooflinec.compiler import BULK_ROWS
 from rooflinec.errors import UsageError
 from rooflinec.pipeline import checked, compiled_or_raise, specs_folder
 
@@ -32,46 +31,21 @@ def _unknown(kind: str, wanted: Iterable[str], known: Collection[str]) -> None:
             raise UsageError(f"unknown {kind} '{item}' (known: {names})")
 
 
-def _rows(catalog: Any, opts: Any) -> int:
-    """How many result rows `compile` would write for these options."""
-    devices = [d for d in catalog.devices.values() if not opts.devices or d.id in opts.devices]
-    cases = [c for c in catalog.cases.values() if not opts.cases or c.id in opts.cases]
-    wanted = set(opts.precisions) or set(catalog.precisions)
-    if opts.declared_only:
-        return sum(c.precision in wanted and c.precision in d.peaks for c in cases for d in devices)
-    return len(cases) * sum(p in wanted for d in devices for p in d.peaks)
-
-
 def cmd_compile(opts: Options, out: TextIO) -> int:
-    from rooflinec import export
-    from rooflinec.assemble import catalog_or_raise
-    from rooflinec.compiler import compile_catalog
+    from rooflinec.export import write_results
 
-    catalog = catalog_or_raise(specs_folder(opts.specs))
+    compiled = compiled_or_raise(specs_folder(opts.specs))
+    catalog = compiled.catalog
     _unknown("device", opts.devices, catalog.devices)
     _unknown("case", opts.cases, catalog.cases)
     _unknown("precision", opts.precisions, catalog.precisions)
-    if opts.format != "table" and _rows(catalog, opts) >= BULK_ROWS:
-        from rooflinec import bulk
-
-        table = bulk.bulk_compile(
-            catalog,
-            devices=opts.devices or None,
-            cases=opts.cases or None,
-            precisions=opts.precisions or None,
-            declared_only=opts.declared_only,
-        )
-        (bulk.write_json if opts.format == "json" else bulk.write_csv)(table, out)
-        return EXIT_OK
-    compiled = compile_catalog(catalog)
-    results = compiled.select(
+    cells = compiled.rows(
         devices=opts.devices or None,
         cases=opts.cases or None,
         precisions=opts.precisions or None,
         declared_only=opts.declared_only,
     )
-    writer = {"json": export.to_json, "csv": export.to_csv, "table": export.to_table}[opts.format]
-    out.write(writer(compiled, results))
+    write_results(compiled, cells, opts.format, out)
     return EXIT_OK
 
 

@@ -36,8 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from rooflinec.catalog import LEVELS, Catalog
-from rooflinec.compiler import COMPUTE, Compiled, DeviceFigures, Result
+from rooflinec.compiler import Compiled, DeviceFigures, Result
 from rooflinec.formatting import format_percent, format_si
+from rooflinec.terms import COMPUTE
 
 __all__ = [
     "DEFAULT_CHART_PRECISION",

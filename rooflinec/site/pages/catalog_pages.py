@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from rooflinec.compiler import COMPUTE
 from rooflinec.formatting import format_number
 from rooflinec.site.escape import md
 from rooflinec.site.pages.common import (
@@ -20,6 +19,7 @@ from rooflinec.site.pages.common import (
     records,
     split_pages,
 )
+from rooflinec.terms import COMPUTE
 
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 from markupsafe import Markup
 
 from rooflinec.catalog import LEVELS, Device
-from rooflinec.compiler import COMPUTE, SWEEP_KEYS
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.site import charts
 from rooflinec.site.pages.audit import audit_path
@@ -21,6 +20,7 @@ from rooflinec.site.pages.common import (
     level_name,
 )
 from rooflinec.site.pages.parts import device_row, paged_index, sources_context
+from rooflinec.terms import COMPUTE, SWEEP_KEYS
 
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rooflinec import catalog_export, export
 from rooflinec.compiler import Compiled
@@ -19,7 +18,7 @@ def downloads(site: Site) -> dict[str, str]:
 
     today = site.catalog_date
     out = {
-        **DownloadFiles(site.compiled)._results_files(site.compiled.results),
+        **results_files(site.compiled),
         "catalog.json": catalog_export.catalog_json(site.catalog, today=today),
         "catalog.csv": catalog_export.catalog_csv(site.catalog, today=today),
     }
@@ -30,30 +29,10 @@ def downloads(site: Site) -> dict[str, str]:
     return out
 
 
-class DownloadFiles:
-    """The results files of one compiled catalog."""
-
-    def __init__(self, compiled: Compiled) -> None:
-        self.compiled = compiled
-
-    def _results_files(self, results: Sequence[Any]) -> dict[str, str]:
-        """results.json and results.csv; a large catalog takes the columnar path, as
-        `rooflinec compile` does, since exact rows cost ~0.2 ms each to write."""
-        from rooflinec.compiler import BULK_ROWS
-
-        if len(results) < BULK_ROWS:
-            return {
-                "results.json": export.to_json(self.compiled, results),
-                "results.csv": export.to_csv(self.compiled, results),
-            }
-        import io
-
-        from rooflinec import bulk
-
-        table = bulk.bulk_compile(self.compiled.catalog)
-        files = {}
-        for name, write in (("results.json", bulk.write_json), ("results.csv", bulk.write_csv)):
-            buffer = io.StringIO()
-            write(table, buffer)
-            files[name] = buffer.getvalue()
-        return files
+def results_files(compiled: Compiled) -> dict[str, str]:
+    """results.json and results.csv: every cell, as `rooflinec compile` writes it."""
+    cells = compiled.rows()
+    return {
+        "results.json": export.results_text(compiled, cells, "json"),
+        "results.csv": export.results_text(compiled, cells, "csv"),
+    }

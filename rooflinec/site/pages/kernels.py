@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from rooflinec.catalog import LEVELS, Kernel
-from rooflinec.compiler import COMPUTE, Result
+from rooflinec.compiler import Result
 from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.site import charts
 from rooflinec.site.pages.common import (
@@ -18,6 +18,7 @@ from rooflinec.site.pages.common import (
     level_name,
 )
 from rooflinec.site.pages.parts import paged_index, sources_context
+from rooflinec.terms import COMPUTE
 
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site
