@@ -58,10 +58,13 @@ class Alternative:
     quote: str | None
     note: str | None
     location: Location
+    chips: int = 1  # the printed value covers this many chips
 
     @property
     def dense(self) -> Fraction:
-        return self.value / 2 if self.sparsity == "2:4" else self.value
+        """Per chip, and halved when printed with 2:4 sparsity."""
+        per_chip = self.value / self.chips
+        return per_chip / 2 if self.sparsity == "2:4" else per_chip
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,12 @@ class Figure:
     location: Location
     counts: Counting | None = None
     binary: bool = False
+    chips: int = 1  # the printed value covers a card, package or system of this many chips
+
+    @property
+    def per_chip(self) -> Fraction:
+        """The printed value divided among the chips it covers (the device is one chip)."""
+        return self.value / self.chips
 
 
 @dataclass(frozen=True)
@@ -89,7 +98,8 @@ class Peak:
     @property
     def dense(self) -> Fraction:
         """The dense rate: a figure printed with 2:4 sparsity is halved."""
-        return self.figure.value / 2 if self.sparsity == "2:4" else self.figure.value
+        per_chip = self.figure.per_chip
+        return per_chip / 2 if self.sparsity == "2:4" else per_chip
 
 
 @dataclass(frozen=True)
@@ -153,6 +163,8 @@ class Device:
     versions: tuple[Version, ...]
     examples: tuple[Example, ...]
     document: Document = field(repr=False, compare=False)
+    family: str | None = None  # architecture or product family, for grouping
+    form: str | None = None  # SXM, PCIe, OAM, card, module, SoC, chip, wafer
 
     def peak(self, precision: str) -> Fraction:
         """Sustained dense peak in OP/s."""
@@ -162,7 +174,7 @@ class Device:
         """Sustained bandwidth of a memory level in B/s."""
         mem = self.memory[level]
         share = mem.sustained if mem.sustained is not None else self.memory_share
-        return mem.bandwidth.value * share
+        return mem.bandwidth.per_chip * share
 
     def share_of(self, level: str) -> Fraction:
         mem = self.memory[level]

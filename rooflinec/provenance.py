@@ -145,12 +145,13 @@ def is_vendor_own(source: SourceInfo | Source | None, vendor: str) -> bool:
 class Step:
     """One step from the printed figure to the value the compiler uses.
 
-    `operation` is `printed` (the start, factor 1), `sparsity` (÷ 2 for a figure printed
-    with 2:4 structured sparsity) or `sustained` (× the sustained share). `result` is the
+    `operation` is `printed` (the start, factor 1), `chips` (÷ N for a figure printed per
+    card, package or system of N chips), `sparsity` (÷ 2 for a figure printed with 2:4
+    structured sparsity) or `sustained` (× the sustained share). `result` is the
     exact value after the step, in `unit` (SI base units).
     """
 
-    operation: Literal["printed", "sparsity", "sustained"]
+    operation: Literal["printed", "chips", "sparsity", "sustained"]
     label: str  # "printed 1979 TFLOP/s", "÷ 2 (printed with 2:4 sparsity)", "× 100% sustained"
     factor: Fraction
     result: Fraction
@@ -256,8 +257,9 @@ def comparable_pipes(a: str | None, b: str | None) -> bool:
     return a is None or b is None or a == b
 
 
-def _dense(value: Fraction, sparsity: str | None) -> Fraction:
-    return value / 2 if sparsity == "2:4" else value
+def _dense(value: Fraction, sparsity: str | None, chips: int = 1) -> Fraction:
+    per_chip = value / chips
+    return per_chip / 2 if sparsity == "2:4" else per_chip
 
 
 def _trace(
@@ -290,7 +292,7 @@ class _DeviceTrails:
         out = []
         for i, alt in enumerate(alts):
             path: PathKey = (*base, "alternatives", i, "value")
-            dense = _dense(alt.value, alt.sparsity)
+            dense = _dense(alt.value, alt.sparsity, alt.chips)
             out.append(
                 AlternativeTrail(
                     alt.text,
@@ -323,8 +325,18 @@ class _DeviceTrails:
         pipe: str | None = None,
         share: Fraction | None = None,
     ) -> FigureTrail:
-        dense = _dense(figure.value, sparsity)
+        dense = _dense(figure.value, sparsity, figure.chips)
         steps = [Step("printed", f"printed {figure.text}", Fraction(1), figure.value, unit)]
+        if figure.chips != 1:
+            steps.append(
+                Step(
+                    "chips",
+                    f"÷ {figure.chips} (printed for {figure.chips} chips; this device is one)",
+                    Fraction(1, figure.chips),
+                    figure.per_chip,
+                    unit,
+                )
+            )
         if sparsity == "2:4":
             steps.append(
                 Step("sparsity", "÷ 2 (printed with 2:4 sparsity)", Fraction(1, 2), dense, unit)

@@ -271,3 +271,41 @@ def test_trails_are_computed_once_per_catalog_and_day(bundled: Catalog) -> None:
         first[0].source.age_days if first[0].source else None,
         later[0].source.age_days if later[0].source else None,
     )
+
+
+CARD = """\
+id: card-of-two
+name: A card of two chips
+vendor: A vendor
+family: Test
+form: card
+compute:
+  bf16: {peak: 400 TFLOP/s, sparsity: "2:4", chips: 2, source: s, quote: "BF16 400 TFLOPS per card"}
+memory:
+  dram:
+    label: GDDR6
+    bandwidth: 1 TB/s
+    capacity: 48 GB
+    chips: 2
+    source: s
+    quote: "1 TB/s and 48 GB per card"
+"""
+
+
+def test_per_card_figures_are_divided_per_chip_as_an_audit_step(tmp_path: Path) -> None:
+    """A figure printed for a card of two chips: the device (one chip) takes half, and the
+    trail shows the division between the printed value and the sparsity step."""
+    catalog = catalog_or_raise(write_specs(tmp_path, devices={"card-of-two": CARD}))
+    device = catalog.devices["card-of-two"]
+    assert ("Test", "card") == (device.family, device.form)
+    assert Fraction(100 * 10**12) == device.peak("bf16")
+    assert Fraction(5 * 10**11) == device.bandwidth("dram")
+    figures = compile_catalog(catalog).devices["card-of-two"]
+    assert Fraction(200) == figures.ridges["bf16"]["dram"]
+    trails = {t.field: t for t in device_trails(catalog, "card-of-two")}
+    peak = trails["compute.bf16"]
+    assert ["printed", "chips", "sparsity", "sustained"] == [s.operation for s in peak.steps]
+    assert "÷ 2 (printed for 2 chips; this device is one) → 200 TFLOP/s" == peak.steps[1].text
+    assert Fraction(100 * 10**12) == peak.final
+    capacity = trails["memory.dram.capacity"]
+    assert Fraction(24 * 10**9) == capacity.final

@@ -42,7 +42,9 @@ def build_device(
             continue
         path = ("memory", role)
         fig = _figure(builder, doc, path, entry, "bandwidth", Dimension.BANDWIDTH, sources)
-        capacity = _capacity(builder, doc, (*path, "capacity"), entry.get("capacity"), sources)
+        capacity = _capacity(
+            builder, doc, (*path, "capacity"), entry.get("capacity"), sources, entry.get("chips", 1)
+        )
         share = None
         if "sustained" in entry:
             parsed = builder.quantity(
@@ -83,6 +85,8 @@ def build_device(
         versions,
         examples,
         doc,
+        data.get("family"),
+        data.get("form"),
     )
 
 
@@ -113,6 +117,7 @@ def _figure(
                     alt.get("quote"),
                     alt.get("note"),
                     doc.locate(apath),
+                    alt.get("chips", 1),
                 )
             )
     if parsed is None:
@@ -128,11 +133,17 @@ def _figure(
         doc.locate((*path, value_key)),
         q.counts,
         q.binary,
+        entry.get("chips", 1),
     )
 
 
 def _capacity(
-    builder: Builder, doc: Document, path: PathKey, raw: Any, sources: dict[str, Source]
+    builder: Builder,
+    doc: Document,
+    path: PathKey,
+    raw: Any,
+    sources: dict[str, Source],
+    chips: int,
 ) -> Figure | None:
     if raw is None:
         return None
@@ -153,4 +164,5 @@ def _capacity(
         doc.locate(path),
         None,
         q.binary,
+        chips,
     )

@@ -90,9 +90,9 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
                 "share": format_percent(device.share_of(lv)),
                 "sustained": format_si(fig.bandwidths[lv], "B/s"),
                 "capacity": (
-                    f"{format_si(mem.capacity.value, 'B')} ({mem.capacity.text})"
+                    f"{format_si(mem.capacity.per_chip, 'B')} ({mem.capacity.text})"
                     if mem.capacity is not None and mem.capacity.binary
-                    else format_si(mem.capacity.value, "B")
+                    else format_si(mem.capacity.per_chip, "B")
                     if mem.capacity is not None
                     else "–"
                 ),

@@ -31,7 +31,7 @@ def device_row(site: Site, page: Page, device_id: str) -> dict[str, Any]:
         "peak": site.rate(fig.peaks[p], p) if p in fig.peaks else "no peak",
         "memory": dram.label if dram else "–",
         "bandwidth": format_si(fig.bandwidths["dram"], "B/s") if "dram" in fig.bandwidths else "–",
-        "capacity": format_si(dram.capacity.value, "B")
+        "capacity": format_si(dram.capacity.per_chip, "B")
         if dram and dram.capacity is not None
         else "–",
         "ridge": site.intensity(fig.ridges[p]["dram"], p)
