@@ -5,6 +5,10 @@ the figure as printed, its dense and sustained values in SI base units, its sour
 verbatim quote it traces to, and how far its alternatives spread. This is an output edge:
 exact values become floats here. `rooflinec export [--specs DIR] [--format csv|json]`
 writes it.
+
+Text cells of the CSV that a spreadsheet would run as a formula (a vendor `=cmd|…`, a
+quote `+SUM(1)`) start with a single quote (`export.spreadsheet_text`); the JSON keeps
+every text as written.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 
 from rooflinec import __version__
 from rooflinec.catalog import Catalog
-from rooflinec.export import num
+from rooflinec.export import num, spreadsheet_text
 from rooflinec.provenance import FigureTrail, trails
 
 __all__ = [
@@ -140,7 +144,9 @@ def _cell(value: Any) -> str:
         return str(value).lower()
     if isinstance(value, float):
         return repr(value)
-    return str(value)
+    if isinstance(value, int):
+        return str(value)
+    return spreadsheet_text(str(value))
 
 
 def catalog_csv(catalog: Catalog, *, today: datetime.date | None = None) -> str:

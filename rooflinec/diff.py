@@ -10,6 +10,7 @@ change; `to_markdown` renders it for a pull-request comment or a job summary;
 from __future__ import annotations
 
 import io
+import posixpath
 import subprocess
 import tarfile
 import tempfile
@@ -22,7 +23,7 @@ from typing import Any
 
 from rooflinec.catalog import Catalog
 from rooflinec.compiler import Compiled
-from rooflinec.errors import Diagnostic, UsageError
+from rooflinec.errors import Diagnostic, RooflinecError, UsageError, one_line
 from rooflinec.formatting import format_percent, format_si
 
 
@@ -104,9 +105,31 @@ def resolve_ref(repo: Path, ref: str) -> str:
     return proc.stdout.decode().strip()
 
 
+def _leaves(member: tarfile.TarInfo, relative: str) -> bool:
+    """True if a link of the archive points outside the specs folder `relative`.
+
+    The same rule as in the working tree (`assemble.files.discover`): a spec at a ref may
+    link only within the catalog; a symbolic link's target is relative to its folder, a
+    hard link's to the archive's root.
+    """
+    if not (member.issym() or member.islnk()):
+        return False
+    if posixpath.isabs(member.linkname):
+        return True
+    start = posixpath.dirname(member.name) if member.issym() else ""
+    target = posixpath.normpath(posixpath.join(start, member.linkname))
+    if relative == ".":  # the specs folder is the repository's root
+        return target == ".." or target.startswith("../")
+    return not (target + "/").startswith(relative + "/")
+
+
 @contextmanager
 def specs_at(specs: Path, ref: str) -> Iterator[Path | None]:
-    """The specs folder as it was at `ref`, in a temporary folder (None if absent there)."""
+    """The specs folder as it was at `ref`, in a temporary folder (None if absent there).
+
+    Raises `RooflinecError` naming the first link at that ref that leaves the specs
+    folder: it is not extracted, and nothing of that ref is read.
+    """
     specs = specs.resolve()
     repo = repo_root(specs)
     commit = resolve_ref(repo, ref)
@@ -117,7 +140,14 @@ def specs_at(specs: Path, ref: str) -> Iterator[Path | None]:
             yield None  # the folder did not exist at that ref
             return
         with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as archive:
-            archive.extractall(tmp, filter="data")
+            members = archive.getmembers()
+            for member in members:
+                if _leaves(member, relative):
+                    raise RooflinecError(
+                        f"{one_line(member.name)} at {ref[:12]} is a link to a file outside "
+                        "the specs folder: not read (compare with another ref)"
+                    )
+            archive.extractall(tmp, members=members, filter="data")
         yield Path(tmp) / relative
 
 

@@ -3,15 +3,27 @@
 Every stage (loader, schema, quantities, formulas, catalog, compiler, lints) reports
 problems as `Diagnostic` values; the CLI renders them with a reporter chosen by name.
 `SpecError` carries diagnostics across a stage boundary when a stage cannot go on.
+A location and a diagnostic print as one line whatever text they hold (`one_line`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
 Severity = Literal["error", "warning"]
+
+# Control characters, line and paragraph separators and the bidirectional overrides must
+# never reach a terminal or a log raw: a file name or a quoted value holding a newline
+# would start a line of its own (`::error file=…` in a GitHub job is an annotation).
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def one_line(text: str) -> str:
+    """`text` with every control character shown as an escape: always one printable line."""
+    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 @dataclass(frozen=True, order=True)
@@ -24,8 +36,8 @@ class Location:
 
     def __str__(self) -> str:
         if self.line <= 0:
-            return self.file
-        return f"{self.file}:{self.line}:{self.col}"
+            return one_line(self.file)
+        return f"{one_line(self.file)}:{self.line}:{self.col}"
 
 
 @dataclass(frozen=True)
@@ -46,8 +58,8 @@ class Diagnostic:
         return (self.location.file, self.location.line, self.location.col, self.message)
 
     def __str__(self) -> str:
-        suffix = f" [{self.path}]" if self.path else ""
-        return f"{self.location}: {self.severity}: {self.message}{suffix}"
+        suffix = f" [{one_line(self.path)}]" if self.path else ""
+        return f"{self.location}: {self.severity}: {one_line(self.message)}{suffix}"
 
 
 class RooflinecError(Exception):

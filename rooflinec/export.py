@@ -31,7 +31,15 @@ from rooflinec.terms import LIMITED_BY, SWEEP, SWEEP_KEYS
 if TYPE_CHECKING:
     from rooflinec.columns import Columns
 
-__all__ = ["FIELDS", "FORMATS", "num", "results_text", "write_results"]
+__all__ = [
+    "FIELDS",
+    "FORMATS",
+    "FORMULA_STARTS",
+    "num",
+    "results_text",
+    "spreadsheet_text",
+    "write_results",
+]
 
 Format = Literal["json", "csv", "table"]
 FORMATS: tuple[Format, ...] = ("json", "csv", "table")
@@ -44,6 +52,19 @@ def num(value: Fraction | int) -> Number:
     if isinstance(value, int) or value.denominator == 1:
         return int(value)
     return float(value)
+
+
+# A text cell starting with one of these is a formula to a spreadsheet (OWASP, "CSV
+# injection"): `=cmd|' /C calc'!A0`, `+SUM(1)`, `@x`, `-2+3`, or any of them after a tab.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def spreadsheet_text(text: str) -> str:
+    """A CSV text cell a spreadsheet shows as text: a single quote before a formula start.
+
+    Only text goes through here; numbers are written as numbers (`-2.5` stays a number).
+    """
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
 class _Source:
@@ -458,8 +479,10 @@ def _csv_text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
+        # Every text cell here is an id or a fixed term (ids cannot start with a formula
+        # character); guarded all the same, as every CSV rooflinec writes.
         buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="").writerow([value])
+        csv.writer(buffer, lineterminator="").writerow([spreadsheet_text(value)])
         return buffer.getvalue()
     return repr(value)
 

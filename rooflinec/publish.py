@@ -13,18 +13,23 @@ the site plugin:
   (or, with only a label, that its commit is not known).
 
 Everything happens in the local repository; nothing leaves the machine without `--push`.
+
+A version, an alias and a branch come from the command line and reach mike's (and git's)
+own command lines: each is checked as a name before anything runs (`check_names`), and
+the version and aliases go after `--`, so none can ever be read as an option.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from rooflinec.errors import RooflinecError, UsageError
+from rooflinec.errors import RooflinecError, UsageError, one_line
 
 __all__ = [
     "BUILD_INFO",
@@ -32,7 +37,9 @@ __all__ = [
     "ENV_BASE_LABEL",
     "ENV_COMMIT",
     "ENV_VERSION",
+    "MAX_NAME",
     "Previous",
+    "check_names",
     "previous_version",
     "publish",
     "published_ref",
@@ -44,6 +51,14 @@ ENV_BASE = "ROOFLINEC_CHANGES_BASE"
 ENV_BASE_LABEL = "ROOFLINEC_CHANGES_LABEL"
 ENV_COMMIT = "ROOFLINEC_BUILD_COMMIT"
 ENV_VERSION = "ROOFLINEC_BUILD_VERSION"
+
+MAX_NAME = 64
+# A version or alias is a folder name on the published branch and a word on mike's
+# command line: letters, digits, `.`, `-` and `_`, starting with a letter or digit (so
+# never an option, `.` or `..`). `\Z`, not `$`: `$` also matches before a final newline.
+_NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._-]{{0,{MAX_NAME - 1}}}\Z")
+# A branch may have `/` between such names (`site/gh-pages`), never `..` nor a final `.`.
+_BRANCH = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*\Z")
 
 # mike has no `__main__`: run its console entry point with this interpreter.
 _MIKE = (
@@ -138,8 +153,37 @@ def previous_version(repo: Path, branch: str, version: str) -> Previous | None:
     return Previous(candidate, commit)
 
 
-def _tail(text: str, lines: int = 12) -> str:
-    return "\n".join(text.strip().splitlines()[-lines:])
+def _name_error(kind: str, value: str, rule: str) -> UsageError:
+    return UsageError(f"invalid {kind} '{one_line(value)}': {rule}")
+
+
+def check_names(version: str, aliases: list[str], branch: str) -> None:
+    """Raise `UsageError` unless the version and every alias are names (`_NAME`) and the
+    branch is a branch name (`_BRANCH`, at most 100 characters, no `..`)."""
+    rule = (
+        "a version or alias is letters, digits, '.', '-' and '_', starting with a letter "
+        f"or digit, at most {MAX_NAME} characters"
+    )
+    for kind, value in (("version", version), *(("alias", a) for a in aliases)):
+        if not _NAME.match(value):
+            raise _name_error(kind, value, rule)
+    if (
+        not _BRANCH.match(branch)
+        or len(branch) > 100
+        or ".." in branch
+        or branch.endswith((".", ".lock"))
+    ):
+        raise _name_error(
+            "branch",
+            branch,
+            "a branch is names of letters, digits, '.', '-' and '_' separated by '/', "
+            "each starting with a letter or digit, at most 100 characters",
+        )
+
+
+def _tail(text: str, lines: int = 6) -> str:
+    """The last lines of mike's output on one line: the CLI prints every error in one."""
+    return " | ".join(line.strip() for line in text.strip().splitlines()[-lines:])
 
 
 def _mike(repo: Path, env: dict[str, str], command: str, *args: str) -> None:
@@ -149,7 +193,7 @@ def _mike(repo: Path, env: dict[str, str], command: str, *args: str) -> None:
     )
     if proc.returncode != 0:
         detail = _tail(proc.stderr) or _tail(proc.stdout) or "no output"
-        raise RooflinecError(f"mike {command} failed:\n{detail}")
+        raise RooflinecError(f"mike {command} failed: {detail}")
 
 
 def publish(
@@ -163,9 +207,11 @@ def publish(
 ) -> Previous | None:
     """Build and commit `version` of the site to `branch` with mike; return the previous one.
 
-    Raises `UsageError` when the config is missing or not in a git repository, and
-    `RooflinecError` (with mike's last lines of output) when mike fails.
+    Raises `UsageError` when a name is not one (`check_names`), or the config is missing
+    or not in a git repository, and `RooflinecError` (with mike's last lines of output)
+    when mike fails.
     """
+    check_names(version, aliases, branch)
     config = config.resolve()
     if not config.is_file():
         raise UsageError(f"mkdocs config not found: {config}")
@@ -191,9 +237,10 @@ def publish(
             env[ENV_BASE] = previous.commit
     common = ["--config-file", str(config), "--branch", branch, *(["--push"] if push else [])]
     title_args = ["--title", title] if title else []
-    _mike(repo, env, "deploy", *common, "--update-aliases", *title_args, version, *aliases)
+    # Names after `--`: mike reads them as names even if a check above ever lets one by.
+    _mike(repo, env, "deploy", *common, "--update-aliases", *title_args, "--", version, *aliases)
     if aliases and not published_default(repo, branch):
-        _mike(repo, env, "set-default", *common, aliases[0])
+        _mike(repo, env, "set-default", *common, "--", aliases[0])
     return previous
 
 

@@ -14,7 +14,8 @@ from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import Catalog
 from rooflinec.catalog_export import COLUMNS, catalog_csv, catalog_json
 from rooflinec.cli.main import main
-from tests.specfactory import BUNDLED
+from rooflinec.export import FORMULA_STARTS, _csv_text, spreadsheet_text
+from tests.specfactory import BUNDLED, copy_bundled
 
 TODAY = datetime.date(2026, 11, 30)
 
@@ -159,3 +160,99 @@ def test_cli_export_spec_errors_exit_1(tmp_path: Path, capsys: pytest.CaptureFix
     assert 1 == main(["export", "--specs", str(tmp_path)], out=buffer)
     assert "" == buffer.getvalue()
     assert "bad.yaml" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- formula injection
+
+HOSTILE = {
+    "vendor": "=cmd|' /C calc'!A0",
+    "quote": "+SUM(1)",
+    "publisher": "@x",
+    "source_title": '=HYPERLINK("https://example.com","x")',
+}
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    """The bundled catalog with formulas in free text: the H100's vendor, FP32 quote,
+    source title and publisher, and two precision labels."""
+    specs = copy_bundled(tmp_path_factory.mktemp("hostile"))
+    device = specs / "devices" / "nvidia-h100-sxm.yaml"
+    text = device.read_text("utf-8")
+    for old, new in (
+        ("vendor: NVIDIA\n", "vendor: \"=cmd|' /C calc'!A0\"\n"),
+        ('quote: "FP32 | 67 TFLOPS | 51 TFLOPS |"', 'quote: "+SUM(1)"'),
+        ("    title: NVIDIA H100 Tensor Core GPU\n    publisher: NVIDIA\n", ""),
+    ):
+        assert old in text
+        text = text.replace(old, new, 1)
+    text = text.replace(
+        "  nvidia-h100:\n",
+        "  nvidia-h100:\n"
+        '    title: \'=HYPERLINK("https://example.com","x")\'\n'
+        "    publisher: '@x'\n",
+        1,
+    )
+    device.write_text(text, "utf-8")
+    precisions = specs / "precisions.yaml"
+    text = precisions.read_text("utf-8")
+    text = text.replace("label: BF16 or FP16", 'label: "-2+3"', 1)
+    text = text.replace("label: FP32", 'label: "\\t=1+1"', 1)
+    precisions.write_text(text, "utf-8")
+    return catalog_or_raise(specs)
+
+
+def test_csv_text_cells_that_are_formulas_start_with_a_quote(hostile: Catalog) -> None:
+    """Each formula start (`=`, `+`, `@`, `-`, tab) gets a single quote; numbers stay."""
+    table = rows(catalog_csv(hostile, today=TODAY))
+    fp32 = table[("nvidia-h100-sxm", "compute.fp32")]
+    assert {k: "'" + v for k, v in HOSTILE.items()} == {k: fp32[k] for k in HOSTILE}
+    assert "'\t=1+1" == fp32["label"]
+    bf16 = table[("nvidia-h100-sxm", "compute.bf16")]
+    assert ("'-2+3", "989500000000000", "'=cmd|' /C calc'!A0") == (
+        bf16["label"],
+        bf16["dense"],
+        bf16["vendor"],
+    )
+    assert "NVIDIA" == table[("nvidia-l40s", "compute.bf16")]["vendor"]
+
+
+def test_json_keeps_text_as_written(hostile: Catalog) -> None:
+    """The JSON export is data, not a spreadsheet: the text is unchanged there."""
+    figures = json.loads(catalog_json(hostile, today=TODAY))["figures"]
+    fp32 = next(
+        f for f in figures if (f["device"], f["field"]) == ("nvidia-h100-sxm", "compute.fp32")
+    )
+    assert HOSTILE == {k: fp32[k] for k in HOSTILE}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("=1+1", "'=1+1"),
+        ("+1", "'+1"),
+        ("-2+3", "'-2+3"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\t=1", "'\t=1"),
+        ("\r=1", "'\r=1"),
+        ("nvidia-h100-sxm", "nvidia-h100-sxm"),
+        ("a=b", "a=b"),
+        ("", ""),
+    ],
+)
+def test_spreadsheet_text(text: str, expected: str) -> None:
+    """OWASP's rule: a quote before a leading `=`, `+`, `-`, `@`, tab or CR, nothing else."""
+    assert expected == spreadsheet_text(text)
+
+
+def test_compile_csv_text_cells_are_ids() -> None:
+    """`compile --format csv` writes ids and fixed terms only: none can start a formula, and
+    a text cell goes through the same guard; numbers (negative ones too) stay numbers."""
+    assert "'=x" == _csv_text("=x")
+    assert "-2.5" == _csv_text(-2.5)
+    out = io.StringIO()
+    assert 0 == main(["compile", "--format", "csv", "--specs", str(BUNDLED)], out=out)
+    text_columns = ("case", "kernel", "device", "precision", "declared", "limited_by")
+    for row in csv.DictReader(io.StringIO(out.getvalue())):
+        for column in text_columns:
+            assert not row[column].startswith(FORMULA_STARTS), (column, row[column])

@@ -140,3 +140,42 @@ def test_default_base_is_merge_base_with_main(repo: Path) -> None:
     code, text = run(repo)
     assert 0 == code
     assert "device amd-mi300x" in text
+
+
+@pytest.mark.parametrize("target", ["../../secret.txt", "../../../../secret.txt", "/abs"])
+def test_a_ref_with_a_link_leaving_the_specs_is_refused(
+    repo: Path, capsys: pytest.CaptureFixture[str], target: str
+) -> None:
+    """A spec at the base ref linked outside the specs folder (within the repository,
+    above it, absolute): one error naming the link, exit 1, never an internal error, and
+    the linked file never read."""
+    (repo / "secret.txt").write_text("token: gho_SECRET\n", "utf-8")
+    link = repo / "specs" / "devices" / "x.yaml"
+    link.symlink_to(repo / "secret.txt" if target == "/abs" else target)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a link")
+    link.unlink()
+    head = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    code, text = run(repo, "HEAD")
+    err = capsys.readouterr().err
+    assert (1, "") == (code, text)
+    assert [
+        f"rooflinec: error: specs/devices/x.yaml at {head} is a link to a file outside the "
+        "specs folder: not read (compare with another ref)"
+    ] == err.splitlines()
+    assert "SECRET" not in err
+
+
+def test_a_ref_with_a_link_inside_the_specs_is_compared(repo: Path) -> None:
+    """A link from one spec folder to another file of the catalog is fine at a ref."""
+    devices = repo / "specs" / "devices"
+    (repo / "specs" / "shared").mkdir()
+    (devices / "nvidia-l40s.yaml").rename(repo / "specs" / "shared" / "l40s.yaml")
+    (devices / "nvidia-l40s.yaml").symlink_to("../shared/l40s.yaml")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a link inside")
+    code, text = run(repo, "HEAD", "--format", "json")
+    assert 0 == code
+    assert [] == json.loads(text)["changes"]

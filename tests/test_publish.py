@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 
+from rooflinec import publish as publish_module
 from rooflinec.cli.main import main
 from rooflinec.diff import diff_compiled
+from rooflinec.errors import UsageError
 from rooflinec.pipeline import checked
 from rooflinec.publish import (
     BUILD_INFO,
@@ -21,7 +23,9 @@ from rooflinec.publish import (
     ENV_BASE_LABEL,
     ENV_COMMIT,
     ENV_VERSION,
+    MAX_NAME,
     _ordered,
+    check_names,
     previous_version,
 )
 from rooflinec.site.pages import changes as site_changes
@@ -244,3 +248,136 @@ def test_publish_two_versions_offline(
     page = _git(repo, "show", "gh-pages:1.1/index.html")
     assert '"provider":"mike"' in page.replace(" ", "")  # material's version selector
     assert _git(repo, "status", "--porcelain") == ""  # main's working tree is untouched
+
+
+# --------------------------------------------------------------------------- names
+
+
+@pytest.mark.parametrize(
+    "name", ["1.0", "2026.11", "v1.2.3-rc.1", "latest", "dev_build", "A" * MAX_NAME]
+)
+def test_version_and_alias_names_that_are_accepted(name: str) -> None:
+    """Letters, digits, `.`, `-` and `_`, starting with a letter or digit."""
+    assert None is check_names(name, [name], "gh-pages")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "",
+        ".",
+        "..",
+        "-h",
+        "--push",
+        "--config-file=evil/mkdocs.yml",
+        ".hidden",
+        "a b",
+        "1.0/x",
+        "1.0\n",
+        "1.0\r",
+        "é",
+        "A" * (MAX_NAME + 1),
+    ],
+    ids=repr,
+)
+def test_version_and_alias_names_that_are_refused(name: str) -> None:
+    """Options, dot folders, separators, a trailing newline, too long: a usage error each."""
+    with pytest.raises(UsageError, match=r"^invalid version "):
+        check_names(name, [], "gh-pages")
+    with pytest.raises(UsageError, match=r"^invalid alias "):
+        check_names("1.0", ["latest", name], "gh-pages")
+
+
+@pytest.mark.parametrize("branch", ["-f", "--push", "a..b", "x/", "/x", "x.lock", "x\n", "a b"])
+def test_branch_names_that_are_refused(branch: str) -> None:
+    """The branch reaches mike's and git's command lines too: only branch names pass."""
+    with pytest.raises(UsageError, match=r"^invalid branch "):
+        check_names("1.0", [], branch)
+    assert None is check_names("1.0", [], "site/gh-pages")
+
+
+@pytest.fixture
+def small_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository with a minimal mkdocs site, an `origin` to push to, and an `evil/`
+    config whose hook writes `hooked.txt`: what each smuggled option would reach."""
+    origin = tmp_path / "origin.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(origin)], check=True)
+    repo = tmp_path / "catalog"
+    (repo / "docs").mkdir(parents=True)
+    (repo / "evil").mkdir()
+    (repo / "docs" / "index.md").write_text("# Catalog\n", "utf-8")
+    (repo / "mkdocs.yml").write_text("site_name: Catalog\n", "utf-8")
+    (repo / "evil" / "mkdocs.yml").write_text(
+        "site_name: Evil\ndocs_dir: ../docs\nhooks: [hook.py]\n", "utf-8"
+    )
+    (repo / "evil" / "hook.py").write_text(
+        "from pathlib import Path\nPath(__file__).with_name('hooked.txt').write_text('ran')\n",
+        "utf-8",
+    )
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "config", "user.name", "rooflinec tests")
+    _git(repo, "config", "user.email", "tests@example.invalid")
+    _git(repo, "remote", "add", "origin", str(origin))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "catalog")
+    for name in (ENV_BASE, ENV_BASE_LABEL, ENV_COMMIT, ENV_VERSION):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(repo)
+    return repo
+
+
+def _branches(repo: Path) -> str:
+    return _git(repo, "for-each-ref", "--format=%(refname)", "refs/heads/gh-pages")
+
+
+@pytest.mark.parametrize(
+    ("argv", "kind", "name"),
+    [
+        (["--", "-h"], "version", "-h"),
+        (["--", "--force"], "version", "--force"),
+        (["3.1", "--alias=--push"], "alias", "--push"),
+        (
+            ["3.1", "--alias=--config-file=evil/mkdocs.yml"],
+            "alias",
+            "--config-file=evil/mkdocs.yml",
+        ),
+        (["3.1", "--alias", "..", "--push"], "alias", ".."),
+        (["3.1\n::error file=x::forged"], "version", "3.1\\n::error file=x::forged"),
+    ],
+)
+def test_options_smuggled_as_names_are_refused_before_anything_runs(
+    small_repo: Path, capsys: pytest.CaptureFixture[str], argv: list[str], kind: str, name: str
+) -> None:
+    """One line, exit 2; no gh-pages branch, nothing pushed, no other config built."""
+    assert 2 == main(["publish", *argv])
+    captured = capsys.readouterr()
+    assert "" == captured.out
+    lines = captured.err.splitlines()
+    assert 1 == len(lines)
+    assert lines[0].startswith(f"rooflinec: error: invalid {kind} '{name}': ")
+    assert "" == _branches(small_repo)
+    assert "" == _branches(small_repo.parent / "origin.git")
+    assert not (small_repo / "evil" / "hooked.txt").exists()
+
+
+def test_a_valid_version_and_alias_publish_locally(
+    small_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A valid version and alias publish locally: nothing pushed, the alias set as default."""
+    assert 0 == main(["publish", "1.0", "--alias", "latest"])
+    assert "published 1.0 to gh-pages (first version)\n" == capsys.readouterr().out
+    versions = json.loads(_git(small_repo, "show", "gh-pages:versions.json"))
+    assert [("1.0", ["latest"])] == [(v["version"], v["aliases"]) for v in versions]
+    _git(small_repo, "cat-file", "-e", "gh-pages:index.html")
+    assert "" == _branches(small_repo.parent / "origin.git")
+
+
+def test_mike_commands_put_names_after_a_double_dash(
+    small_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every name mike receives follows `--`, so mike never reads one as an option."""
+    calls: list[tuple[str, ...]] = []
+    monkeypatch.setattr(publish_module, "_mike", lambda repo, env, *args: calls.append(args))
+    publish_module.publish(small_repo / "mkdocs.yml", "1.0", ["latest"])
+    assert ("--", "1.0", "latest") == calls[0][-3:]
+    assert ("set-default", "--", "latest") == (calls[1][0], *calls[1][-2:])

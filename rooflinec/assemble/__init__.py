@@ -51,6 +51,7 @@ def build_catalog(
         out.add(Diagnostic(Location(display_path(folder)), "specs folder not found"))
         return None, out.diagnostics
     files = discover(folder)
+    out.extend(files.problems)  # links refused, entries skipped
     broken = Broken()
     if files.precisions is None:
         out.add(

@@ -27,7 +27,7 @@ from rooflinec.cli.options import (
     EXIT_USAGE,
     Options,
 )
-from rooflinec.errors import RooflinecError, SpecError, UsageError
+from rooflinec.errors import RooflinecError, SpecError, UsageError, one_line
 
 __all__ = ["COMMANDS", "Command", "build_parser", "console", "main", "parse"]
 
@@ -46,7 +46,7 @@ class Command:
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
-        sys.stderr.write(f"rooflinec: error: {message}\n")
+        sys.stderr.write(f"rooflinec: error: {one_line(message)}\n")
         raise SystemExit(EXIT_USAGE)
 
 
@@ -323,17 +323,19 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     run = next(c.run for c in COMMANDS if c.name == opts.command)
+    # Every line printed below is one line whatever it quotes (a file name, a spec's text, a
+    # tool's output): `one_line` and `Diagnostic.__str__` escape control characters.
     try:
         return run(opts, stdout)
     except UsageError as exc:
-        sys.stderr.write(f"rooflinec: error: {exc}\n")
+        sys.stderr.write(f"rooflinec: error: {one_line(str(exc))}\n")
         return EXIT_USAGE
     except SpecError as exc:
         for d in exc.diagnostics:
             sys.stderr.write(f"{d}\n")
         return EXIT_SPEC
     except RooflinecError as exc:
-        sys.stderr.write(f"rooflinec: error: {exc}\n")
+        sys.stderr.write(f"rooflinec: error: {one_line(str(exc))}\n")
         return EXIT_SPEC
     except KeyboardInterrupt:
         return 130
@@ -341,7 +343,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return EXIT_OK
     except Exception as exc:  # a bug in rooflinec itself: one line, not a traceback
         sys.stderr.write(
-            f"rooflinec: internal error: {exc.__class__.__name__}: {exc}"
+            f"rooflinec: internal error: {exc.__class__.__name__}: {one_line(str(exc))}"
             " (please report this with the command you ran)\n"
         )
         return EXIT_INTERNAL

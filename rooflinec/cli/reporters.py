@@ -3,24 +3,16 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
-from rooflinec.errors import Diagnostic
+from rooflinec.errors import Diagnostic, one_line
 
-# Control characters (and the bidirectional overrides) must never reach a terminal or a
-# log raw: a message is one line, whatever text from a spec it quotes.
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def one_line(text: str) -> str:
-    """`text` with every control character shown as an escape: always one printable line."""
-    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+__all__ = ["REPORTERS", "Reporter", "as_json", "count", "github", "one_line", "text"]
 
 
 def _line(d: Diagnostic) -> str:
-    return one_line(str(d))
+    return str(d)  # one line: `Diagnostic.__str__` escapes every control character
 
 
 def count(number: int, noun: str) -> str:
