@@ -38,10 +38,13 @@ def _specs_root(path: Path, names: list[str]) -> Path | None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if file_path.suffix not in (".yaml", ".yml") or file_path.name == "precisions.yaml":
+    from rooflinec.assemble.files import inside, is_spec_name
+
+    if not is_spec_name(file_path.name) or file_path.name == "precisions.yaml":
         return None
     root = _specs_root(file_path, parent.config.getini("rooflinec_specs_dirs"))
-    if root is None:
+    # A link leaving the catalog is never read: `check` reports it.
+    if root is None or not inside(file_path, root.resolve()):
         return None
     try:
         head = file_path.read_text("utf-8")

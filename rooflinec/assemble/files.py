@@ -39,7 +39,7 @@ def is_spec_name(name: str) -> bool:
     return name.lower().endswith(SPEC_SUFFIXES)
 
 
-def _inside(path: Path, root: Path) -> bool:
+def inside(path: Path, root: Path) -> bool:
     """True if `path`, every link on the way followed, stays under `root` (resolved)."""
     return Path(os.path.realpath(path)).is_relative_to(root)
 
@@ -64,7 +64,7 @@ def discover(folder: Path) -> SpecFiles:
 
     def listing(name: str) -> tuple[Path, ...]:
         sub = folder / name
-        if not _inside(sub, root):
+        if not inside(sub, root):
             refuse(sub, "a folder")
             return ()
         if not sub.is_dir():
@@ -75,7 +75,7 @@ def discover(folder: Path) -> SpecFiles:
                 continue
             if not is_spec_name(path.name):
                 skip(path, f"skipped: not a spec file (spec files are {name}/*.yaml or *.yml)")
-            elif not _inside(path, root):
+            elif not inside(path, root):
                 refuse(path, "a file")
             elif path.is_file():
                 found.append(path)
@@ -84,7 +84,7 @@ def discover(folder: Path) -> SpecFiles:
         return tuple(found)
 
     precisions = folder / "precisions.yaml"
-    readable = _inside(precisions, root)
+    readable = inside(precisions, root)
     if not readable:
         refuse(precisions, "a file")
     devices, kernels, methods = (listing(kind) for kind in KINDS)
