@@ -11,7 +11,8 @@ Hooks, in build order:
   and the changes against the previous published version, as virtual files
   (`File.generated`); nothing is written into `docs_dir`.
 - `on_env`: pin every page's date to the catalog's newest version date (no build clock in
-  the output).
+  the output), clamped to what a 32-bit count of seconds since 1970 holds (see
+  `sitemap_date`).
 - `on_page_markdown`: give each generated page its escaped title, and put the generated
   comparison into the home page.
 - `on_page_content`: sanitise the HTML of every generated page with nh3, then put the
@@ -56,6 +57,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("mkdocs.plugins.rooflinec")
 
 ASSET_DIR = "assets/rooflinec"
+# The dates a 32-bit unsigned count of seconds since 1970-01-01 (gzip's header) can hold.
+FIRST_STAMPABLE_DATE = "1970-01-01"
+LAST_STAMPABLE_DATE = "2106-02-07"
 SPECS_POLL_SECONDS = 0.1
 NAV_PAGES = frozenset(
     {
@@ -70,6 +74,20 @@ NAV_PAGES = frozenset(
         "changes.md",
     }
 )
+
+
+def sitemap_date(date: str) -> str:
+    """`date` (ISO, `YYYY-MM-DD`) as the pages' update date, clamped to 1970-01-01 ..
+    2106-02-07: mkdocs writes the newest one into `sitemap.xml.gz`'s header as a 32-bit
+    count of seconds and fails outside that range. Only the sitemap shows this date; the
+    pages show every version date as written."""
+    import datetime
+
+    try:
+        day = datetime.date.fromisoformat(date).isoformat()
+    except ValueError:  # not a calendar date: the loader reports it; stamp nothing odd
+        return FIRST_STAMPABLE_DATE
+    return min(max(day, FIRST_STAMPABLE_DATE), LAST_STAMPABLE_DATE)
 
 
 class RooflinecConfig(base.Config):  # type: ignore[no-untyped-call]
@@ -160,7 +178,7 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         dates = [v.date for d in catalog.devices.values() for v in d.versions]
         dates += [v.date for k in catalog.kernels.values() for v in k.versions]
         dates += [v.date for m in catalog.methods.values() for v in m.versions]
-        self.page_date = max(dates) if dates else None
+        self.page_date = sitemap_date(max(dates)) if dates else None
         _version_selector_only_when_versioned(config)
         for css in (f"{ASSET_DIR}/rooflinec.css",):
             if css not in config.extra_css:
