@@ -176,15 +176,20 @@ def serve_site(specs: Path, dev_addr: str = "127.0.0.1:8000") -> None:
 
     Rebuilds are dirty: only the pages and files whose output changes are rendered and
     written again (the plugin tracks what each generated file held), so an edit to one
-    device re-renders its page and the pages that list it, not the whole site."""
+    device re-renders its page and the pages that list it, not the whole site. While a
+    spec is broken every page shows the errors over the last good site."""
     from mkdocs.commands.serve import serve
 
     from rooflinec.resources import site_dir
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    clean_stale(None)
     with temporary_folder(SERVE_TEMP_PREFIX) as tmp:
         # serve builds into a temporary folder of its own; site_dir here is never used.
-        config = site_config(site_dir(), Path(tmp) / "unused", specs.resolve())
+        # A broken spec does not stop the preview: the last good site is shown with the
+        # errors on a banner (the plugin's `show_errors`).
+        options = {"show_errors": True}
+        config = site_config(site_dir(), Path(tmp) / "unused", specs.resolve(), options)
         config_file = _write_config(Path(tmp), config)
         with _mkdocs_logging(verbose=True):
             serve(

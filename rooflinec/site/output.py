@@ -256,15 +256,16 @@ def _stale(path: Path, prefix: str, now: float) -> bool:
     return pid.isdigit() and not _running(int(pid))
 
 
-def clean_stale(out: Path, *, now: float | None = None) -> list[Path]:
-    """Remove what killed builds into `out` left behind (build folders beside `out`,
-    temporary folders of builds and `serve`); return what was removed."""
+def clean_stale(out: Path | None, *, now: float | None = None) -> list[Path]:
+    """Remove what killed builds and previews left behind: build folders beside `out`
+    (when given), temporary folders of `build` and `serve`; return what was removed."""
     moment = time.time() if now is None else now
     places = [
-        (out.parent, f".{out.name}.building-"),
         (Path(tempfile.gettempdir()), BUILD_TEMP_PREFIX),
         (Path(tempfile.gettempdir()), SERVE_TEMP_PREFIX),
     ]
+    if out is not None:
+        places.insert(0, (out.parent, f".{out.name}.building-"))
     removed: list[Path] = []
     for folder, prefix in places:
         try:
