@@ -110,3 +110,10 @@ def compiled_or_diagnostics(folder: Path) -> tuple[Compiled | None, list[Diagnos
         _COMPILED.clear()
         _COMPILED[key] = (signature, compiled)
     return compiled, diagnostics
+
+
+def last_compiled(folder: Path) -> Compiled | None:
+    """The last catalog of `folder` that compiled without errors in this process, whatever
+    changed since: what `serve` keeps showing while a spec is broken."""
+    hit = _COMPILED.get(folder.resolve())
+    return hit[1] if hit is not None else None

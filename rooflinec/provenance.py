@@ -69,9 +69,12 @@ FigureKind = Literal["peak", "bandwidth", "capacity"]
 
 
 def months_before(day: datetime.date, months: int) -> datetime.date:
-    """The same day `months` calendar months earlier (the month's last day if it has fewer)."""
+    """The same day `months` calendar months earlier (the month's last day if it has fewer);
+    the first day there is for a day too close to year 1 (a catalog dated 0001-01-01)."""
     year, month = divmod(day.year * 12 + day.month - 1 - months, 12)
     month += 1
+    if year < datetime.MINYEAR:
+        return datetime.date.min
     return datetime.date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
 
 

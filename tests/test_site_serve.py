@@ -1,6 +1,7 @@
 """Dirty rebuilds (what `rooflinec serve` runs on every edit): an edited device spec
 re-renders its page and the pages that list it, leaves every other output file untouched,
-and the result equals a clean build of the edited specs."""
+and the result equals a clean build of the edited specs. A broken spec keeps the last good
+site, with the errors on a banner on every page, until it is fixed."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,14 +24,16 @@ BANDWIDTH = re.compile(r"(bandwidth:\s*)([0-9.]+)( GB/s| TB/s)")
 pytest.importorskip("mkdocs")
 
 
-def _build(tmp: Path, specs: Path, out: Path, *, dirty: bool) -> None:
+def _build(
+    tmp: Path, specs: Path, out: Path, *, dirty: bool, options: dict[str, Any] | None = None
+) -> None:
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
     from rooflinec.resources import site_dir
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-    config_file = _write_config(tmp, site_config(site_dir(), out, specs))
+    config_file = _write_config(tmp, site_config(site_dir(), out, specs, options))
     build(load_config(str(config_file)), dirty=dirty)
 
 
@@ -118,3 +122,102 @@ def test_unchanged_specs_rewrite_no_generated_file(tmp_path: Path) -> None:
         "sitemap.xml.gz",
         "search/search_index.json",
     }, rewritten
+
+
+# --------------------------------------------------------------------------- broken specs
+
+SERVE = {"show_errors": True, "svg": False}
+BANNER = 'class="rooflinec-errors"'
+
+
+def _break(specs: Path) -> Path:
+    """Give the H100 a bandwidth in FLOP/s; return the file."""
+    path = specs / "devices" / "nvidia-h100-sxm.yaml"
+    text = path.read_text("utf-8").replace("bandwidth: 3.35 TB/s", "bandwidth: 3.35 TFLOP/s")
+    path.write_text(text, "utf-8")
+    return path
+
+
+def _pages(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): p.read_text("utf-8") for p in sorted(root.rglob("*.html"))
+    }
+
+
+def test_broken_spec_keeps_the_last_good_site_with_a_banner(tmp_path: Path) -> None:
+    """While a spec is broken, a serve rebuild succeeds: every page (and the 404 page) of
+    the last good site shows the error, file:line:col, escaped; the fix brings the site
+    back without the banner."""
+    specs = tmp_path / "specs"
+    shutil.copytree(BUNDLED, specs)
+    served = tmp_path / "served"
+    _build(tmp_path, specs, served, dirty=True, options=SERVE)
+    good = _pages(served)
+    assert not any(BANNER in page for page in good.values())
+
+    original = (specs / "devices" / "nvidia-h100-sxm.yaml").read_text("utf-8")
+    broken = _break(specs)
+    _build(tmp_path, specs, served, dirty=True, options=SERVE)
+    pages = _pages(served)
+    assert sorted(good) == sorted(pages)  # the last good site, every page of it
+    assert [] == [name for name, page in pages.items() if BANNER not in page]
+    line = re.search(r'<pre style="[^"]*">([^<]*)</pre>', pages["glossary.html"])
+    assert line is not None
+    assert re.match(rf"^{re.escape(str(broken))}:\d+:\d+: error: ", line.group(1)), line.group(1)
+    assert "3.35 TB/s" in pages["devices/nvidia-h100-sxm.html"]
+
+    (specs / "devices" / "nvidia-h100-sxm.yaml").write_text(original, "utf-8")
+    _build(tmp_path, specs, served, dirty=True, options=SERVE)
+    assert good == _pages(served)
+
+
+def test_specs_broken_from_the_start_serve_the_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no good build yet, the hand-written pages and the 404 page show the errors;
+    once fixed, the next rebuild has every generated page."""
+    monkeypatch.setattr(pipeline, "_COMPILED", {})
+    specs = tmp_path / "specs"
+    shutil.copytree(BUNDLED, specs)
+    original = (specs / "devices" / "nvidia-h100-sxm.yaml").read_text("utf-8")
+    _break(specs)
+    served = tmp_path / "served"
+    _build(tmp_path, specs, served, dirty=True, options=SERVE)
+    pages = _pages(served)
+    assert "devices/nvidia-h100-sxm.html" not in pages
+    assert "no build has succeeded yet" in pages["index.html"]
+    assert BANNER in pages["404.html"] and BANNER in pages["spec-language.html"]
+
+    (specs / "devices" / "nvidia-h100-sxm.yaml").write_text(original, "utf-8")
+    _build(tmp_path, specs, served, dirty=True, options=SERVE)
+    pages = _pages(served)
+    assert "3.35 TB/s" in pages["devices/nvidia-h100-sxm.html"]
+    assert [] == [name for name, page in pages.items() if BANNER in page]
+
+
+def test_a_plain_build_still_fails_on_a_broken_spec(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Without `show_errors` (build, publish, mkdocs build) a broken spec fails the build."""
+    from mkdocs.exceptions import Abort
+
+    specs = tmp_path / "specs"
+    shutil.copytree(BUNDLED, specs)
+    broken = _break(specs)
+    with pytest.raises(Abort):
+        _build(tmp_path, specs, tmp_path / "site", dirty=False, options={"svg": False})
+    assert re.search(rf"{re.escape(str(broken))}:\d+:\d+: error: expected a bandwidth", caplog.text)
+    assert not (tmp_path / "site" / "index.html").exists()
+
+
+def test_banner_text_is_escaped_and_bounded() -> None:
+    """Markup and control characters in an error line come out as text; at most
+    `MAX_LINES` lines are listed."""
+    from rooflinec.site.banner import MAX_LINES, banner_html, with_banner
+
+    banner = banner_html(["a.yaml:1:2: error: <script>alert(1)</script>\x1b[31m"], stale=True)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;\\x1b[31m" in banner
+    assert "<script>" not in banner and "\x1b" not in banner
+    many = banner_html([f"f.yaml:{n}:1: error: e" for n in range(MAX_LINES + 5)], stale=True)
+    assert "... and 5 more" in many and f"f.yaml:{MAX_LINES}:1" not in many
+    assert '<body class="x">' + banner + "<p>" == with_banner('<body class="x"><p>', banner)

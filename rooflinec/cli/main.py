@@ -276,8 +276,13 @@ COMMANDS: tuple[Command, ...] = (
         help="build the static site",
         description="Build the static site of a specs folder (default: ./specs when present, "
         "else the bundled catalog): every device, kernel and method page, the comparison, "
-        "sources, glossary and changelog, with offline charts. The site is written to a "
-        "temporary folder and swapped in, so a failed build leaves the previous one intact.",
+        "sources, glossary and changelog, with offline charts. The site is built in a "
+        "temporary folder and moved in, so a failed build leaves the previous one intact. "
+        "DIR/.rooflinec-manifest.json lists what each build wrote: a build replaces only "
+        "those files, and keeps dot files (.git, .nojekyll) and everything else. It refuses "
+        "(exit 2, nothing touched) a DIR that is / or the home folder, contains the working "
+        "folder or the specs, or lies inside the specs; a DIR holding anything but dot files "
+        "and no manifest; and a new file landing on a file the manifest does not list.",
         arguments=_build,
         run=commands.cmd_build,
     ),
@@ -285,7 +290,8 @@ COMMANDS: tuple[Command, ...] = (
         "serve",
         help="live preview of the site, rebuilt on every spec edit",
         description="Serve the site on a local address and rebuild it whenever a spec "
-        "changes (mkdocs serve with the specs folder watched).",
+        "changes (mkdocs serve with the specs folder watched). While a spec is broken, the "
+        "last good site is served with the errors on a banner on every page.",
         arguments=_serve,
         run=commands.cmd_serve,
     ),

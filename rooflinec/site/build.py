@@ -5,9 +5,9 @@ hand-written pages come from the package (`rooflinec.resources.site_dir`), the
 configuration is written to a temporary folder (the same settings as the repository's
 `mkdocs.yml`, see `site_config`), and the specs folder is passed to the plugin.
 
-The build writes into a temporary sibling of the output folder and swaps it in with two
-renames only when everything succeeded, so a failed build (a spec error, a bug) leaves
-the previous site as it was.
+The build writes into a temporary sibling of the output folder and moves it in only when
+everything succeeded, so a failed build (a spec error, a bug) leaves the previous site as
+it was; what it may replace there is `rooflinec.site.output`'s business.
 """
 
 from __future__ import annotations
@@ -17,13 +17,21 @@ import logging
 import os
 import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from rooflinec.errors import RooflinecError, UsageError
+from rooflinec.site.output import (
+    BUILD_TEMP_PREFIX,
+    SERVE_TEMP_PREFIX,
+    check_target,
+    clean_stale,
+    install,
+    staging_folder,
+    temporary_folder,
+)
 
 __all__ = ["build_site", "serve_site", "site_config"]
 
@@ -115,33 +123,6 @@ def _mkdocs_logging(verbose: bool) -> Iterator[None]:
         logger.propagate = old_propagate
 
 
-def _check_target(out: Path, specs: Path) -> None:
-    """Refuse to replace a folder that is not a site we built (or is about to hold one)."""
-    resolved = out.resolve()
-    forbidden = {Path.cwd().resolve(), Path.home().resolve(), Path(resolved.anchor)}
-    if resolved in forbidden or specs.resolve().is_relative_to(resolved):
-        raise UsageError(f"refusing to build into {out}: it would replace {resolved}")
-    if resolved.exists():
-        if not resolved.is_dir():
-            raise UsageError(f"{out} exists and is not a folder")
-        if any(resolved.iterdir()) and not (resolved / "sitemap.xml").exists():
-            raise UsageError(
-                f"refusing to replace {out}: it is not empty and holds no site "
-                "(no sitemap.xml); choose another --out"
-            )
-
-
-def _swap(staging: Path, out: Path) -> None:
-    """Put `staging` in the place of `out`; the old site is removed only afterwards."""
-    old: Path | None = None
-    if out.exists():
-        old = out.with_name(f".{out.name}.old-{os.getpid()}")
-        os.rename(out, old)
-    os.rename(staging, out)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-
-
 def build_site(
     specs: Path, out: Path, *, verbose: bool = False, options: dict[str, Any] | None = None
 ) -> float:
@@ -160,32 +141,33 @@ def build_site(
 
     started = time.perf_counter()
     specs = specs.resolve()
-    _check_target(out, specs)
+    out = check_target(out, specs)
     # Check the specs before mkdocs runs: it would report a plugin error as a log line and
     # a generic abort. The plugin reuses this compilation.
     compiled, diagnostics = compiled_or_diagnostics(specs)
     errors = [d for d in diagnostics if d.severity == "error"]
     if compiled is None or errors:
         raise SpecError(errors)
-    out = out.resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create {out.parent}: {exc.strerror}") from exc
+    clean_stale(out)
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-    with tempfile.TemporaryDirectory(prefix="rooflinec-build-") as tmp:
+    with temporary_folder(BUILD_TEMP_PREFIX) as tmp:
         docs = Path(tmp) / "docs"
         shutil.copytree(site_dir(), docs)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+        staging = staging_folder(out)
         try:
             config_file = _write_config(Path(tmp), site_config(docs, staging, specs, options))
             with _mkdocs_logging(verbose):
                 config = load_config(str(config_file))
                 build(config)
+            install(staging, out)
         except (MkDocsException, OSError) as exc:
-            shutil.rmtree(staging, ignore_errors=True)
             raise RooflinecError(f"site build failed: {exc}") from exc
-        except BaseException:
+        finally:
             shutil.rmtree(staging, ignore_errors=True)
-            raise
-        _swap(staging, out)
     return time.perf_counter() - started
 
 
@@ -194,15 +176,20 @@ def serve_site(specs: Path, dev_addr: str = "127.0.0.1:8000") -> None:
 
     Rebuilds are dirty: only the pages and files whose output changes are rendered and
     written again (the plugin tracks what each generated file held), so an edit to one
-    device re-renders its page and the pages that list it, not the whole site."""
+    device re-renders its page and the pages that list it, not the whole site. While a
+    spec is broken every page shows the errors over the last good site."""
     from mkdocs.commands.serve import serve
 
     from rooflinec.resources import site_dir
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-    with tempfile.TemporaryDirectory(prefix="rooflinec-serve-") as tmp:
+    clean_stale(None)
+    with temporary_folder(SERVE_TEMP_PREFIX) as tmp:
         # serve builds into a temporary folder of its own; site_dir here is never used.
-        config = site_config(site_dir(), Path(tmp) / "unused", specs.resolve())
+        # A broken spec does not stop the preview: the last good site is shown with the
+        # errors on a banner (the plugin's `show_errors`).
+        options = {"show_errors": True}
+        config = site_config(site_dir(), Path(tmp) / "unused", specs.resolve(), options)
         config_file = _write_config(Path(tmp), config)
         with _mkdocs_logging(verbose=True):
             serve(

@@ -3,19 +3,23 @@
 Hooks, in build order:
 
 - `on_config`: resolve the specs folder, compile the catalog (a spec error fails the build
-  with the one-line diagnostics), add the site's CSS and script, and keep material's mike
-  version selector only in a build of a published version.
+  with the one-line diagnostics; with `show_errors`, as in `rooflinec serve`, the last good
+  catalog is used and the errors go on a banner), add the site's CSS and script, and keep
+  material's mike version selector only in a build of a published version.
 - `on_files`: build the `Site` value, then add every generated page, its chart files, the
   Vega runtime, the downloads (results, catalog with provenance, JSON Schemas under
   `schemas/`) and, for a version built by `rooflinec publish`, `rooflinec-build.json`
   and the changes against the previous published version, as virtual files
   (`File.generated`); nothing is written into `docs_dir`.
 - `on_env`: pin every page's date to the catalog's newest version date (no build clock in
-  the output).
+  the output), clamped to what a 32-bit count of seconds since 1970 holds (see
+  `sitemap_date`).
 - `on_page_markdown`: give each generated page its escaped title, and put the generated
   comparison into the home page.
 - `on_page_content`: sanitise the HTML of every generated page with nh3, then put the
   trusted fragments (charts, formulas) in.
+- `on_post_page` / `on_post_template`: compact the HTML; put the spec-error banner (see
+  `rooflinec.site.banner`) on every page and on the 404 page while the specs are broken.
 - `on_serve`: watch the specs folder, so `mkdocs serve` rebuilds on every spec edit.
 - `on_post_build` / `on_build_error`: remember (or forget) what each generated file held.
 
@@ -40,7 +44,8 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files, InclusionLevel
 
 from rooflinec.errors import Diagnostic
-from rooflinec.pipeline import compiled_or_diagnostics
+from rooflinec.pipeline import compiled_or_diagnostics, last_compiled
+from rooflinec.site.banner import banner_html, with_banner
 from rooflinec.site.escape import compact_html, sanitize
 from rooflinec.site.incremental import Rebuild, fingerprint, forget
 
@@ -56,6 +61,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("mkdocs.plugins.rooflinec")
 
 ASSET_DIR = "assets/rooflinec"
+# The dates a 32-bit unsigned count of seconds since 1970-01-01 (gzip's header) can hold.
+FIRST_STAMPABLE_DATE = "1970-01-01"
+LAST_STAMPABLE_DATE = "2106-02-07"
 SPECS_POLL_SECONDS = 0.1
 NAV_PAGES = frozenset(
     {
@@ -72,6 +80,20 @@ NAV_PAGES = frozenset(
 )
 
 
+def sitemap_date(date: str) -> str:
+    """`date` (ISO, `YYYY-MM-DD`) as the pages' update date, clamped to 1970-01-01 ..
+    2106-02-07: mkdocs writes the newest one into `sitemap.xml.gz`'s header as a 32-bit
+    count of seconds and fails outside that range. Only the sitemap shows this date; the
+    pages show every version date as written."""
+    import datetime
+
+    try:
+        day = datetime.date.fromisoformat(date).isoformat()
+    except ValueError:  # not a calendar date: the loader reports it; stamp nothing odd
+        return FIRST_STAMPABLE_DATE
+    return min(max(day, FIRST_STAMPABLE_DATE), LAST_STAMPABLE_DATE)
+
+
 class RooflinecConfig(base.Config):  # type: ignore[no-untyped-call]
     """Plugin options (`plugins: - rooflinec: {specs: ..., ...}` in mkdocs.yml)."""
 
@@ -84,6 +106,10 @@ class RooflinecConfig(base.Config):  # type: ignore[no-untyped-call]
     """The precision of the cross-device chart and the comparison matrix."""
     svg = c.Type(bool, default=True)
     """Render each chart to a static SVG (the page without JavaScript); off only for tests."""
+    show_errors = c.Type(bool, default=False)
+    """On spec errors, build the last good catalog's site (or the hand-written pages alone)
+    with the errors on a banner on every page, instead of failing: `rooflinec serve` sets
+    it, so a broken spec never stops the preview."""
 
 
 def specs_dir_for(config: MkDocsConfig, option: str | None) -> Path:
@@ -121,6 +147,23 @@ def compile_specs(folder: Path) -> Compiled:
     return compiled
 
 
+def compile_or_last_good(folder: Path) -> tuple[Compiled | None, list[str]]:
+    """(the compiled catalog, []) when the specs compile; else (the last catalog of
+    `folder` that did, else the one compiled now if it got that far, else None; the
+    error lines)."""
+    compiled, diagnostics = compiled_or_diagnostics(folder)
+    errors = [str(d) for d in diagnostics if d.severity == "error"]
+    for warning in diagnostics:
+        if warning.severity != "error":
+            log.warning(str(warning))
+    if compiled is not None and not errors:
+        return compiled, []
+    lines = errors or [f"{folder}: the catalog did not compile"]
+    for line in lines:
+        log.error(line)
+    return last_compiled(folder) or compiled, lines
+
+
 def _asset(name: str) -> str:
     return resources.files("rooflinec.site").joinpath("assets").joinpath(name).read_text("utf-8")
 
@@ -152,15 +195,25 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         self.home: GeneratedPage | None = None
         self.page_date: str | None = None
         self.rebuild: Rebuild | None = None
+        self.errors: list[str] = []
+        self.banner = ""
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
         self.specs_dir = specs_dir_for(config, self.config.specs)
-        self.compiled = compiled = compile_specs(self.specs_dir)
-        catalog = compiled.catalog
-        dates = [v.date for d in catalog.devices.values() for v in d.versions]
-        dates += [v.date for k in catalog.kernels.values() for v in k.versions]
-        dates += [v.date for m in catalog.methods.values() for v in m.versions]
-        self.page_date = max(dates) if dates else None
+        if self.config.show_errors:
+            self.compiled, self.errors = compile_or_last_good(self.specs_dir)
+        else:
+            self.compiled = compile_specs(self.specs_dir)
+        self.banner = (
+            banner_html(self.errors, stale=self.compiled is not None) if self.errors else ""
+        )
+        self.page_date = None
+        if self.compiled is not None:
+            catalog = self.compiled.catalog
+            dates = [v.date for d in catalog.devices.values() for v in d.versions]
+            dates += [v.date for k in catalog.kernels.values() for v in k.versions]
+            dates += [v.date for m in catalog.methods.values() for v in m.versions]
+            self.page_date = sitemap_date(max(dates)) if dates else None
         _version_selector_only_when_versioned(config)
         for css in (f"{ASSET_DIR}/rooflinec.css",):
             if css not in config.extra_css:
@@ -178,16 +231,18 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         from rooflinec.site.pages.listing import pages
         from rooflinec.site.pages.model import Site
 
-        assert self.compiled is not None and self.specs_dir is not None
-        site = Site.of(
-            self.compiled,
-            default_device=self.config.default_device,
-            chart_precision=self.config.chart_precision,
-            svg=self.config.svg,
-            # Only `rooflinec publish` sets the variables; a plain build has no changes.
-            changes=Changes.from_environment(self.specs_dir, self.compiled),
-        )
-        generated = pages(site)
+        assert self.specs_dir is not None
+        site = None
+        if self.compiled is not None:  # None: specs broken since serve started (banner)
+            site = Site.of(
+                self.compiled,
+                default_device=self.config.default_device,
+                chart_precision=self.config.chart_precision,
+                svg=self.config.svg,
+                # Only `rooflinec publish` sets the variables; a plain build has no changes.
+                changes=Changes.from_environment(self.specs_dir, self.compiled),
+            )
+        generated = pages(site) if site is not None else []
         self.generated = {}
         self.home = None
         rebuild = self.rebuild = Rebuild(
@@ -200,10 +255,11 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
                 "\n".join(sorted(page.path for page in generated)),
                 # the navigation shows these pages' titles on every page
                 repr([(page.path, page.title) for page in generated if page.path in NAV_PAGES]),
+                self.banner,
             ),
         )
         home_file = files.get_file_from_path("index.md")
-        if home_file is not None:
+        if home_file is not None and site is not None:
             self.home = home_section(site, "index.md")
             rebuild.add_files(files, config, self.home.assets)
         for page in generated:
@@ -216,7 +272,8 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
             rebuild.add_page(files, config, page, inclusion)
             self.generated[page.path] = page
             rebuild.add_files(files, config, page.assets)
-        rebuild.add_files(files, config, downloads(site))
+        if site is not None:
+            rebuild.add_files(files, config, downloads(site))
         rebuild.add_files(
             files,
             config,
@@ -274,7 +331,16 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         return generated.slots.fill(sanitize(html))
 
     def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str | None:
-        return compact_html(output)
+        compact = compact_html(output)
+        return with_banner(compact, self.banner) if self.banner else compact
+
+    def on_post_template(
+        self, output_content: str, /, *, template_name: str, config: MkDocsConfig
+    ) -> str | None:
+        # The 404 page too: a generated page missing while the specs are broken lands there.
+        if self.banner and template_name == "404.html":
+            return with_banner(output_content, self.banner)
+        return None
 
     def on_serve(
         self, server: LiveReloadServer, /, *, config: MkDocsConfig, builder: Any
