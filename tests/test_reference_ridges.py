@@ -44,9 +44,7 @@ def test_tables_cover_the_grown_catalog() -> None:
     assert len({row["device"] for row in ROWS}) >= 35
 
 
-@pytest.mark.parametrize(
-    "row", ROWS, ids=[f"{r['device']}-{r['precision']}" for r in ROWS]
-)
+@pytest.mark.parametrize("row", ROWS, ids=[f"{r['device']}-{r['precision']}" for r in ROWS])
 def test_ridge_agrees_with_reference(row: dict[str, str], catalog: Catalog) -> None:
     """peak / bandwidth from the reference table, against the compiled ridge point."""
     figures = compile_catalog(catalog).devices[row["device"]]
