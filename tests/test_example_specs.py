@@ -104,7 +104,8 @@ class Case:
 
 def parse_case(path: Path) -> Case:
     """Read the header lines of a case file; raise ValueError on a malformed one."""
-    lines = path.read_text("utf-8").split("\n")
+    # Bytes decoded, not read as text: a case may hold lone CRs, which must reach `check`.
+    lines = path.read_bytes().decode("utf-8").split("\n")
     sections: list[Section] = []
     expects: list[tuple[str | None, int, str]] = []
     for number, text in enumerate(lines, start=1):
