@@ -128,6 +128,8 @@ class Expectation:
     text: str  # as written
     tolerance: Fraction  # relative
     location: Location
+    tolerance_at: Location | None = None  # where an explicit `tolerance:` is written
+    tolerance_path: str = ""  # its JSON path
 
 
 @dataclass(frozen=True)

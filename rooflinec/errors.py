@@ -8,9 +8,11 @@ A location and a diagnostic print as one line whatever text they hold (`one_line
 
 from __future__ import annotations
 
+import decimal
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Literal
 
 Severity = Literal["error", "warning"]
@@ -24,6 +26,56 @@ _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u
 def one_line(text: str) -> str:
     """`text` with every control character shown as an escape: always one printable line."""
     return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+MAX_MESSAGE = 300
+"""The longest message a diagnostic carries, so its line stays under 400 characters.
+
+What a message quotes is illustration (the value found, the figure computed); a value
+long enough to push it over is shown rounded, never the location or the path cut.
+"""
+
+ILLUSTRATION_DIGITS = 6
+"""Significant digits of a long number shown only as illustration."""
+
+# An exact number long enough to drown a line: 16+ digits, perhaps a fraction of two.
+_LONG_NUMBER = re.compile(r"[0-9]{16,}(?:/[0-9]+)?|[0-9]+/[0-9]{16,}")
+
+
+def short_number(value: Fraction | int) -> str:
+    """An exact value as quoted in a message: as is when short, else rounded with `…`.
+
+    `-27006…/3…` (1,575 characters) reads `-2.70063e-13…`: six significant digits say
+    which value it is; the exact one is never the point of a message.
+    """
+    value = Fraction(value)
+    exact = str(value.numerator) if value.denominator == 1 else str(value)
+    if len(exact) <= 2 * ILLUSTRATION_DIGITS:
+        return exact
+    return _rounded(str(value.numerator), str(value.denominator))
+
+
+def _rounded(numerator: str, denominator: str) -> str:
+    with decimal.localcontext() as ctx:
+        ctx.prec = ILLUSTRATION_DIGITS
+        ctx.Emax, ctx.Emin = decimal.MAX_EMAX, decimal.MIN_EMIN
+        quotient = decimal.Decimal(numerator) / decimal.Decimal(denominator)
+    return f"{quotient:.{ILLUSTRATION_DIGITS - 1}e}…"
+
+
+def _shortened(message: str) -> str:
+    """`message`, its long numbers rounded and, if still too long, cut with `…`."""
+    if len(message) <= MAX_MESSAGE:
+        return message
+
+    def round_number(match: re.Match[str]) -> str:
+        numerator, _, denominator = match.group().partition("/")
+        return _rounded(numerator, denominator or "1")
+
+    message = _LONG_NUMBER.sub(round_number, message)
+    if len(message) > MAX_MESSAGE:
+        message = message[: MAX_MESSAGE - 1] + "…"
+    return message
 
 
 @dataclass(frozen=True, order=True)
@@ -53,6 +105,11 @@ class Diagnostic:
     path: str = ""
     severity: Severity = "error"
     code: str = "spec"
+
+    def __post_init__(self) -> None:
+        # Every stage makes diagnostics: the length cap holds for all of them here.
+        if len(self.message) > MAX_MESSAGE:
+            object.__setattr__(self, "message", _shortened(self.message))
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.location.file, self.location.line, self.location.col, self.message)

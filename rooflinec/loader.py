@@ -3,8 +3,12 @@
 The loader is strict on purpose: specs arrive in pull requests from anyone, so
 anything that could surprise a reader or a walker is refused at its position:
 tags (`!!python/...`), anchors and aliases (billion laughs), tabs, duplicate keys,
-deep nesting, huge files. Scalars are resolved by YAML 1.2 core rules; dates stay
-ISO strings; decimals become exact `Fraction`s (never floats).
+deep nesting, huge files, directives (`%YAML 1.1` changes how other tools read the
+file), integers with leading zeros (`040` is 32 to YAML 1.1 tools), and the line
+breaks YAML knows but editors do not (U+0085, U+2028, U+2029). Scalars are resolved
+by YAML 1.2 core rules; dates stay ISO strings; decimals become exact `Fraction`s
+(never floats). Lines are counted as editors and the parser both count them: after
+`\r\n`, a lone `\r` or `\n`.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ MAX_DEPTH = 24
 MAX_NODES = 10_000
 
 PathKey = tuple[str | int, ...]
+Segments = tuple[tuple[int, int, str], ...]
+"""A multi-line scalar's source: (line, column, text) of each of its lines."""
 
 
 @dataclass(frozen=True)
@@ -35,18 +41,28 @@ class Document:
     data: dict[str, Any]
     values: Mapping[PathKey, tuple[int, int]] = field(repr=False)
     keys: Mapping[PathKey, tuple[int, int]] = field(repr=False)
+    multiline: Mapping[PathKey, tuple[str, Segments]] = field(default_factory=dict, repr=False)
+    """Each scalar written over several lines: its value and the lines it came from."""
 
     def locate(self, path: PathKey, *, key: bool = False, offset: int = 0) -> Location:
         """Location of the value (or key) at `path`; the nearest ancestor if unknown.
 
-        `offset` is added to the column: a formula error at character 7 of a value.
+        `offset` is a character of the value: a formula error at character 7. On a
+        one-line value it is added to the column; in a value written over several lines
+        (a `|` block) it is found on its own line.
         """
         table = self.keys if key else self.values
         probe = tuple(path)
         while True:
             if probe in table:
                 line, col = table[probe]
-                return Location(self.file, line, col + (offset if probe == tuple(path) else 0))
+                if probe != tuple(path) or not offset:
+                    return Location(self.file, line, col)
+                if not key and probe in self.multiline:
+                    value, segments = self.multiline[probe]
+                    line, col = _source_position(value, segments, offset)
+                    return Location(self.file, line, col)
+                return Location(self.file, line, col + offset)
             if probe in self.values:
                 line, col = self.values[probe]
                 return Location(self.file, line, col)
@@ -74,20 +90,49 @@ class Document:
         )
 
 
+def _source_position(value: str, segments: Segments, offset: int) -> tuple[int, int]:
+    """Line and column in the file of character `offset` of a multi-line scalar.
+
+    Folding, indentation and chomping change only white space, so the n-th character
+    of the value that is not white space is the n-th such character of its source
+    lines. An offset at white space points at the next character that is not.
+    """
+    wanted = sum(1 for c in value[:offset] if not c.isspace())
+    for line, col, text in segments:
+        for index, char in enumerate(text):
+            if char.isspace():
+                continue
+            if wanted == 0:
+                return line, col + index
+            wanted -= 1
+    line, col, text = segments[-1]
+    return line, col + len(text.rstrip())
+
+
 def _diag(file: str, line: int, col: int, message: str) -> SpecError:
     return SpecError([Diagnostic(Location(file, line, col), message, code="yaml")])
 
 
 _INT = re.compile(r"^[-+]?[0-9]+$")
+_LEADING_ZERO = re.compile(r"^[-+]?0[0-9]")
 _DECIMAL = re.compile(r"^[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]{1,2})?$")
 _SPECIAL_FLOAT = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$")
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 _NULL = {"", "~", "null", "Null", "NULL"}
 # Characters no spec text needs and that can hide or reorder what a reviewer reads:
-# C0/C1 controls (tab and newline excepted), DEL, and the Unicode bidirectional
+# C0/C1 controls (tab and newline excepted), DEL, the line and paragraph separators
+# (as escapes: raw, they are refused before parsing), and the Unicode bidirectional
 # overrides and isolates ("Trojan Source").
-_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+_HIDDEN = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]"
+)
 _MAX_DIGITS = 30
+# Line breaks to YAML (1.1, which libyaml and ruamel's scanner follow) that editors,
+# `grep -n` and GitHub do not break at: every position after one would be off.
+_YAML_ONLY_BREAKS = re.compile("[\x85\u2028\u2029]")
+_BREAK_NAMES = {"\x85": "NEL", "\u2028": "LINE SEPARATOR", "\u2029": "PARAGRAPH SEPARATOR"}
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_BYTE_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
 
 
 def load_file(path: Path, display: str | None = None) -> Document:
@@ -113,15 +158,26 @@ def load_file(path: Path, display: str | None = None) -> Document:
 
 def _byte_position(raw: bytes, offset: int) -> tuple[int, int]:
     """1-based line and column of byte `offset` (columns counted in bytes)."""
-    line_start = raw.rfind(b"\n", 0, offset) + 1
-    return raw.count(b"\n", 0, offset) + 1, offset - line_start + 1
+    line, line_start = 1, 0
+    for match in _BYTE_LINE_BREAK.finditer(raw, 0, offset):
+        line, line_start = line + 1, match.end()
+    return line, offset - line_start + 1
 
 
 def _text_position(text: str, offset: int) -> tuple[int, int]:
     """1-based line and column of character `offset` of `text`."""
     offset = max(0, min(offset, len(text)))
-    line_start = text.rfind("\n", 0, offset) + 1
-    return text.count("\n", 0, offset) + 1, offset - line_start + 1
+    line, line_start = 1, 0
+    for match in _LINE_BREAK.finditer(text, 0, offset):
+        if match.end() > offset:  # between the two characters of a \r\n
+            break
+        line, line_start = line + 1, match.end()
+    return line, offset - line_start + 1
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of `text` as an editor shows them (`str.splitlines` breaks at more)."""
+    return _LINE_BREAK.split(text)
 
 
 Loader = Callable[[Path, str | None], Document]
@@ -169,9 +225,11 @@ def load_text(text: str, file: str) -> Document:
     if tab >= 0:
         line, col = _text_position(text, tab)
         raise _diag(file, line, col, "tab character: indent and separate with spaces")
-    if all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()):
+    _check_line_breaks(text, file)
+    lines = _lines(text)
+    if all(not ln.strip() or ln.lstrip().startswith("#") for ln in lines):
         raise _diag(file, 1, 1, "empty file: a spec is a YAML mapping of fields")
-    _check_directives(text, file)
+    _check_directives(lines, file)
     node = _compose(text, file)
     if node is None:
         raise _diag(file, 1, 1, "empty file: a spec is a YAML mapping of fields")
@@ -183,22 +241,46 @@ def load_text(text: str, file: str) -> Document:
         raise _diag(
             file, line, col, f"the top level of a spec must be a mapping of fields, not {kind}"
         )
-    builder = _Builder(file, text)
+    builder = _Builder(file, lines)
     data = builder.build(node, ())
-    return Document(file, data, builder.values, builder.keys)
+    return Document(file, data, builder.values, builder.keys, builder.multiline)
 
 
-_DIRECTIVE = re.compile(r"^%YAML[ ]+(\S*)", re.MULTILINE)
+def _check_line_breaks(text: str, file: str) -> None:
+    """Refuse the characters YAML breaks lines at but editors do not, at their own line."""
+    found = _YAML_ONLY_BREAKS.search(text)
+    if found is not None:
+        char = found.group()
+        line, col = _text_position(text, found.start())
+        raise _diag(
+            file,
+            line,
+            col,
+            f"character U+{ord(char):04X} ({_BREAK_NAMES[char]}) is a line break to YAML"
+            " but not to editors; use a plain newline, or remove it",
+        )
 
 
-def _check_directives(text: str, file: str) -> None:
-    """A `%YAML` directive names version 1.1 or 1.2; anything else is refused at its line."""
-    for match in _DIRECTIVE.finditer(text):
-        if match.group(1) not in ("1.1", "1.2"):
-            line, col = _text_position(text, match.start(1))
+def _check_directives(lines: list[str], file: str) -> None:
+    """Refuse a directive (`%YAML 1.1`, `%TAG`) at its line.
+
+    `%YAML 1.1` makes other YAML tools read `040` as 32 and `yes` as true while
+    rooflinec reads by 1.2 rules; `%TAG` only serves tags, which specs never use.
+    Directives stand at the start of a line before the document's first content.
+    """
+    for number, line in enumerate(lines, start=1):
+        stripped = line.lstrip("\ufeff")
+        if stripped.startswith("%"):
+            name = stripped.split()[0]
             raise _diag(
-                file, line, col, f"YAML version {match.group(1)!r} is not supported (1.2 is)"
+                file,
+                number,
+                1 + len(line) - len(stripped),
+                f"YAML directives ({_printable(name)[1:-1]}) are not allowed in specs:"
+                " rooflinec reads YAML 1.2; remove the line",
             )
+        if stripped.strip() and not stripped.lstrip().startswith("#"):
+            return
 
 
 def _mark(node: Any) -> tuple[int, int]:
@@ -364,11 +446,12 @@ def _printable(text: str) -> str:
 class _Builder:
     """Turns composed nodes into plain data, recording positions by JSON path."""
 
-    def __init__(self, file: str, text: str = "") -> None:
+    def __init__(self, file: str, lines: list[str]) -> None:
         self.file = file
-        self.lines = text.splitlines()
+        self.lines = lines
         self.values: dict[PathKey, tuple[int, int]] = {}
         self.keys: dict[PathKey, tuple[int, int]] = {}
+        self.multiline: dict[PathKey, tuple[str, Segments]] = {}
 
     def build(self, node: Any, path: PathKey) -> Any:
         from ruamel.yaml.nodes import MappingNode, SequenceNode
@@ -413,7 +496,21 @@ class _Builder:
         elif node.style in ("|", ">"):
             line, col = self._block_start(node, line, col)
         self.values[path] = (line, col)
+        if node.end_mark.line + 1 > line and node.style != '"':
+            # Double quotes excepted: their escapes change more than white space.
+            self.multiline[path] = (node.value, self._segments(node, line, col))
         return self._scalar(node, quoted, line, col)
+
+    def _segments(self, node: Any, line: int, col: int) -> Segments:
+        """The source lines of a scalar, from (line, col) to where the scalar ends."""
+        end_line, end_col = node.end_mark.line + 1, node.end_mark.column + 1
+        out: list[tuple[int, int, str]] = []
+        for number in range(line, min(end_line, len(self.lines)) + 1):
+            text = self.lines[number - 1]
+            stop = end_col - 1 if number == end_line else len(text)
+            start = col - 1 if number == line else 0
+            out.append((number, start + 1, text[start:stop]))
+        return tuple(out) or ((line, col, ""),)
 
     def _block_start(self, node: Any, line: int, col: int) -> tuple[int, int]:
         """Where the text of a `|` or `>` block begins: its first non-blank line."""
@@ -445,6 +542,15 @@ class _Builder:
         if value in _BOOL:
             return _BOOL[value]
         if _INT.match(value):
+            if _LEADING_ZERO.match(value):
+                digits = value.lstrip("+-0") or "0"
+                raise _diag(
+                    self.file,
+                    line,
+                    col,
+                    f"{value!r} has a leading zero, which YAML 1.1 tools read as an octal"
+                    f" number; write {value[0] if value[0] in '+-' else ''}{digits}",
+                )
             if len(value.lstrip("+-")) > _MAX_DIGITS:
                 raise _diag(self.file, line, col, f"number has more than {_MAX_DIGITS} digits")
             return int(value)

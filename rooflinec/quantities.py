@@ -394,6 +394,15 @@ def _parse_number(text: str, start: int, end: int, example: str) -> tuple[Fracti
                 text,
             )
 
+    if len(int_part) > 1 and int_part.startswith("0") and "," not in int_part:
+        # As in the loader's integers: `040` is 32 to anyone who reads it as octal.
+        raise QuantityError(
+            f"the number {int_part!r} has a leading zero",
+            start,
+            f"write {int_part.lstrip('0') or '0'}, without it",
+            text,
+        )
+
     exponent = 0
     if exp is not None:
         exp_digits = exp.lstrip("+-").lstrip("0")

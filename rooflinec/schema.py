@@ -7,7 +7,9 @@ is one line and names what was expected; spec text is quoted with its escapes sh
 
 from __future__ import annotations
 
+import datetime
 import json
+import re
 from collections.abc import Iterator
 from fractions import Fraction
 from functools import cache
@@ -36,14 +38,34 @@ def _schemas() -> dict[str, dict[str, Any]]:
 @cache
 def validator(kind: str) -> Validator:
     """A draft 2020-12 validator for one spec kind, with every schema file in its registry."""
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator, FormatChecker
     from referencing import Registry, Resource
 
+    formats = FormatChecker(formats=())
+    formats.checks("date")(_calendar_date)
     schemas = _schemas()
     registry: Registry[Any] = Registry().with_resources(
         (schema["$id"], Resource.from_contents(schema)) for schema in schemas.values()
     )
-    return Draft202012Validator(schemas[kind], registry=registry)
+    return Draft202012Validator(schemas[kind], registry=registry, format_checker=formats)
+
+
+def _calendar_date(instance: object) -> bool:
+    """`format: date`: a YYYY-MM-DD string names a day on the calendar (no 2026-02-30).
+
+    Other strings pass here: the `pattern` beside the format says what is wrong with them.
+    """
+    if not isinstance(instance, str) or not _DATE_SHAPE.match(instance):
+        return True
+    try:
+        datetime.date.fromisoformat(instance)
+    except ValueError:
+        return False
+    return True
+
+
+# The shape the schema's `pattern` accepts: a string of another shape is its business.
+_DATE_SHAPE = re.compile(r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])\Z")
 
 
 def validate(doc: Document, kind: str) -> list[Diagnostic]:
@@ -210,6 +232,9 @@ def _explain_value(
         return
     if name == "pattern":
         yield path, f"{_short(instance)} is not {_hint(schema)}", False
+        return
+    if name == "format" and error.validator_value == "date":
+        yield path, f"{_short(instance)} is not a calendar date (YYYY-MM-DD)", False
         return
     if name in _LIMITS:
         shown = _short(instance)

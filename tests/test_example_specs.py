@@ -41,6 +41,7 @@ BAD = sorted((CASES / "bad").glob("*.yaml"))
 TIME_LIMIT = 10.0
 BIG_SIZE = 2_100_000
 PWNED = Path("/tmp/pwned")
+MAX_LINE = 400  # characters of an error's message and path, after FILE:LINE:COL
 
 # Bad cases also run as a subprocess, as a user or CI runs the checker.
 SUBPROCESS_SAMPLE = (
@@ -104,7 +105,8 @@ class Case:
 
 def parse_case(path: Path) -> Case:
     """Read the header lines of a case file; raise ValueError on a malformed one."""
-    lines = path.read_text("utf-8").split("\n")
+    # Bytes decoded, not read as text: a case may hold lone CRs, which must reach `check`.
+    lines = path.read_bytes().decode("utf-8").split("\n")
     sections: list[Section] = []
     expects: list[tuple[str | None, int, str]] = []
     for number, text in enumerate(lines, start=1):
@@ -195,6 +197,8 @@ def assert_bad_output(case: Case, output: str) -> None:
     errors = error_lines(output)
     for line in errors:
         assert ERROR_LINE.match(line), f"malformed error line: {line!r}"
+        message = line.split(": error: ", 1)[1]
+        assert len(message) < MAX_LINE, f"error message over {MAX_LINE} characters: {line!r}"
     for expect in case.expects:
         wanted = re.compile(
             rf"^(?:\S*/)?{re.escape(expect.file)}:{expect.line}:\d+: error: .*"

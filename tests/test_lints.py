@@ -258,12 +258,28 @@ SLIPS = [
         "lint-dates",
     ),
     Slip(
-        "read date not on the calendar",
+        "version dated far in the future",
         "nvidia-l40s.yaml",
-        (("product_id=355414\n    read: 2026-10-25", "product_id=355414\n    read: 2026-02-31"),),
-        "product_id=355414",
-        "2026-02-31",
+        (("{version: 1, date: 2026-11-30,", "{version: 1, date: 9999-12-31,"),),
+        "versions:",
+        "9999-12-31",
         "lint-dates",
+    ),
+    Slip(
+        "sustained compute share written as a fraction of a per cent",
+        "nvidia-l40s.yaml",
+        (("sustained:\n  compute: 100%", "sustained:\n  compute: 0.0001%"),),
+        "sustained:",
+        "0.0001%",
+        "lint-sustained",
+    ),
+    Slip(
+        "sustained memory share under 10 %",
+        "nvidia-l40s.yaml",
+        (("  compute: 100%\n  memory: 100%", "  compute: 100%\n  memory: 9%"),),
+        "sustained:",
+        "9%",
+        "lint-sustained",
     ),
     Slip(
         "device without a kind",
@@ -460,3 +476,68 @@ def test_bundled_ridges_fit_their_kind(bundled: Catalog) -> None:
     low, high = PLAUSIBLE["gpu"].ridge_wide
     assert low <= ridge <= high
     assert Fraction(143, 86400) * 1000 == ridge
+
+
+def test_wide_tolerance_in_the_method_note_is_a_lint(tmp_path: Path) -> None:
+    """`tolerance: 100%` lets a peak off by 2x pass: a warning, an error with --strict."""
+    specs = tmp_path / "specs"
+    shutil.copytree(BUNDLED, specs)
+    note = specs / "methods" / "roofline.yaml"
+    text = note.read_text("utf-8")
+    old = "      - {output: peak, value: 989.5 TFLOP/s}"
+    new = "      - {output: peak, value: 1979 TFLOP/s, tolerance: 100%}"
+    assert 1 == text.count(old)
+    note.write_text(text.replace(old, new), "utf-8")
+    line = text[: text.index(old)].count("\n") + 1
+    where = f"{display_path(note)}:{line}:{new.index('100%') + 1}"
+    message = (
+        "lint-tolerance: example 'h100-worked-example' accepts its peak within 100%, more than 10%:"
+        " a figure that far off is wrong, not rounded"
+    )
+    code, output = check(specs, strict=False)
+    assert 0 == code, output
+    assert f"{where}: warning: {message} [$.examples[0].expect[0].tolerance]" in output
+    code, output = check(specs, strict=True)
+    assert 1 == code
+    assert f"{where}: error: {message}" in output
+
+
+def test_tolerance_up_to_ten_per_cent_and_printed_precision_are_quiet(
+    bundled: Catalog,
+) -> None:
+    """Only a stated tolerance over 10 % is flagged; the bundled examples state none."""
+    from rooflinec.lints.context import LintContext
+    from rooflinec.lints.margins import MAX_TOLERANCE, tolerances
+
+    assert Fraction(1, 10) == MAX_TOLERANCE
+    assert [] == tolerances(LintContext.of(bundled, TODAY))
+
+
+def test_version_date_a_day_ahead_is_allowed(bundled: Catalog) -> None:
+    """A version dated tomorrow (a time zone ahead) is quiet; two days ahead is not."""
+    from rooflinec.lints.context import LintContext
+    from rooflinec.lints.versions import version_dates
+
+    assert [] == version_dates(LintContext.of(bundled, datetime.date(2026, 11, 29)))
+    found = version_dates(LintContext.of(bundled, datetime.date(2026, 11, 28)))
+    assert found
+    assert "lint-dates: device 'amd-mi300x' version 1 is dated 2026-11-30, after today" in str(
+        found[0]
+    )
+    assert {"lint-dates"} == {d.code for d in found}
+
+
+@pytest.mark.parametrize("day", ["0001-01-01", "1969-12-31", "2106-02-08", "9999-12-31"])
+def test_any_calendar_date_survives_check_and_compile(day: str, tmp_path: Path) -> None:
+    """Read, publication and version dates at the edges of the calendar crash nothing."""
+    specs = tmp_path / "specs"
+    shutil.copytree(BUNDLED, specs)
+    path = specs / "devices" / "nvidia-l40s.yaml"
+    text = path.read_text("utf-8").replace("read: 2026-10-25", f"read: {day}")
+    text = text.replace("{version: 1, date: 2026-11-30,", f"{{version: 1, date: {day},")
+    path.write_text(text, "utf-8")
+    code, output = check(specs, strict=False)
+    assert (0, False) == (code, "internal error" in output), output
+    buffer = io.StringIO()
+    assert 0 == main(["compile", "--specs", str(specs), "--format", "json"], out=buffer)
+    assert '"nvidia-l40s"' in buffer.getvalue()

@@ -175,6 +175,40 @@ def test_crlf_line_endings_keep_positions() -> None:
     assert doc.values[("b", "c")] == (3, 6)
 
 
+def test_cr_line_endings_keep_positions() -> None:
+    """Old Mac line endings (a lone CR) count lines as editors and the parser do."""
+    doc = load_text("a: 1\rb:\r  c: x\rd: |\r  one\r  two\r", "f")
+    assert {"a": 1, "b": {"c": "x"}, "d": "one\ntwo\n"} == doc.data
+    assert (3, 6) == doc.values[("b", "c")]
+    assert (5, 3) == doc.values[("d",)]
+
+
+def test_integers_without_leading_zeros_load() -> None:
+    """Zero itself, signs and decimals with a leading zero are not octal to anyone."""
+    assert {"a": 0, "b": -5, "c": Fraction(1, 2), "d": "0x1F"} == load_text(
+        "a: 0\nb: -5\nc: 0.5\nd: 0x1F\n", "f"
+    ).data
+
+
+def test_locate_finds_an_offset_on_a_later_line_of_a_block() -> None:
+    """A character on the second line of a `|` formula is found on that line."""
+    doc = load_text("x: 1\nflops: |\n  (2*M\n    * N *  X)\n", "f")
+    value = doc.data["flops"]
+    location = doc.locate(("flops",), offset=value.index("X"))
+    assert (4, 12) == (location.line, location.col)
+    location = doc.locate(("flops",), offset=value.index("M"))
+    assert (3, 6) == (location.line, location.col)
+
+
+def test_locate_finds_an_offset_in_a_folded_block_and_a_plain_scalar() -> None:
+    """Folding and plain-scalar line joining change only white space."""
+    doc = load_text("f: >-\n  2*M\n\n  *N*X\ng: 2*M\n   *N*X\n", "f")
+    for path in ("f", "g"):
+        value = doc.data[path]
+        location = doc.locate((path,), offset=value.index("X"))
+        assert ((4, 6) if path == "f" else (6, 7)) == (location.line, location.col)
+
+
 def test_locate_falls_back_to_the_nearest_ancestor() -> None:
     """A path that is not in the file (a missing field) points at its parent."""
     doc = load_text("a:\n  b: 1\n", "f")
@@ -234,8 +268,24 @@ def test_error_renders_file_line_col_and_path() -> None:
         ('a: "x\\u202Ey"\n', (1, 5), "invisible character U+202E"),
         ('"a\\nb": 1\n', (1, 2), "key contains the invisible character U+000A"),
         ("a: b\x00c\n", (1, 5), "character U+0000 is not allowed"),
-        ("%YAML 1.6\n---\na: 1\n", (1, 7), "YAML version '1.6' is not supported"),
-        ("%YAML 1.1\n%YAML 1.1\n---\na: 1\n", (2, 1), "YAML directive"),
+        ("%YAML 1.6\n---\na: 1\n", (1, 1), "YAML directives (%YAML) are not allowed"),
+        ("%YAML 1.2\n---\na: 1\n", (1, 1), "YAML directives (%YAML) are not allowed"),
+        ("# c\n\n%TAG ! tag:x,2026:\n---\na: 1\n", (3, 1), "YAML directives (%TAG)"),
+        ("\ufeff%YAML 1.1\n---\na: 1\n", (1, 2), "YAML directives (%YAML)"),
+        ("a: 040\n", (1, 4), "'040' has a leading zero, which YAML 1.1 tools read as an octal"),
+        (
+            "a: [1, -007]\n",
+            (1, 8),
+            "'-007' has a leading zero, which YAML 1.1 tools read as an octal number; write -7",
+        ),
+        ("a:\n  b: 00\n", (2, 6), "'00' has a leading zero"),
+        ("a: 'x\u2028y'\nb: [\n", (1, 6), "character U+2028 (LINE SEPARATOR) is a line break"),
+        ("a: x\u2029y\n", (1, 5), "character U+2029 (PARAGRAPH SEPARATOR)"),
+        ("# c\x85d\na: 1\n", (1, 4), "character U+0085 (NEL) is a line break to YAML"),
+        ("a: 1\rb: 2\r  c\x85: 3\r", (3, 4), "U+0085"),
+        ("a: 1\rb: 2\rc: x\ty\r", (3, 5), "tab character"),
+        ("a: 1\r\nb: 2\r\nc: x\ty\r\n", (3, 5), "tab character"),
+        ('a: "x\\u2028y"\n', (1, 5), "invisible character U+2028"),
     ],
 )
 def test_refusals_have_positions(text: str, where: tuple[int, int], fragment: str) -> None:

@@ -380,3 +380,82 @@ def test_constraint_messages(old: str, new: str, fragment: str) -> None:
     assert text != DEVICE
     (message,) = problems(text)
     assert fragment in message
+
+
+# --- patterns that cannot end early ----------------------------------------------------------
+
+# One valid value for every pattern in the schemas; a pattern added without an example
+# here fails `test_every_pattern_has_an_example`.
+PATTERN_EXAMPLES = {
+    "^[a-z0-9][a-z0-9-]*$(?![\\s\\S])": "nvidia-h100-sxm",
+    "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$(?![\\s\\S])": "2026-02-28",
+    "^https://[A-Za-z0-9.-]+(:[0-9]+)?(/[^\\s<>\"'`]*)?$(?![\\s\\S])": "https://example.com/a",
+    "^ *[0-9][0-9.,eE+-]*[ \\u00a0\\u2009\\u202f]*[A-Za-z%µμ/]+ *$(?![\\s\\S])": "3.35 TB/s",
+    "^ *[0-9][0-9.]*[ \\u00a0\\u2009\\u202f]*% *$(?![\\s\\S])": "92%",
+    "^[A-Za-z][A-Za-z0-9_]{0,15}$(?![\\s\\S])": "M",
+    "^[A-Za-z][A-Za-z0-9_]{0,31}$(?![\\s\\S])": "ridge",
+    "^[a-z][a-z0-9_]*$(?![\\s\\S])": "attainable",
+}
+
+
+def schema_patterns() -> list[str]:
+    """Every `pattern` keyword's value in every schema file."""
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "pattern" and isinstance(value, str):
+                    found.append(value)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    for path in SCHEMAS:
+        walk(json.loads(path.read_text("utf-8")))
+    return sorted(set(found))
+
+
+def test_every_pattern_has_an_example() -> None:
+    """The table below covers every pattern of the schemas, and no stale one."""
+    assert sorted(PATTERN_EXAMPLES) == schema_patterns()
+
+
+@pytest.mark.parametrize("pattern", sorted(PATTERN_EXAMPLES))
+@pytest.mark.parametrize("suffix", ["\n", "\r\n", " \n", "\n\n", "\nx"])
+def test_pattern_cannot_end_early_in_python(pattern: str, suffix: str) -> None:
+    """Python's `re.search` (as jsonschema uses it) refuses a value with a line break after.
+
+    `$` alone matches before a final newline in Python, so `"nvidia-h100-sxm\\n"` would
+    pass `^[a-z0-9-]+$`.
+    """
+    import re
+
+    example = PATTERN_EXAMPLES[pattern]
+    assert re.search(pattern, example) is not None
+    assert re.search(pattern, example + suffix) is None
+    assert re.search(pattern, "\n" + example) is None
+
+
+@pytest.mark.parametrize("pattern", sorted(PATTERN_EXAMPLES))
+def test_pattern_is_ecma_262_and_cannot_end_early_there(pattern: str) -> None:
+    """Editors and check-jsonschema read patterns as ECMA-262: same answers there."""
+    regress = pytest.importorskip("regress")
+    example = PATTERN_EXAMPLES[pattern]
+    compiled = regress.Regex(pattern, "u")
+    assert compiled.find(example) is not None
+    assert compiled.find(example + "\n") is None
+    assert compiled.find(example + "\u2028") is None
+
+
+def test_id_with_a_trailing_newline_is_refused() -> None:
+    """A quoted id ending in a newline fails the id pattern at the id's position."""
+    text = (BASE / "devices" / "nvidia-h100-sxm.yaml").read_text("utf-8")
+    doc = load_text(text.replace("id: nvidia-h100-sxm", 'id: "nvidia-h100-sxm\\n"'), "x.yaml")
+    messages = [str(d) for d in validate(doc, "device")]
+    assert [
+        "x.yaml:2:6: error: 'nvidia-h100-sxm\\n' is not valid: lower-case letters, digits"
+        " and hyphens; unique across the catalog [$.id]"
+    ] == messages

@@ -50,3 +50,13 @@ def test_check_jsonschema_rejects_what_we_reject(tmp_path: Path) -> None:
     proc = check_jsonschema("device", [bad])
     assert 1 == proc.returncode
     assert "surprise" in proc.stdout and "javascript://" in proc.stdout
+
+
+def test_check_jsonschema_reads_the_end_anchors_as_we_do(tmp_path: Path) -> None:
+    """The patterns that cannot end early are valid ECMA-262 and refuse a trailing newline."""
+    bad = tmp_path / "bad.yaml"
+    text = (BUNDLED / "devices" / "nvidia-h100-sxm.yaml").read_text("utf-8")
+    bad.write_text(text.replace("id: nvidia-h100-sxm", 'id: "nvidia-h100-sxm\\n"', 1), "utf-8")
+    proc = check_jsonschema("device", [bad])
+    assert 1 == proc.returncode
+    assert "nvidia-h100-sxm" in proc.stdout and "does not match" in proc.stdout

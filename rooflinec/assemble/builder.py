@@ -6,6 +6,7 @@ formulas: each problem goes to the collector, never raised.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
@@ -16,6 +17,11 @@ from rooflinec.errors import Location
 from rooflinec.formulas import Formula, FormulaError, parse_formula
 from rooflinec.loader import Document, PathKey
 from rooflinec.quantities import Dimension, QuantityError, parse_quantity
+
+# Ids the site's generated pages are named by: `devices/index.md` and its next pages
+# `devices/index-2.md`, ... (likewise for kernels). A device or kernel with such an id
+# would replace the generated listing; cases, methods and examples share the id space.
+RESERVED_ID = re.compile(r"index(?:-[0-9]+)?\Z")
 
 
 class Builder:
@@ -36,7 +42,16 @@ class Builder:
     def claim(self, doc: Document, path: PathKey, ident: str, what: str) -> None:
         here = doc.locate(path)
         first = self.ids.get(ident)
-        if first is not None:
+        if RESERVED_ID.match(ident):
+            self.out.add(
+                doc.error(
+                    path,
+                    f"{what} id '{ident}' is reserved: the site names its generated listing"
+                    " pages index, index-2, ...; choose another id",
+                    code="ids",
+                )
+            )
+        elif first is not None:
             self.out.add(
                 doc.error(path, f"{what} id '{ident}' is already used at {first}", code="ids")
             )

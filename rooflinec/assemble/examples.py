@@ -8,6 +8,7 @@ from typing import Any
 
 from rooflinec.assemble.builder import Builder
 from rooflinec.catalog import LEVELS, Example, Expectation
+from rooflinec.errors import json_path
 from rooflinec.loader import Document, PathKey
 from rooflinec.quantities import Dimension
 
@@ -115,8 +116,17 @@ def _expectation(
             doc.error(path, f"an expected {output} names the case it is for", code="examples")
         )
         return None
+    explicit = "tolerance" in e
     return Expectation(
-        output, e.get("case"), e.get("level"), value, str(raw), tolerance, doc.locate(path)
+        output,
+        e.get("case"),
+        e.get("level"),
+        value,
+        str(raw),
+        tolerance,
+        doc.locate(path),
+        doc.locate((*path, "tolerance")) if explicit else None,
+        json_path((*path, "tolerance")) if explicit else "",
     )
 
 

@@ -12,6 +12,7 @@ from rooflinec.assemble.builder import Builder
 from rooflinec.assemble.cases import build_case
 from rooflinec.assemble.typed import TypedFile
 from rooflinec.catalog import Case, Kernel, Precision
+from rooflinec.errors import short_number
 from rooflinec.formulas import FUNCTIONS, EvaluationError, Formula, FormulaError
 from rooflinec.loader import Document, PathKey
 
@@ -115,7 +116,8 @@ def _evaluate_all(
                     builder.out.add(
                         doc.error(
                             path,
-                            f"case '{case.id}': the {what} {problem} ({_fmt(result)} with w={w})",
+                            f"case '{case.id}': the {what} {problem}"
+                            f" ({short_number(result)} with w={w})",
                             code="formula",
                         )
                     )
@@ -131,7 +133,3 @@ def _reserved(name: str) -> str | None:
     if keyword.iskeyword(name):
         return "it is a Python keyword, which a formula cannot use as a name"
     return None
-
-
-def _fmt(value: Fraction) -> str:
-    return str(value.numerator) if value.denominator == 1 else str(value)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from rooflinec.assemble.builder import Builder
+from rooflinec.assemble.ceilings import memory_ceilings
 from rooflinec.catalog import Catalog, Example
 from rooflinec.loader import Document, PathKey
 
@@ -26,6 +27,7 @@ def cross_check(builder: Builder, catalog: Catalog) -> None:
                     m.precision,
                     precision_known=m.precision in catalog.precisions,
                 )
+    memory_ceilings(builder, catalog)
     # Examples of every typed document, built or not: a file with one error still
     # gets its examples' references checked (their own owner is in `broken`).
     for doc, examples in builder.example_owners:

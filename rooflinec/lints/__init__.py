@@ -11,20 +11,23 @@ returning diagnostics that point at the figure's own file:line:col, each with a 
 | lint-third-party | a figure citing a third party while the vendor's own source prints it |
 | lint-source-kind | a source that does not say whether it is the vendor's or a third party's |
 | lint-stale | a source read more than 18 months ago |
-| lint-dates | a read date in the future, not a calendar date, or before the publication |
+| lint-dates | a read or version date in the future, or a read date before the publication |
 | lint-kind | a device with no kind, so plausibility falls back to the widest ranges |
 | lint-plausibility | a bandwidth, peak or ridge point outside the range for the device's kind |
 | lint-sparsity | a tensor peak of a sparse-printing vendor that does not say it is dense |
 | lint-binary-units | a GiB/MiB figure among devices that give the same level in GB/MB |
 | lint-alt-scale | an alternative ten or more times away from the main figure (a prefix slip) |
 | lint-counts | an integer peak in FLOP/s, or a floating-point peak in OP/s |
+| lint-tolerance | a reference example that accepts a figure more than 10 % off |
+| lint-sustained | a sustained share under 10 % (a share written as a fraction, or a slip) |
 
 Messages start with the code, so the plain-text report shows it. The provenance rules
 ("traces to a quote", "stale", "vendor's own") are `rooflinec.provenance`'s, shared with
 the site and the export.
 
-The lints live by subject: `quotes`, `sources`, `ranges` (plausibility), `sparse` and
-`units`, over the `LintContext` of `context`; this module lists them and runs them.
+The lints live by subject: `quotes`, `sources`, `ranges` (plausibility), `sparse`,
+`units`, `margins` (tolerances and sustained shares) and `versions`, over the
+`LintContext` of `context`; this module lists them and runs them.
 """
 
 from __future__ import annotations
@@ -34,11 +37,13 @@ import datetime
 from rooflinec.catalog import Catalog
 from rooflinec.errors import Diagnostic
 from rooflinec.lints.context import Lint, LintContext
+from rooflinec.lints.margins import sustained_shares, tolerances
 from rooflinec.lints.quotes import missing_quote, quote_number
 from rooflinec.lints.ranges import kinds, plausibility
 from rooflinec.lints.sources import dates, source_kind, stale, third_party
 from rooflinec.lints.sparse import sparsity
 from rooflinec.lints.units import alt_scale, binary_units, counts
+from rooflinec.lints.versions import version_dates
 
 __all__ = ["LINTS", "current_date", "lint_catalog"]
 
@@ -61,6 +66,9 @@ LINTS: list[Lint] = [
     binary_units,
     alt_scale,
     counts,
+    tolerances,
+    sustained_shares,
+    version_dates,
 ]
 
 

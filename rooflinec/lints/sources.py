@@ -93,7 +93,11 @@ def stale(ctx: LintContext) -> list[Diagnostic]:
 
 
 def dates(ctx: LintContext) -> list[Diagnostic]:
-    """Read dates in the future or not on the calendar, publications after their reading."""
+    """Read dates in the future, publications after their reading.
+
+    A date off the calendar (2026-02-30) is the schema's error before any lint runs;
+    it is still flagged here for a catalog built without the schema.
+    """
     out = []
     for device, sid, source in ctx.sources():
         age = source_info(source, ctx.today).age_days
