@@ -282,6 +282,41 @@ SLIPS = [
         "lint-sustained",
     ),
     Slip(
+        "FP16-accumulate rate in a GeForce BF16 column",
+        "nvidia-rtx-4090.yaml",
+        (
+            (
+                "    peak: 165.15 TFLOP/s\n    source: waredb-4090\n"
+                "    quote: 'BF16: 165.15 TFLOPS",
+                "    peak: 330.3 TFLOP/s\n    source: waredb-4090\n    quote: 'BF16: 330.3 TFLOPS",
+            ),
+        ),
+        "  bf16:",
+        "330.3 TFLOP/s",
+        "lint-accumulate",
+    ),
+    Slip(
+        "bandwidth 1000x high, as one public roofline table prints the RTX 5090",
+        "nvidia-rtx-5090.yaml",
+        (("    bandwidth: 1792 GB/s", "    bandwidth: 1792 TB/s"),),
+        "  dram:",
+        "1792 TB/s",
+        "lint-plausibility",
+    ),
+    Slip(
+        "a figure printed per card on a device described per chip",
+        "intel-gaudi2.yaml",
+        (
+            (
+                'quote: "Peak HBM BW900 GB/s2.46 TB/s3.67 TB/s"',
+                'quote: "Peak HBM BW per card 900 GB/s2.46 TB/s3.67 TB/s"',
+            ),
+        ),
+        "  dram:",
+        "2.46 TB/s",
+        "lint-per-card",
+    ),
+    Slip(
         "device without a kind",
         "nvidia-l40s.yaml",
         (("kind: gpu\n", ""),),

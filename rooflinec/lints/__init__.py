@@ -20,13 +20,16 @@ returning diagnostics that point at the figure's own file:line:col, each with a 
 | lint-counts | an integer peak in FLOP/s, or a floating-point peak in OP/s |
 | lint-tolerance | a reference example that accepts a figure more than 10 % off |
 | lint-sustained | a sustained share under 10 % (a share written as a fraction, or a slip) |
+| lint-accumulate | a GeForce BF16 peak that is the FP16-accumulate rate (twice the right one) |
+| lint-per-card | a figure quoted per card, board or system on a per-chip device, without `chips` |
 
 Messages start with the code, so the plain-text report shows it. The provenance rules
 ("traces to a quote", "stale", "vendor's own") are `rooflinec.provenance`'s, shared with
 the site and the export.
 
 The lints live by subject: `quotes`, `sources`, `ranges` (plausibility), `sparse`,
-`units`, `margins` (tolerances and sustained shares) and `versions`, over the
+`units`, `margins` (tolerances and sustained shares), `tables` (accumulate columns and
+per-card figures) and `versions`, over the
 `LintContext` of `context`; this module lists them and runs them.
 """
 
@@ -42,6 +45,7 @@ from rooflinec.lints.quotes import missing_quote, quote_number
 from rooflinec.lints.ranges import kinds, plausibility
 from rooflinec.lints.sources import dates, source_kind, stale, third_party
 from rooflinec.lints.sparse import sparsity
+from rooflinec.lints.tables import accumulate, per_card
 from rooflinec.lints.units import alt_scale, binary_units, counts
 from rooflinec.lints.versions import version_dates
 
@@ -69,6 +73,8 @@ LINTS: list[Lint] = [
     tolerances,
     sustained_shares,
     version_dates,
+    accumulate,
+    per_card,
 ]
 
 
