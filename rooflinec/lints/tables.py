@@ -4,8 +4,9 @@
   one with FP32 accumulate, and on GeForce cards the second is half the first. A BF16
   roofline wants the FP32-accumulate rate, and a GeForce card's dense BF16 tensor rate
   is twice its FP32 vector rate; a BF16 peak at three times the FP32 rate or more
-  (four, give or take the rounding of printed rates) is the FP16-accumulate column (some public tables shift it into "BF16"). Professional
-  and data-centre cards accumulate in FP32 at full rate, so the rule stops at GeForce.
+  (four, give or take the rounding of printed rates) is the FP16-accumulate column
+  (some public tables shift it into "BF16"). Professional and data-centre cards
+  accumulate in FP32 at full rate, so the rule stops at GeForce.
 - `per_card`: a device describes one chip; a figure whose quote prints it per card,
   board, module, node or system, on a device that is not itself that card or module,
   must say how many chips it covers (`chips: N`) or the device takes a whole card's
@@ -61,7 +62,7 @@ def per_card(ctx: LintContext) -> list[Diagnostic]:
         if device.form in WHOLE_FORMS or trail.trace is None:
             continue
         match = PER_UNIT.search(trail.trace.quote)
-        if match is None or trail.steps[1:2] and trail.steps[1].operation == "chips":
+        if match is None or any(step.operation == "chips" for step in trail.steps):
             continue
         out.append(
             _at(
