@@ -143,8 +143,10 @@ def plausibility(ctx: LintContext) -> list[Diagnostic]:
             if trail.kind == "capacity":
                 continue
             if trail.kind == "bandwidth":
-                bounds = ranges.dram if trail.key == "dram" else ranges.on_chip
-                what = "DRAM bandwidth" if trail.key == "dram" else "on-chip bandwidth"
+                # An SRAM-only part's main memory (role dram, label SRAM) is on chip.
+                off_chip = trail.key == "dram" and trail.label.casefold() != "sram"
+                bounds = ranges.dram if off_chip else ranges.on_chip
+                what = "DRAM bandwidth" if off_chip else "on-chip bandwidth"
             else:
                 bounds, what = ranges.peak, "dense peak"
             sane[field] = not _outside(trail.dense, bounds)
@@ -160,7 +162,8 @@ def plausibility(ctx: LintContext) -> list[Diagnostic]:
                 )
         out += _level_order(trails)
         dram = trails.get("memory.dram")
-        if dram is None or not sane.get("memory.dram"):
+        # The DRAM ridge ranges are for off-chip memory; an SRAM-only part's ridge is low.
+        if dram is None or not sane.get("memory.dram") or dram.label.casefold() == "sram":
             continue
         for field, trail in trails.items():
             if trail.kind != "peak" or not sane[field]:
