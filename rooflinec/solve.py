@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from itertools import pairwise
 
 from rooflinec.catalog import LEVELS
 from rooflinec.compiler import Result
@@ -113,7 +114,7 @@ def solve_regions(problem: Problem, lo: int = DOMAIN[0], hi: int = DOMAIN[1]) ->
     if runs is None:
         runs = _search_runs(problem, lo, hi)
     regions = _merge(runs)
-    for before, after in zip(regions, regions[1:], strict=False):
+    for before, after in pairwise(regions):
         b = after.start
         if limited_by(problem, b - 1) != before.limited_by or (
             limited_by(problem, b) != after.limited_by

@@ -103,9 +103,15 @@ def critical_integers(poly: Poly, lo: int, hi: int) -> set[int]:
     Between two consecutive integers of the union of these sets (over every condition)
     no condition changes sign, so one evaluation there stands for the whole run.
     """
-    if len(poly) <= 1:
-        return set()
     out: set[int] = set()
+    # A root at zero (a factor of the symbol itself) needs no isolation; dividing it
+    # out often leaves a linear condition, solved without sympy.
+    zeros = next((i for i, c in enumerate(poly) if c != 0), 0)
+    if zeros and lo <= 0 <= hi:
+        out.add(0)
+    poly = poly[zeros:]
+    if len(poly) <= 1:
+        return out
     if len(poly) == 2:
         root = -poly[0] / poly[1]
         bounds = [(root, root)]
@@ -135,5 +141,5 @@ def _isolate(poly: Poly) -> list[tuple[Fraction, Fraction]]:
 def _fraction(value: object) -> Fraction:
     import sympy
 
-    r = sympy.Rational(value)  # type: ignore[arg-type]
+    r = sympy.Rational(value)
     return Fraction(int(r.p), int(r.q))
