@@ -40,7 +40,7 @@ from rooflinec.terms import COMPUTE
 #: The integers a symbol is varied over.
 DOMAIN = (1, 10**12)
 #: Pieces the exact integer search may examine before it gives up (see `SolveError`).
-SEARCH_BUDGET = 200_000
+SEARCH_BUDGET = 50_000
 #: Regions beyond which an answer is refused as unreadable (a limit flipping at every
 #: integer, as `ceil(x/2)*2` against a ridge of exactly 1 does).
 MAX_REGIONS = 10_000
