@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
+from itertools import pairwise
 
 import pytest
 
@@ -135,7 +136,7 @@ def test_far_boundaries_hold_on_both_sides(
         # its (here smaller) budget; the small range above still holds.
         pytest.skip("not resolved over 10^12 within the budget")
     rng = random.Random(repr(texts))
-    for before, after in zip(regions, regions[1:], strict=False):
+    for before, after in pairwise(regions):
         assert before.limited_by == _engine(problem, after.start - 1)
         assert after.limited_by == _engine(problem, after.start)
     for r in regions:
