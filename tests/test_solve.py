@@ -173,5 +173,5 @@ def test_site_pages_show_the_tables(tmp_path: Path) -> None:
     kernel = (out / "kernels" / "gemm.html").read_text("utf-8")
     device = (out / "devices" / "google-tpu-v5e.html").read_text("utf-8")
     assert 'id="crossovers"' in kernel
-    assert 'id="gemm-batch-that-turns-compute-bound"' in device
-    assert '<td>BF16 or FP16</td>\n<td style="text-align:right">256</td>' in device
+    assert "Compute-bound GEMM batch (N = 8,192, K = 8,192):" in device
+    assert "bf16 256;" in device

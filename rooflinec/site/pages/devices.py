@@ -230,7 +230,7 @@ def gemm_batches(site: Site, device: Device) -> dict[str, Any] | None:
         "held": ", ".join(f"{k} = {v:,}" for k, v in case.shape.items() if k != GEMM_BATCH),
         "rows": [
             {
-                "precision": site.catalog.precisions[p].label,
+                "precision": p,
                 "batch": crossover_cell(site, case.id, device.id, p, GEMM_BATCH),
             }
             for p in device.peaks
