@@ -172,10 +172,15 @@ def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
         measured=measured,
         crossover_symbols=list(kernel.symbols),
         crossovers=crossover_rows,
+        crossovers_capped=len(crossover_rows) == MAX_CROSSOVER_ROWS,
         sources=sources_context(site, page, kernel.id, kernel.sources, f"{path}#source-"),
         versions=sorted(kernel.versions, key=lambda v: -v.version),
     )
     return GeneratedPage(path, kernel.name, text, page.slots, page.assets)
+
+
+#: Rows of a kernel page's crossover table; `rooflinec solve` answers for any other.
+MAX_CROSSOVER_ROWS = 8
 
 
 def crossover_cell(site: Site, case: str, device: str, precision: str, symbol: str) -> str:
@@ -198,13 +203,13 @@ def _crossovers(
     site: Site, page: Page, kernel: Kernel, cases: Sequence[Case]
 ) -> list[dict[str, Any]]:
     """One row per case and device with a peak at the case's declared precision (the
-    first `MAX_ATTAINABLE`, as in the attainable table)."""
+    first `MAX_CROSSOVER_ROWS`: a wide catalog would otherwise outgrow the page)."""
     rows: list[dict[str, Any]] = []
     for case in cases:
         for device in site.catalog.devices:
             if case.precision not in site.compiled.devices[device].peaks:
                 continue
-            if len(rows) == MAX_ATTAINABLE:
+            if len(rows) == MAX_CROSSOVER_ROWS:
                 return rows
             rows.append(
                 {
