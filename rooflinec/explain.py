@@ -105,7 +105,33 @@ def explain(catalog: Catalog, result: Result) -> str:
         add("7. Measured")
         add(f"   measured rate = {format_si(result.measured, unit + '/s', digits=6)}")
         add(f"   efficiency = measured / attainable = {format_percent(result.efficiency)}")
+    add("")
+    number = 8 if result.measured is not None and result.efficiency is not None else 7
+    add(f"{number}. Crossovers (one symbol varied over the integers, the others held)")
+    for symbol in kernel.symbols:
+        add(f"   {symbol}: {crossover_phrase(catalog, result, symbol)}")
     return "\n".join(lines) + "\n"
+
+
+def crossover_phrase(catalog: Catalog, result: Result, symbol: str) -> str:
+    """Where the result turns compute bound as `symbol` varies, in a few words."""
+    from rooflinec.solve import DOMAIN, SolveError, crossover, solve_regions
+    from rooflinec.solve_case import limit_name, problem_of
+
+    try:
+        regions = solve_regions(
+            problem_of(catalog, result.case, result.device, result.precision, symbol)
+        )
+    except SolveError as exc:
+        return f"not solved ({exc})"
+    at = crossover(regions)
+    more = f"; {len(regions)} regions, see `rooflinec solve`" if len(regions) > 2 else ""
+    if at is None:
+        last = limit_name(regions[-1].limited_by)
+        return f"never stays compute bound ({last} bound at {symbol} = {DOMAIN[1]:,}){more}"
+    if len(regions) == 1:
+        return f"compute bound at every {symbol} from {DOMAIN[0]:,} to {DOMAIN[1]:,}"
+    return f"compute bound from {symbol} = {at:,} on{more}"
 
 
 def explain_symbolic(catalog: Catalog, result: Result) -> tuple[str, str]:

@@ -15,7 +15,17 @@ from rooflinec.cli.options import Options
 
 def test_the_table_lists_every_command_once_in_help_order() -> None:
     """`rooflinec --help` lists the commands in the table's order."""
-    expected = ["check", "compile", "explain", "diff", "publish", "export", "build", "serve"]
+    expected = [
+        "check",
+        "compile",
+        "explain",
+        "solve",
+        "diff",
+        "publish",
+        "export",
+        "build",
+        "serve",
+    ]
     assert expected == [c.name for c in COMMANDS]
     listed = re.findall(r"^    (\w+) ", build_parser().format_help(), re.MULTILINE)
     assert expected == listed

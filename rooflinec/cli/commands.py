@@ -74,6 +74,22 @@ def cmd_explain(opts: Options, out: TextIO) -> int:
     return EXIT_OK
 
 
+def cmd_solve(opts: Options, out: TextIO) -> int:
+    from rooflinec.solve_case import solve_case, to_data, to_text
+
+    compiled = compiled_or_raise(specs_folder(opts.specs))
+    catalog = compiled.catalog
+    precision = opts.precisions[0] if opts.precisions else None
+    answer = solve_case(catalog, opts.case, opts.devices[0], precision, opts.vary)
+    if opts.format == "json":
+        import json
+
+        out.write(json.dumps(to_data(answer), indent=2, ensure_ascii=False) + "\n")
+    else:
+        out.write(to_text(catalog, answer))
+    return EXIT_OK
+
+
 def cmd_diff(opts: Options, out: TextIO) -> int:
     from rooflinec import diff
     from rooflinec.assemble import build_catalog

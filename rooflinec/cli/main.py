@@ -155,6 +155,28 @@ def _explain(p: argparse.ArgumentParser) -> None:
     _specs(p)
 
 
+def _solve(p: argparse.ArgumentParser) -> None:
+    p.add_argument("case", metavar="CASE", help="a case id")
+    p.add_argument(
+        "--device", dest="devices", action=_One, required=True, metavar="D", help="a device id"
+    )
+    p.add_argument(
+        "--precision",
+        dest="precisions",
+        action=_One,
+        default=(),
+        metavar="P",
+        help="default: the case's declared precision",
+    )
+    p.add_argument(
+        "--vary", required=True, metavar="SYMBOL", help="the symbol varied over 1..10^12"
+    )
+    p.add_argument(
+        "--format", choices=["text", "json"], default="text", help="text (default) or json"
+    )
+    _specs(p)
+
+
 def _diff(p: argparse.ArgumentParser) -> None:
     p.add_argument("base", nargs="?", metavar="BASE_REF", help="a git ref (default: merge base)")
     _specs(p)
@@ -239,6 +261,17 @@ COMMANDS: tuple[Command, ...] = (
         "--symbolic keeps the shape free and prints the time as an expression.",
         arguments=_explain,
         run=commands.cmd_explain,
+    ),
+    Command(
+        "solve",
+        help="the shape at which a case turns compute bound",
+        description="Vary one SYMBOL of CASE over the integers 1..10^12, the others held at "
+        "the case's shape, on device D: the regions limited by compute and by each memory "
+        "level, the crossover (the least value from which on it stays compute bound), the "
+        "bandwidth per level at which the case's own shape turns compute bound and the peak "
+        "above which it turns memory bound. Exact: every boundary is checked on both sides.",
+        arguments=_solve,
+        run=commands.cmd_solve,
     ),
     Command(
         "diff",

@@ -36,6 +36,8 @@ class Options:
     # explain
     case: str = ""
     symbolic: bool = False
+    # solve (with `case`, `devices`, `precisions` and `format`)
+    vary: str = ""
     # diff
     base: str | None = None
     require_bump: bool = False

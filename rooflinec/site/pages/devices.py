@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
@@ -166,6 +166,7 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
         for case in cat.cases.values()
         if case.id not in present
     ][:MAX_CASES]
+    gemm = gemm_batches(site, device)
     sources = sources_context(site, page, device.id, device.sources, f"{path}#source-")
     text = site.render(
         "device.md.j2",
@@ -198,6 +199,7 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
         sweep_keys=SWEEP_KEYS,
         unmodelled=sorted(unmodelled.items()),
         missing=missing,
+        gemm=gemm,
         hidden=len(results) - len(shown),
         max_alternatives=MAX_ALTERNATIVES,
         compute_share=format_percent(device.compute_share),
@@ -206,3 +208,31 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
         versions=sorted(device.versions, key=lambda v: -v.version),
     )
     return GeneratedPage(path, device.name, text, page.slots, page.assets)
+
+
+#: The kernel and symbol of a device page's batch table: the rows M of a GEMM whose
+#: weights (K x N) are those of the kernel's first case.
+GEMM_KERNEL, GEMM_BATCH = "gemm", "M"
+
+
+def gemm_batches(site: Site, device: Device) -> dict[str, Any] | None:
+    """Per precision, the batch from which the catalog's GEMM case turns compute bound;
+    None when the catalog has no `gemm` kernel with a case and an `M`."""
+    from rooflinec.site.pages.kernels import crossover_cell
+
+    kernel = site.catalog.kernels.get(GEMM_KERNEL)
+    if kernel is None or not kernel.cases or GEMM_BATCH not in kernel.symbols:
+        return None
+    case = kernel.cases[0]
+    page = Page(f"devices/{device.id}.md", site)
+    return {
+        "case": page.case_link(case.id, case.id),
+        "held": ", ".join(f"{k} = {v:,}" for k, v in case.shape.items() if k != GEMM_BATCH),
+        "rows": [
+            {
+                "precision": p,
+                "batch": crossover_cell(site, case.id, device.id, p, GEMM_BATCH),
+            }
+            for p in device.peaks
+        ],
+    }

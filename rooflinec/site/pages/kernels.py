@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from rooflinec.catalog import LEVELS, Kernel
+from rooflinec.catalog import LEVELS, Case, Kernel
 from rooflinec.compiler import Result
 from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.site import charts
@@ -153,6 +153,7 @@ def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
             if c.precision not in site.compiled.devices[d].peaks
         }
     )
+    crossover_rows = _crossovers(site, page, kernel, cases)
     text = site.render(
         "kernel.md.j2",
         page,
@@ -169,7 +170,56 @@ def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
         no_result=no_result,
         hidden_results=hidden_results,
         measured=measured,
+        crossover_symbols=list(kernel.symbols),
+        crossovers=crossover_rows,
+        crossovers_capped=len(crossover_rows) == MAX_CROSSOVER_ROWS,
         sources=sources_context(site, page, kernel.id, kernel.sources, f"{path}#source-"),
         versions=sorted(kernel.versions, key=lambda v: -v.version),
     )
     return GeneratedPage(path, kernel.name, text, page.slots, page.assets)
+
+
+#: Rows of a kernel page's crossover table; `rooflinec solve` answers for any other.
+MAX_CROSSOVER_ROWS = 8
+
+
+def crossover_cell(site: Site, case: str, device: str, precision: str, symbol: str) -> str:
+    """The least value of `symbol` from which on the case stays compute bound, as shown."""
+    from rooflinec.solve import SolveError, crossover, solve_regions
+    from rooflinec.solve_case import problem_of
+
+    try:
+        regions = solve_regions(problem_of(site.catalog, case, device, precision, symbol))
+    except SolveError:
+        return "not solved"
+    at = crossover(regions)
+    if at is None:
+        return "never"
+    more = f" ({len(regions)} regions)" if len(regions) > 2 else ""
+    return f"{at:,}{more}"
+
+
+def _crossovers(
+    site: Site, page: Page, kernel: Kernel, cases: Sequence[Case]
+) -> list[dict[str, Any]]:
+    """One row per case and device with a peak at the case's declared precision (the
+    first `MAX_CROSSOVER_ROWS`: a wide catalog would otherwise outgrow the page)."""
+    rows: list[dict[str, Any]] = []
+    for case in cases:
+        for device in site.catalog.devices:
+            if case.precision not in site.compiled.devices[device].peaks:
+                continue
+            if len(rows) == MAX_CROSSOVER_ROWS:
+                return rows
+            rows.append(
+                {
+                    "case": page.case_link(case.id, case.id),
+                    "device": page.device_link(device),
+                    "precision": site.catalog.precisions[case.precision].label,
+                    "cells": [
+                        crossover_cell(site, case.id, device, case.precision, symbol)
+                        for symbol in kernel.symbols
+                    ],
+                }
+            )
+    return rows

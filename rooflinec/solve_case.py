@@ -1,0 +1,175 @@
+"""The crossover of a catalog case: which symbol, device and precision; the answer as
+JSON (the design's names) and as text.
+
+`bandwidth_to_compute_bound` and `peak_to_memory_bound` are read at the case's own
+shape: the bandwidth of each level from which that level's ceiling reaches the peak
+(peak × bytes / flops), and the peak above which the result turns memory bound (the
+lowest memory ceiling; at exactly that peak it is still compute bound).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from rooflinec.catalog import LEVEL_SHORT_NAMES, LEVELS, Catalog
+from rooflinec.compiler import device_figures
+from rooflinec.errors import UsageError
+from rooflinec.formatting import format_si
+from rooflinec.solve import DOMAIN, Problem, Region, crossover, solve_regions
+from rooflinec.terms import COMPUTE
+
+WIDTH = "w"
+
+
+@dataclass(frozen=True)
+class Crossover:
+    """One case on one device at one precision, one symbol varied over `DOMAIN`."""
+
+    case: str
+    device: str
+    precision: str
+    symbol: str
+    shape: dict[str, int]
+    regions: tuple[Region, ...]
+    bandwidth_to_compute_bound: dict[str, Fraction]
+    peak_to_memory_bound: Fraction | None
+
+    @property
+    def crossover(self) -> int | None:
+        return crossover(self.regions)
+
+
+def problem_of(
+    catalog: Catalog, case_id: str, device_id: str, precision: str, symbol: str
+) -> Problem:
+    """The exact question for a catalog case; `UsageError` for anything unknown."""
+    case = catalog.cases.get(case_id)
+    if case is None:
+        raise UsageError(f"unknown case '{case_id}' (known: {', '.join(sorted(catalog.cases))})")
+    device = catalog.devices.get(device_id)
+    if device is None:
+        known = ", ".join(sorted(catalog.devices))
+        raise UsageError(f"unknown device '{device_id}' (known: {known})")
+    if precision not in catalog.precisions:
+        known = ", ".join(sorted(catalog.precisions))
+        raise UsageError(f"unknown precision '{precision}' (known: {known})")
+    if precision not in device.peaks:
+        raise UsageError(
+            f"device '{device.id}' has no peak for precision '{precision}'"
+            f" (it has: {', '.join(device.peaks)})"
+        )
+    kernel = catalog.kernels[case.kernel]
+    if symbol not in kernel.symbols:
+        raise UsageError(
+            f"kernel '{kernel.id}' of case '{case.id}' has no symbol '{symbol}'"
+            f" (it has: {', '.join(kernel.symbols)})"
+        )
+    figures = device_figures(device)
+    shape: dict[str, int | Fraction] = {k: v for k, v in case.shape.items() if k != symbol}
+    width = catalog.precisions[precision].bytes
+    shape[WIDTH] = int(width) if width.denominator == 1 else width
+    return Problem(
+        kernel.flops,
+        tuple(kernel.bytes.items()),
+        tuple(sorted(shape.items())),
+        symbol,
+        figures.peaks[precision],
+        tuple(
+            (lv, figures.bandwidths[lv])
+            for lv in LEVELS
+            if lv in kernel.bytes and lv in figures.bandwidths
+        ),
+    )
+
+
+def solve_case(
+    catalog: Catalog, case_id: str, device_id: str, precision: str | None, symbol: str
+) -> Crossover:
+    """The crossover of `case_id` varying `symbol` (default precision: the case's own)."""
+    case = catalog.cases.get(case_id)
+    chosen = precision if precision is not None else case.precision if case else ""
+    problem = problem_of(catalog, case_id, device_id, chosen, symbol)
+    assert case is not None
+    regions = solve_regions(problem)
+    own = {**dict(problem.shape), symbol: case.shape[symbol]}
+    flops = problem.flops.evaluate(own)
+    to_compute: dict[str, Fraction] = {}
+    ceilings: list[Fraction] = []
+    for level, bandwidth in problem.bandwidths:
+        count = dict(problem.bytes)[level].evaluate(own)
+        if flops > 0 and count > 0:
+            to_compute[level] = problem.peak * count / flops
+            ceilings.append(flops * bandwidth / count)
+    return Crossover(
+        case.id,
+        device_id,
+        chosen,
+        symbol,
+        dict(case.shape),
+        regions,
+        to_compute,
+        min(ceilings) if ceilings else None,
+    )
+
+
+def to_data(c: Crossover) -> dict[str, Any]:
+    """The design's JSON shape: SI base units as floats, region bounds as ints."""
+    return {
+        "case": c.case,
+        "device": c.device,
+        "precision": c.precision,
+        "symbol": c.symbol,
+        "regions": [{"from": r.start, "to": r.end, "limited_by": r.limited_by} for r in c.regions],
+        "crossover": c.crossover,
+        "bandwidth_to_compute_bound": {
+            lv: float(bw) for lv, bw in c.bandwidth_to_compute_bound.items()
+        },
+        "peak_to_memory_bound": (
+            float(c.peak_to_memory_bound) if c.peak_to_memory_bound is not None else None
+        ),
+    }
+
+
+def limit_name(limit: str) -> str:
+    return COMPUTE if limit == COMPUTE else LEVEL_SHORT_NAMES.get(limit, limit)
+
+
+def to_text(catalog: Catalog, c: Crossover) -> str:
+    """The answer for a terminal: regions, crossover, and the two thresholds."""
+    device = catalog.devices[c.device]
+    precision = catalog.precisions[c.precision]
+    unit = precision.unit
+    held = ", ".join(f"{k} = {v:,}" for k, v in c.shape.items() if k != c.symbol)
+    lines = [
+        f"{catalog.cases[c.case].name} on {device.name} at {precision.label}",
+        f"  case {c.case}, device {c.device}, precision {c.precision}",
+        f"  {c.symbol} varied over the integers {DOMAIN[0]:,}..{DOMAIN[1]:,}"
+        + (f"; held: {held}" if held else ""),
+        "",
+        "Regions",
+    ]
+    for r in c.regions:
+        end = f"{r.end:,}" if r.end is not None else f"{DOMAIN[1]:,}"
+        lines.append(f"  {c.symbol} = {r.start:,} .. {end}: {limit_name(r.limited_by)}")
+    lines.append("")
+    if c.crossover is None:
+        lines.append(f"Crossover: none (not compute bound at {c.symbol} = {DOMAIN[1]:,})")
+    elif c.crossover == DOMAIN[0] and len(c.regions) == 1:
+        lines.append(f"Crossover: {c.symbol} = {c.crossover:,} (compute bound throughout)")
+    else:
+        lines.append(f"Crossover: {c.symbol} = {c.crossover:,} (compute bound from there on)")
+    lines.append("")
+    lines.append(f"At the case's own shape ({c.symbol} = {c.shape[c.symbol]:,})")
+    for level, bw in c.bandwidth_to_compute_bound.items():
+        lines.append(
+            f"  {LEVEL_SHORT_NAMES[level]} bandwidth from which it is compute bound:"
+            f" {format_si(bw, 'B/s', digits=6)}"
+        )
+    if c.peak_to_memory_bound is not None:
+        lines.append(
+            f"  peak above which it is memory bound: "
+            f"{format_si(c.peak_to_memory_bound, unit + '/s', digits=6)}"
+        )
+    return "\n".join(lines) + "\n"

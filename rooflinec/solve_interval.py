@@ -1,0 +1,98 @@
+"""Exact interval bounds of a formula over a range of one symbol.
+
+For formulas with `min`, `max`, `ceil` or `floor` around the varied symbol, or a
+division by it, the crossover is found by exact integer search: a range of integers
+whose bounds prove that the same ceiling wins everywhere in it is one run; any other
+range is split, down to single integers, which are evaluated exactly. The bounds are
+interval arithmetic on Fractions over the formula's tree, so they are sound (they may
+be loose, never wrong) whether or not the formula is monotone.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from fractions import Fraction
+
+from rooflinec.formulas import Formula
+from rooflinec.formulas.tree import _Call, _Neg, _Node, _Num, _Pow, _Sum, _Sym
+
+Interval = tuple[Fraction, Fraction]
+
+
+def bounds(
+    formula: Formula, values: Mapping[str, int | Fraction], symbol: str, lo: int, hi: int
+) -> Interval | None:
+    """Lower and upper bounds of the formula for `symbol` in [lo, hi], others bound.
+
+    None when no finite bound follows (a divisor whose bounds include zero).
+    """
+    return _bounds(formula._tree, values, symbol, (Fraction(lo), Fraction(hi)))
+
+
+def _bounds(
+    node: _Node, values: Mapping[str, int | Fraction], symbol: str, x: Interval
+) -> Interval | None:
+    if isinstance(node, _Num):
+        v = Fraction(node.value)
+        return v, v
+    if isinstance(node, _Sym):
+        if node.name == symbol:
+            return x
+        v = Fraction(values[node.name])
+        return v, v
+    if isinstance(node, _Neg):
+        inner = _bounds(node.operand, values, symbol, x)
+        return None if inner is None else (-inner[1], -inner[0])
+    if isinstance(node, _Pow):
+        base = _bounds(node.base, values, symbol, x)
+        if base is None:
+            return None
+        lo, hi = base
+        n = node.exponent
+        if n == 0:
+            return Fraction(1), Fraction(1)
+        if n % 2 == 0 and lo < 0 < hi:
+            return Fraction(0), max(lo**n, hi**n)
+        if n % 2 == 0 and hi <= 0:
+            return hi**n, lo**n
+        return lo**n, hi**n
+    if isinstance(node, _Call):
+        args = []
+        for arg in node.args:
+            b = _bounds(arg, values, symbol, x)
+            if b is None:
+                return None
+            args.append(b)
+        if node.name == "ceil":
+            return Fraction(math.ceil(args[0][0])), Fraction(math.ceil(args[0][1]))
+        if node.name == "floor":
+            return Fraction(math.floor(args[0][0])), Fraction(math.floor(args[0][1]))
+        pick = min if node.name == "min" else max
+        return pick(a[0] for a in args), pick(a[1] for a in args)
+    if isinstance(node, _Sum):
+        total_lo = total_hi = Fraction(0)
+        for negated, term in node.terms:
+            b = _bounds(term, values, symbol, x)
+            if b is None:
+                return None
+            if negated:
+                total_lo, total_hi = total_lo - b[1], total_hi - b[0]
+            else:
+                total_lo, total_hi = total_lo + b[0], total_hi + b[1]
+        return total_lo, total_hi
+    acc: Interval | None = None
+    for factor in node.factors:
+        b = _bounds(factor.node, values, symbol, x)
+        if b is None:
+            return None
+        if factor.divide:
+            if b[0] <= 0 <= b[1]:
+                return None
+            b = (1 / b[1], 1 / b[0])
+        if acc is None:
+            acc = b
+        else:
+            products = (acc[0] * b[0], acc[0] * b[1], acc[1] * b[0], acc[1] * b[1])
+            acc = (min(products), max(products))
+    return acc

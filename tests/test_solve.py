@@ -1,0 +1,177 @@
+"""`rooflinec solve`: crossovers of catalog cases, exact, on the command line and the site."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from rooflinec.assemble import catalog_or_raise
+from rooflinec.cli.main import main
+from rooflinec.formulas import parse_formula
+from rooflinec.solve import Problem, Region, solve_regions
+from rooflinec.solve_case import solve_case
+from tests.specfactory import REPO
+
+SPECS = REPO / "specs"
+
+
+def run(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = main([*argv, "--specs", str(SPECS)], out)
+    return code, out.getvalue()
+
+
+def test_skinny_bf16_gemm_on_tpu_v5e_turns_compute_bound_at_256() -> None:
+    """8192 x 8192 weights, M varied, 197 TFLOP/s and 819 GB/s: compute bound from
+    M = 256 (the asymptote peak / bandwidth is 240.5), memory bound at 255."""
+    catalog = catalog_or_raise(SPECS)
+    device = catalog.devices["google-tpu-v5e"]
+    assert Fraction(197 * 10**12) == device.peak("bf16")
+    assert Fraction(819 * 10**9) == device.bandwidth("dram")
+    answer = solve_case(catalog, "gemm-large", "google-tpu-v5e", "bf16", "M")
+    assert 256 == answer.crossover
+    assert (Region(1, 255, "dram"), Region(256, None, "compute")) == answer.regions
+
+
+def test_json_has_the_design_names() -> None:
+    """`--format json` gives the design's keys, SI floats and integer bounds."""
+    code, text = run(
+        "solve", "gemm-large", "--device", "google-tpu-v5e", "--vary", "M", "--format", "json"
+    )
+    data = json.loads(text)
+    assert 0 == code
+    assert {
+        "case": "gemm-large",
+        "device": "google-tpu-v5e",
+        "precision": "bf16",
+        "symbol": "M",
+        "regions": [
+            {"from": 1, "to": 255, "limited_by": "dram"},
+            {"from": 256, "to": None, "limited_by": "compute"},
+        ],
+        "crossover": 256,
+        # peak × bytes / flops at M = N = K = 8192: 197e12 × 3 × 2 × 8192² / (2 × 8192³)
+        "bandwidth_to_compute_bound": {"dram": 197e12 * 3 / 8192},
+        # the DRAM ceiling at that shape: 8192/3 FLOP/B × 819 GB/s
+        "peak_to_memory_bound": 8192 / 3 * 819e9,
+    } == data
+
+
+def test_never_compute_bound_kernel_has_no_crossover() -> None:
+    """Elementwise work (1/6 FLOP/B at bf16) is DRAM bound for every n."""
+    code, text = run(
+        "solve", "elementwise-add", "--device", "nvidia-h100-sxm", "--vary", "n", "--format", "json"
+    )
+    assert 0 == code
+    data = json.loads(text)
+    assert None is data["crossover"]
+    assert [{"from": 1, "to": None, "limited_by": "dram"}] == data["regions"]
+
+
+def test_text_names_the_regions_and_the_crossover() -> None:
+    """The text output lists each region and the crossover."""
+    code, text = run("solve", "gemm-large", "--device", "google-tpu-v5e", "--vary", "K")
+    assert 0 == code
+    assert "  K = 1 .. 255: DRAM\n" in text
+    assert "Crossover: K = 256 (compute bound from there on)\n" in text
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["gemm-large", "--device", "google-tpu-v5e", "--vary", "s"], "has no symbol 's'"),
+        (["gemm-large", "--device", "google-tpu-v5e", "--vary", "w"], "has no symbol 'w'"),
+        (["nope", "--device", "google-tpu-v5e", "--vary", "M"], "unknown case 'nope'"),
+        (["gemm-large", "--device", "nope", "--vary", "M"], "unknown device 'nope'"),
+        (
+            ["gemm-large", "--device", "google-tpu-v5e", "--precision", "fp64", "--vary", "M"],
+            "has no peak for precision 'fp64'",
+        ),
+        (
+            ["gemm-large", "--device", "google-tpu-v5e", "--precision", "zz", "--vary", "M"],
+            "unknown precision 'zz'",
+        ),
+    ],
+)
+def test_usage_errors_exit_2_in_one_line(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A symbol the kernel lacks, an unknown case, device or precision: exit 2, one line."""
+    code, _ = run("solve", *argv)
+    err = capsys.readouterr().err
+    assert 2 == code
+    assert 1 == len(err.splitlines())
+    assert message in err
+
+
+def test_falling_intensity_ends_memory_bound() -> None:
+    """Intensity X / (X² + 100): compute bound only in a middle run, no crossover."""
+    symbols = ("X",)
+    problem = Problem(
+        parse_formula("X", symbols),
+        (("dram", parse_formula("w*(X**2 + 100)", symbols)),),
+        (("w", 1),),
+        "X",
+        Fraction(1),
+        (("dram", Fraction(20)),),  # ridge 1/20
+    )
+    # 20X ≥ X² + 100 ⟺ (X − 10)² ≤ 0: only X = 10.
+    assert (
+        Region(1, 9, "dram"),
+        Region(10, 10, "compute"),
+        Region(11, None, "dram"),
+    ) == solve_regions(problem)
+
+
+def test_l2_takes_over_in_the_middle() -> None:
+    """DRAM bound for small X, then L2 bound, then compute bound."""
+    symbols = ("X",)
+    problem = Problem(
+        parse_formula("X**2", symbols),
+        (
+            ("dram", parse_formula("w*(X + 1000)", symbols)),
+            ("l2", parse_formula("w*X*10", symbols)),
+        ),
+        (("w", 1),),
+        "X",
+        Fraction(1000),
+        (("dram", Fraction(10)), ("l2", Fraction(20))),
+    )
+    # L2 ceiling 2X ≥ 1000 from X = 500; DRAM 10X²/(X+1000) beats 2X once X > 250.
+    assert (
+        Region(1, 250, "dram"),
+        Region(251, 499, "l2"),
+        Region(500, None, "compute"),
+    ) == solve_regions(problem)
+
+
+def test_one_solve_is_well_under_a_second() -> None:
+    """A cold solve (its cache cleared) of a catalog case takes under 0.2 s."""
+    catalog = catalog_or_raise(SPECS)
+    solve_regions.cache_clear()
+    start = time.perf_counter()
+    solve_case(catalog, "attention-unfused", "nvidia-h100-sxm", None, "s")
+    assert time.perf_counter() - start < 0.2
+
+
+def test_explain_names_each_symbols_crossover() -> None:
+    """`explain` ends with a crossover per symbol of the case."""
+    code, text = run("explain", "gemm-large", "--device", "google-tpu-v5e")
+    assert 0 == code
+    assert "   M: compute bound from M = 256 on\n" in text
+
+
+def test_site_pages_show_the_tables(tmp_path: Path) -> None:
+    """The kernel page has a crossover table; the device page the GEMM batch per precision."""
+    out = tmp_path / "site"
+    assert 0 == main(["build", "--specs", str(SPECS), "--out", str(out)], io.StringIO())
+    kernel = (out / "kernels" / "gemm.html").read_text("utf-8")
+    device = (out / "devices" / "google-tpu-v5e.html").read_text("utf-8")
+    assert 'id="crossovers"' in kernel
+    assert "Compute-bound GEMM batch (N = 8,192, K = 8,192):" in device
+    assert "bf16 256;" in device
