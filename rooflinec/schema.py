@@ -37,7 +37,13 @@ def _schemas() -> dict[str, dict[str, Any]]:
 
 @cache
 def validator(kind: str) -> Validator:
-    """A draft 2020-12 validator for one spec kind, with every schema file in its registry."""
+    """A draft 2020-12 validator for one spec kind, with every schema file in its registry.
+
+    The schemas carry no `$id`: a `$ref` such as `defs.schema.json#/definitions/id` resolves
+    against the file it is written in, so check-jsonschema and editors find the file beside
+    it, offline, wherever the folder is. Here every file is registered under its own name,
+    which is what such a reference resolves to from a root without an `$id`.
+    """
     from jsonschema import Draft202012Validator, FormatChecker
     from referencing import Registry, Resource
 
@@ -45,7 +51,7 @@ def validator(kind: str) -> Validator:
     formats.checks("date")(_calendar_date)
     schemas = _schemas()
     registry: Registry[Any] = Registry().with_resources(
-        (schema["$id"], Resource.from_contents(schema)) for schema in schemas.values()
+        (f"{name}.schema.json", Resource.from_contents(schema)) for name, schema in schemas.items()
     )
     return Draft202012Validator(schemas[kind], registry=registry, format_checker=formats)
 
