@@ -361,11 +361,16 @@ def test_constraint_messages(old: str, new: str, fragment: str) -> None:
 
 # One valid value for every pattern in the schemas; a pattern added without an example
 # here fails `test_every_pattern_has_an_example`.
+# The number and space every quantity pattern starts with.
+_NUMBER = "^ *[0-9][0-9.,eE+-]*[ \\u00a0\\u2009\\u202f]*"
 PATTERN_EXAMPLES = {
     "^[a-z0-9][a-z0-9-]*$(?![\\s\\S])": "nvidia-h100-sxm",
     "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$(?![\\s\\S])": "2026-02-28",
     "^https://[A-Za-z0-9.-]+(:[0-9]+)?(/[^\\s<>\"'`]*)?$(?![\\s\\S])": "https://example.com/a",
-    "^ *[0-9][0-9.,eE+-]*[ \\u00a0\\u2009\\u202f]*[A-Za-z%µμ/]+ *$(?![\\s\\S])": "3.35 TB/s",
+    _NUMBER + "[kKMGTPE]?(FLOP|OP)(/s|/sec|S|s) *$(?![\\s\\S])": "989.5 TFLOP/s",
+    _NUMBER + "([kKMGTPE]|[KMGTPE]i)?B(/s|ps|/sec) *$(?![\\s\\S])": "3.35 TB/s",
+    _NUMBER + "([kKMGTPE]|[KMGTPE]i)?B *$(?![\\s\\S])": "80 GB",
+    _NUMBER + "[m\\u00b5\\u03bcunp]?s *$(?![\\s\\S])": "1.4 ms",
     "^ *[0-9][0-9.]*[ \\u00a0\\u2009\\u202f]*% *$(?![\\s\\S])": "92%",
     "^[A-Za-z][A-Za-z0-9_]{0,15}$(?![\\s\\S])": "M",
     "^[A-Za-z][A-Za-z0-9_]{0,31}$(?![\\s\\S])": "ridge",
