@@ -84,9 +84,9 @@ def refs(schema: Any) -> Iterator[str]:
 
 
 def test_there_is_a_schema_per_kind() -> None:
-    """precisions, device, kernel, method, plus the shared definitions."""
+    """precisions, device, kernel, method, the shared definitions and the results contract."""
     names = {p.name.removesuffix(".schema.json") for p in SCHEMAS}
-    assert names == {*KINDS, "defs"}
+    assert names == {*KINDS, "defs", "results"}
 
 
 @pytest.mark.parametrize("path", SCHEMAS, ids=lambda p: p.name)
