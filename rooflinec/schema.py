@@ -36,10 +36,11 @@ def _schemas() -> dict[str, dict[str, Any]]:
     return out
 
 
-# The shared definitions whose `pattern` admits one dimension's units. A value failing
-# one is read by the unit parser instead, whose message names the unit it found and what
-# to write (the words `rooflinec check` uses for the same slip), so editors and check
-# flag `bandwidth: 3.35 TFLOP/s` alike and check still says it in one clear line.
+# The shared definitions whose `pattern` admits one dimension's units: editors and other
+# validators flag `bandwidth: 3.35 TFLOP/s` by them. Here a value the unit parser refuses
+# is left to the assembly, which parses every such field and says what it found and what
+# to write, once, next to the document's other problems (a failed schema check would
+# stop the document from being built and hide those).
 _DIMENSION_DEFINITIONS = {
     "rate": Dimension.RATE,
     "bandwidth": Dimension.BANDWIDTH,
@@ -62,13 +63,11 @@ def _dimension(schema: dict[str, Any]) -> Dimension | None:
 
 
 class _Found(NamedTuple):
-    """One problem: where, what, whether it is about the key, and where in the scalar."""
+    """One problem: where, what, and whether it is about the key rather than the value."""
 
     path: PathKey
     message: str
     on_key: bool
-    offset: int = 0
-    code: str = "schema"
 
 
 @cache
@@ -129,7 +128,7 @@ def validate(doc: Document, kind: str) -> list[Diagnostic]:
         if len(out) >= MAX_ERRORS_PER_FILE:
             hidden += 1
             continue
-        out.append(doc.error(f.path, f.message, key=f.on_key, offset=f.offset, code=f.code))
+        out.append(doc.error(f.path, f.message, key=f.on_key, code="schema"))
     if hidden:
         last = out[-1]
         out.append(
@@ -277,11 +276,8 @@ def _explain_value(
         yield _Found(path, f"{_short(instance)} is not one of: {options}", False)
         return
     if name == "pattern":
-        unit_problem = _unit_problem(path, schema, instance)
-        if unit_problem is not None:
-            yield unit_problem
-            return
-        yield _Found(path, f"{_short(instance)} is not {_hint(schema)}", False)
+        if not _left_to_units(schema, instance):
+            yield _Found(path, f"{_short(instance)} is not {_hint(schema)}", False)
         return
     if name == "format" and error.validator_value == "date":
         yield _Found(path, f"{_short(instance)} is not a calendar date (YYYY-MM-DD)", False)
@@ -341,17 +337,17 @@ def _explain_choice(
     yield from _explain(best)
 
 
-def _unit_problem(path: PathKey, schema: dict[str, Any], instance: Any) -> _Found | None:
-    """The unit parser's reading of a value that fails a quantity pattern, if it has one."""
+def _left_to_units(schema: dict[str, Any], instance: Any) -> bool:
+    """Whether a value failing a quantity pattern is one the unit parser refuses too (so
+    the assembly reports it, in the parser's words)."""
     dimension = _dimension(schema)
     if dimension is None:
-        return None
+        return False
     try:
         parse_quantity(instance, dimension, positive=True)
-    except QuantityError as exc:
-        message = exc.message + (f" ({exc.hint})" if exc.hint else "")
-        return _Found(path, message, False, exc.column, "units")
-    return None  # the parser reads it: the pattern's own sentence says what is off
+    except QuantityError:
+        return True
+    return False  # the parser reads it: the pattern's own sentence says what is off
 
 
 def _lower_first(text: str) -> str:

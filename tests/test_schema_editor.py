@@ -3,19 +3,23 @@ value described, and quantity patterns that admit exactly their dimension's unit
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from rooflinec.cli.main import main
 from rooflinec.loader import load_text
 from rooflinec.quantities import _UNITS, Dimension
 from rooflinec.resources import schemas_dir
 from rooflinec.schema import validate
 
+BASE = Path(__file__).parent / "cases" / "base"
 SCHEMAS = sorted(schemas_dir().glob("*.schema.json"))
 DEFS = json.loads((schemas_dir() / "defs.schema.json").read_text("utf-8"))["definitions"]
 # Shared definitions that say what a value looks like, not what a field means: a property
@@ -161,31 +165,55 @@ versions:
 
 
 def problems(text: str) -> list[str]:
+    """What the schema check alone says of a device."""
     return [str(d) for d in validate(load_text(text, "x.yaml"), "device")]
 
 
-def test_wrong_dimension_is_one_error_with_the_unit_hint() -> None:
-    """A bandwidth written as a compute rate fails the schema's bandwidth pattern, and
-    rooflinec reports it once, in the unit parser's words, at the unit's column."""
+def check(tmp_path: Path, text: str) -> list[str]:
+    """What `rooflinec check` says of the device `text` in the base catalog, in order."""
+    specs = tmp_path / "specs"
+    shutil.copytree(BASE, specs)
+    (specs / "devices" / "x.yaml").write_text(text, "utf-8")
+    out = io.StringIO()
+    main(["check", "--specs", str(specs)], out=out)
+    return [
+        line.split("x.yaml:", 1)[1] for line in out.getvalue().splitlines() if "x.yaml:" in line
+    ]
+
+
+def test_wrong_dimension_is_one_error_with_the_unit_hint(tmp_path: Path) -> None:
+    """A bandwidth written as a compute rate fails the schema's bandwidth pattern (as editors
+    show), and `check` reports it once, in the unit parser's words, at the unit's column."""
     text = DEVICE.replace("bandwidth: 3 TB/s", "bandwidth: 3 TFLOP/s")
+    assert [] == problems(text)
     assert [
-        "x.yaml:7:36: error: expected a bandwidth such as '3.35 TB/s', got a compute rate in"
+        "7:36: error: expected a bandwidth such as '3.35 TB/s', got a compute rate in"
         " 'TFLOP/s' (a bandwidth is written B/s or Bps with a decimal prefix k M G T P E or"
         " a binary prefix Ki Mi Gi Ti Pi Ei, as in '3.35 TB/s' or '800 GiBps')"
         " [$.memory.dram.bandwidth]"
-    ] == problems(text)
+    ] == check(tmp_path, text)
 
 
-def test_wrong_dimension_of_a_peak_and_a_capacity() -> None:
-    """A peak in B/s and a capacity in B/s each get the unit parser's sentence."""
-    text = DEVICE.replace("peak: 1000 TFLOP/s", "peak: 1000 TB/s").replace(
-        "capacity: 80 GB", "capacity: 80 GB/s"
+def test_wrong_dimension_leaves_the_other_problems_in_view(tmp_path: Path) -> None:
+    """A peak in B/s, a capacity in B/s and an unknown source: all three are reported."""
+    text = (
+        DEVICE.replace("peak: 1000 TFLOP/s", "peak: 1000 TB/s")
+        .replace("capacity: 80 GB", "capacity: 80 GB/s")
+        .replace("capacity: 80 GB/s, source: s", "capacity: 80 GB/s, source: nope")
     )
-    found = problems(text)
-    assert 2 == len(found)
+    found = check(tmp_path, text)
+    assert 3 == len(found), found
     rate = "expected a compute rate such as '989.5 TFLOP/s', got a bandwidth in 'TB/s'"
     assert rate in found[0]
     assert "expected a size in bytes such as '80 GB', got a bandwidth in 'GB/s'" in found[1]
+    assert "nope" in found[2]
+
+
+def test_a_pattern_failure_the_parser_reads_keeps_the_schema_sentence() -> None:
+    """A figure whose unit is right but whose spacing the pattern refuses (a tab) is a
+    schema problem, said with the definition's description."""
+    (message,) = problems(DEVICE.replace("bandwidth: 3 TB/s", 'bandwidth: "3\\tTB/s"'))
+    assert "'3\\tTB/s' is not valid: a bandwidth and its unit" in message
 
 
 def test_bare_number_names_the_dimension() -> None:
@@ -198,8 +226,8 @@ def test_bare_number_names_the_dimension() -> None:
     ] == problems(text)
 
 
-def test_share_in_words_gets_the_unit_hint() -> None:
+def test_share_in_words_gets_the_unit_hint(tmp_path: Path) -> None:
     """`92 percent` reads as an unknown unit with the share's spelling as the hint."""
     text = DEVICE.replace("versions:", "sustained: {memory: 92 percent}\nversions:")
-    (message,) = problems(text)
+    (message,) = check(tmp_path, text)
     assert "unknown unit 'percent' (a share is written in per cent, as in '92%')" in message
