@@ -37,10 +37,11 @@ def _schemas() -> dict[str, dict[str, Any]]:
 
 
 # The shared definitions whose `pattern` admits one dimension's units: editors and other
-# validators flag `bandwidth: 3.35 TFLOP/s` by them. Here a value the unit parser refuses
-# is left to the assembly, which parses every such field and says what it found and what
-# to write, once, next to the document's other problems (a failed schema check would
-# stop the document from being built and hide those).
+# validators flag `bandwidth: 3.35 TFLOP/s` by them. A value the unit parser refuses is
+# said in the parser's words (what it found and what to write). When that is all that is
+# wrong with a document, it is left to the assembly, which parses every such field and
+# reports it once next to the document's other problems (ids, sources) that a failed
+# schema check would hide by stopping the document from being built.
 _DIMENSION_DEFINITIONS = {
     "rate": Dimension.RATE,
     "bandwidth": Dimension.BANDWIDTH,
@@ -63,11 +64,14 @@ def _dimension(schema: dict[str, Any]) -> Dimension | None:
 
 
 class _Found(NamedTuple):
-    """One problem: where, what, and whether it is about the key rather than the value."""
+    """One problem: where, what, whether it is about the key rather than the value, where
+    in the scalar, and whether the assembly reports it too (a unit the parser refuses)."""
 
     path: PathKey
     message: str
     on_key: bool
+    offset: int = 0
+    units: bool = False
 
 
 @cache
@@ -116,6 +120,8 @@ def validate(doc: Document, kind: str) -> list[Diagnostic]:
     found: list[_Found] = []
     for error in validator(kind).iter_errors(doc.data):
         found.extend(_explain(error))
+    if all(f.units for f in found):
+        return []  # the assembly parses these quantities and says the same, with the rest
     # A value of the wrong type also breaks its other constraints: say only the type.
     mistyped = {f.path for f in found if not f.on_key and _is_type(f.message)}
     hidden = 0
@@ -128,7 +134,8 @@ def validate(doc: Document, kind: str) -> list[Diagnostic]:
         if len(out) >= MAX_ERRORS_PER_FILE:
             hidden += 1
             continue
-        out.append(doc.error(f.path, f.message, key=f.on_key, code="schema"))
+        code = "units" if f.units else "schema"
+        out.append(doc.error(f.path, f.message, key=f.on_key, offset=f.offset, code=code))
     if hidden:
         last = out[-1]
         out.append(
@@ -276,8 +283,9 @@ def _explain_value(
         yield _Found(path, f"{_short(instance)} is not one of: {options}", False)
         return
     if name == "pattern":
-        if not _left_to_units(schema, instance):
-            yield _Found(path, f"{_short(instance)} is not {_hint(schema)}", False)
+        yield _unit_problem(path, schema, instance) or _Found(
+            path, f"{_short(instance)} is not {_hint(schema)}", False
+        )
         return
     if name == "format" and error.validator_value == "date":
         yield _Found(path, f"{_short(instance)} is not a calendar date (YYYY-MM-DD)", False)
@@ -337,17 +345,18 @@ def _explain_choice(
     yield from _explain(best)
 
 
-def _left_to_units(schema: dict[str, Any], instance: Any) -> bool:
-    """Whether a value failing a quantity pattern is one the unit parser refuses too (so
-    the assembly reports it, in the parser's words)."""
+def _unit_problem(path: PathKey, schema: dict[str, Any], instance: Any) -> _Found | None:
+    """The unit parser's reading of a value that fails a quantity pattern, if it refuses it
+    (in the words `Builder.quantity` uses for the same value)."""
     dimension = _dimension(schema)
     if dimension is None:
-        return False
+        return None
     try:
         parse_quantity(instance, dimension, positive=True)
-    except QuantityError:
-        return True
-    return False  # the parser reads it: the pattern's own sentence says what is off
+    except QuantityError as exc:
+        message = exc.message + (f" ({exc.hint})" if exc.hint else "")
+        return _Found(path, message, False, exc.column, units=True)
+    return None  # the parser reads it: the pattern's own sentence says what is off
 
 
 def _lower_first(text: str) -> str:
