@@ -415,13 +415,15 @@ class Roofline:
         return {
             "data": {"name": "roofs"},
             "layer": [lines, ridges],
-            "transform": [*(copy.deepcopy(t) for t in self.roof_prelude)]
-            + _calculate(
-                pk=f"datum.peak * {self.peak_expr}",
-                bwv=f"datum.bw * {self.bw_expr}",
-                x="datum.kind === 'ridge' ? datum.pk / datum.bwv : datum.x0",
-                y="min(datum.pk, datum.bwv * datum.x)",
-            ),
+            "transform": [
+                *(copy.deepcopy(t) for t in self.roof_prelude),
+                *_calculate(
+                    pk=f"datum.peak * {self.peak_expr}",
+                    bwv=f"datum.bw * {self.bw_expr}",
+                    x="datum.kind === 'ridge' ? datum.pk / datum.bwv : datum.x0",
+                    y="min(datum.pk, datum.bwv * datum.x)",
+                ),
+            ],
         }
 
     def _kernels(self) -> dict[str, Any]:
@@ -467,8 +469,7 @@ class Roofline:
         return {
             "data": {"name": "kernels"},
             "layer": [points, *labels],
-            "transform": [*(copy.deepcopy(t) for t in self.roof_prelude)]
-            + _calculate(
+            "transform": _calculate(
                 pk=f"datum.peak * {self.peak_expr}",
                 mv=f"datum.mem === null ? null : datum.mem * {self.bw_expr}",
                 y="datum.mv === null ? datum.pk : min(datum.pk, datum.mv)",

@@ -7,10 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from rooflinec.formatting import format_number
 from rooflinec.catalog import Case
+from rooflinec.formatting import format_number
 from rooflinec.site.escape import md
-from rooflinec.site.pages.grouping import group_by_vendor
 from rooflinec.site.pages.common import (
     MAX_MATRIX_CASES,
     PER_CHANGELOG_PAGE,
@@ -22,6 +21,7 @@ from rooflinec.site.pages.common import (
     records,
     split_pages,
 )
+from rooflinec.site.pages.grouping import group_by_vendor
 from rooflinec.terms import COMPUTE
 
 if TYPE_CHECKING:
@@ -42,7 +42,9 @@ def comparison_pages(site: Site) -> list[GeneratedPage]:
     cat = site.catalog
     p = site.chart_precision
     with_peak = [d for d in cat.devices if p in site.compiled.devices[d].peaks]
-    groups = group_by_vendor(list(cat.devices), lambda d: cat.devices[d].vendor, PER_COMPARISON_PAGE)
+    groups = group_by_vendor(
+        list(cat.devices), lambda d: cat.devices[d].vendor, PER_COMPARISON_PAGE
+    )
     cases = list(cat.cases.values())[:MAX_MATRIX_CASES]
     precisions = list(cat.precisions)
 
@@ -53,7 +55,11 @@ def comparison_pages(site: Site) -> list[GeneratedPage]:
             precision=cat.precisions[p],
             header=[page.case_link(c.id, c.id) for c in cases],
             cases=cases,
-            matrix=[_matrix_row(site, page, d, cases, groups.anchors.get(d)) for d in chunk if d in with_peak],
+            matrix=[
+                _matrix_row(site, page, d, cases, groups.anchors.get(d))
+                for d in chunk
+                if d in with_peak
+            ],
             hidden_cases=len(cat.cases) - len(cases),
             without=[page.device_link(d) for d in chunk if d not in with_peak],
             precision_labels=[cat.precisions[q].label for q in precisions],

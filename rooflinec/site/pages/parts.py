@@ -16,9 +16,7 @@ if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site
 
 
-def device_row(
-    site: Site, page: Page, device_id: str, anchor: str | None = None
-) -> dict[str, Any]:
+def device_row(site: Site, page: Page, device_id: str, anchor: str | None = None) -> dict[str, Any]:
     """One device's row of the devices index and the home page's table; `anchor`, an id
     made of `a-z0-9-` (see `grouping.vendor_slug`), marks the first row of a vendor."""
     device = site.catalog.devices[device_id]
