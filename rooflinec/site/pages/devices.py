@@ -10,6 +10,7 @@ from markupsafe import Markup
 from rooflinec.catalog import LEVELS, Alternative, Device
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.site import charts
+from rooflinec.site.pages import common
 from rooflinec.site.pages.audit import audit_path
 from rooflinec.site.pages.common import (
     MAX_CASES,
@@ -19,6 +20,7 @@ from rooflinec.site.pages.common import (
     Page,
     level_name,
 )
+from rooflinec.site.pages.grouping import group_by_vendor
 from rooflinec.site.pages.parts import device_row, paged_index, sources_context
 from rooflinec.terms import COMPUTE, SWEEP_KEYS
 
@@ -27,14 +29,20 @@ if TYPE_CHECKING:
 
 
 def device_index(site: Site) -> list[GeneratedPage]:
-    """`devices/index.md` (and `index-2.md`, ...): one row per device."""
+    """`devices/index.md` (and `index-2.md`, ...): one row per device, by vendor."""
+    devices = site.catalog.devices
+    # Read at call time: a test lowers `common.PER_INDEX_PAGE` to get many index pages.
+    groups = group_by_vendor(list(devices), lambda d: devices[d].vendor, common.PER_INDEX_PAGE)
     return paged_index(
         site,
-        list(site.catalog.devices),
+        list(devices),
         "devices/index.md",
         "Devices",
         "devices_index.md.j2",
-        lambda page, chunk: [device_row(site, page, d) for d in chunk],
+        lambda page, chunk: [device_row(site, page, d, groups.anchors.get(d)) for d in chunk],
+        chunks=groups.chunks,
+        groups=groups,
+        index="devices/index.md",
         precision=site.catalog.precisions[site.chart_precision],
     )
 
