@@ -107,6 +107,8 @@ class Builder:
                 s.get("kind"),
                 s.get("note"),
                 doc.locate(("sources", sid), key=True),
+                s.get("tool"),
+                s.get("command"),
             )
         return out
 
