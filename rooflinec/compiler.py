@@ -493,9 +493,8 @@ def _above_bandwidth(
         location,
         f"measured {level} bandwidth of case '{case.id}' on '{result.device}' at"
         f" {result.precision} is {ratio:.3g}x the device's sustained {level} bandwidth;"
-        " check the byte counter (one that counts requests or sectors, not bytes, or"
-        " another level's traffic), the units, that the time covers the same launches"
-        " as the bytes (`launches`), and the device's bandwidth figure",
+        " check the counter (sectors or requests, or another level's traffic), the units,"
+        " and that time and bytes cover the same `launches`",
         "",
         "error",
         "measured",

@@ -74,6 +74,30 @@ def cmd_explain(opts: Options, out: TextIO) -> int:
     return EXIT_OK
 
 
+def cmd_report(opts: Options, out: TextIO) -> int:
+    from rooflinec.report import NotMeasured, report
+
+    compiled = compiled_or_raise(specs_folder(opts.specs))
+    catalog = compiled.catalog
+    _unknown("case", [opts.case], catalog.cases)
+    _unknown("device", opts.devices, catalog.devices)
+    case = catalog.cases[opts.case]
+    device = catalog.devices[opts.devices[0]]
+    precision = opts.precisions[0] if opts.precisions else case.precision
+    _unknown("precision", [precision], catalog.precisions)
+    result = compiled.result(case.id, device.id, precision)
+    if result is None:
+        raise UsageError(
+            f"device '{device.id}' has no peak for precision '{precision}'"
+            f" (it has: {', '.join(device.peaks)})"
+        )
+    try:
+        out.write(report(catalog, result))
+    except NotMeasured as exc:
+        raise UsageError(str(exc)) from exc
+    return EXIT_OK
+
+
 def cmd_solve(opts: Options, out: TextIO) -> int:
     from rooflinec.solve_case import solve_case, to_data, to_text
 

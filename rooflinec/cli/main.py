@@ -155,6 +155,22 @@ def _explain(p: argparse.ArgumentParser) -> None:
     _specs(p)
 
 
+def _report(p: argparse.ArgumentParser) -> None:
+    p.add_argument("case", metavar="CASE", help="a case id with a measured run")
+    p.add_argument(
+        "--device", dest="devices", action=_One, required=True, metavar="D", help="a device id"
+    )
+    p.add_argument(
+        "--precision",
+        dest="precisions",
+        action=_One,
+        default=(),
+        metavar="P",
+        help="default: the case's declared precision",
+    )
+    _specs(p)
+
+
 def _solve(p: argparse.ArgumentParser) -> None:
     p.add_argument("case", metavar="CASE", help="a case id")
     p.add_argument(
@@ -261,6 +277,17 @@ COMMANDS: tuple[Command, ...] = (
         "--symbolic keeps the shape free and prints the time as an expression.",
         arguments=_explain,
         run=commands.cmd_explain,
+    ),
+    Command(
+        "report",
+        help="the write-up block of a measured run",
+        description="For CASE's measured run on device D, the lines a benchmark write-up "
+        "carries: the kernel, achieved throughput (and its share of the peak), achieved "
+        "bandwidth per level (and its share), arithmetic intensity (modelled, and measured "
+        "where the profiler counted bytes, with the traffic ratio), the regime "
+        "(compute-bound, memory-bound at a level, latency-bound) and the bottleneck to attack.",
+        arguments=_report,
+        run=commands.cmd_report,
     ),
     Command(
         "solve",
