@@ -101,7 +101,7 @@ class Builder:
                 sid,
                 s["title"],
                 s["publisher"],
-                s["url"],
+                s.get("url", ""),  # a measurement may have no page to link
                 s["read"],
                 s.get("published"),
                 s.get("kind"),

@@ -171,6 +171,47 @@ def _report(p: argparse.ArgumentParser) -> None:
     _specs(p)
 
 
+def _import(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "kind",
+        choices=["csv", "ncu", "rocprof"],
+        metavar="csv|ncu|rocprof",
+        help="csv (the plain form), ncu (an Nsight Compute CSV export) or rocprof"
+        " (rocprof-compute's pmc_perf.csv)",
+    )
+    p.add_argument("file", type=Path, metavar="FILE", help="the export to read")
+    _specs(p)
+    p.add_argument(
+        "--device",
+        dest="devices",
+        action=_One,
+        default=(),
+        metavar="D",
+        help="the device measured (for exports without a device column)",
+    )
+    p.add_argument(
+        "--precision",
+        dest="precisions",
+        action=_One,
+        default=(),
+        metavar="P",
+        help="the precision measured (default: each case's declared precision)",
+    )
+    p.add_argument(
+        "--match",
+        dest="matches",
+        action=_Repeat,
+        default=(),
+        metavar="REGEX=CASE",
+        help="map kernel names found by REGEX to case CASE (repeatable; the first match wins)",
+    )
+    p.add_argument(
+        "--write",
+        action="store_true",
+        help="add the entries to the kernel specs in place (default: print them as YAML)",
+    )
+
+
 def _solve(p: argparse.ArgumentParser) -> None:
     p.add_argument("case", metavar="CASE", help="a case id")
     p.add_argument(
@@ -288,6 +329,19 @@ COMMANDS: tuple[Command, ...] = (
         "(compute-bound, memory-bound at a level, latency-bound) and the bottleneck to attack.",
         arguments=_report,
         run=commands.cmd_report,
+    ),
+    Command(
+        "import",
+        help="measured entries from a profiler's export",
+        description="Read FILE, a plain CSV of measured runs (columns case, device, "
+        "precision, time, launches, flops, bytes.dram, bytes.l2, bytes.l1; times with "
+        "units), an Nsight Compute CSV export (raw or details page) or rocprof-compute's "
+        "pmc_perf.csv, sum the launches of each kernel, and print the measured entries as "
+        "YAML; --write adds them and a measurement source to the kernel specs in place, "
+        "keeping comments and order. A bad file gives FILE:LINE: error: lines, exit 1, and "
+        "no spec is touched.",
+        arguments=_import,
+        run=commands.cmd_import,
     ),
     Command(
         "solve",
