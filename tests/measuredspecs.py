@@ -54,8 +54,13 @@ cases:
     precision: bf16
     shape: {n: 1000000000}
     measured:
-      - {device: gpu-b, precision: bf16, time: 2 ms, flops: 2000000000,
-         bytes: {dram: 7.2 GB, l2: 6000000000}, launches: 1, source: run1}
+      - device: gpu-b
+        precision: bf16
+        time: 2 ms
+        flops: 2000000000
+        bytes: {dram: 7.2 GB, l2: 6000000000}  # as counted
+        launches: 1
+        source: run1
 """
 
 

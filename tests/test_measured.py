@@ -95,11 +95,9 @@ def test_floor_caps_the_sweeps(specs: Path) -> None:
 
 def test_launches_scale_a_measurement_to_one_run(tmp_path: Path) -> None:
     """Ten launches summed by the profiler: per run, a tenth of the time and bytes."""
-    kernel = KERNEL.replace("time: 2 ms, flops: 2000000000,", "time: 20 ms, flops: 20 GFLOP,")
-    kernel = kernel.replace(
-        "bytes: {dram: 7.2 GB, l2: 6000000000}, launches: 1",
-        "bytes: {dram: 72 GB, l2: 60 GB}, launches: 10",
-    )
+    kernel = KERNEL.replace("time: 2 ms", "time: 20 ms").replace("launches: 1\n", "launches: 10\n")
+    kernel = kernel.replace("flops: 2000000000", "flops: 20 GFLOP")
+    kernel = kernel.replace("{dram: 7.2 GB, l2: 6000000000}", "{dram: 72 GB, l2: 60 GB}")
     row = _row(write_measured(tmp_path, kernel), "axpy-big", "gpu-b")
     assert {"dram": 1.2, "l2": 1} == row["traffic_ratio"]
     assert 1000000000000 == row["measured"]
