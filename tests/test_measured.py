@@ -163,3 +163,20 @@ def test_measurement_source_without_command_is_linted(tmp_path: Path) -> None:
     code, text = run("check", "--specs", str(write_measured(tmp_path, kernel)))
     assert 0 == code
     assert "lint-measurement: measurement source 'run1' does not give its command" in text
+
+
+def test_device_chart_places_measured_points_at_measured_intensity(specs: Path) -> None:
+    """The diamond sits at the counted DRAM intensity, joined to the modelled marker."""
+    from rooflinec.site import charts
+
+    compiled = compiled_or_raise(specs)
+    results = compiled.select(devices=["gpu-b"], declared_only=True)
+    chart = charts.device_roofline(compiled, "gpu-b", results, "bf16")
+    datasets = chart.spec["datasets"]
+    (point,) = datasets["measured"]
+    assert (0.2777778, 1e12) == (point["x"], point["y"])  # charts keep 7 digits
+    assert "0.2778 FLOP/B (measured)" == point["intensity_label"]
+    assert [
+        {"n": "2", "end": 0, "x": 0.3333333, "y": 1.333333e12},
+        {"n": "2", "end": 1, "x": 0.2777778, "y": 1e12},
+    ] == datasets["moves"]
