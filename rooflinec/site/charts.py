@@ -586,9 +586,11 @@ def _device_roofline_parts(
     # Label offsets take turns in the order of intensity, so close neighbours differ.
     for rank, m in enumerate(sorted(markers, key=lambda m: (m["x"], int(m["n"])))):
         m["slot"] = rank % 2
-    xs = [m["x"] for m in markers] + [m["x"] for m in measured] + [
-        _f(fig.peaks[p] / fig.bandwidths[lv]) for p in precisions for lv in levels
-    ]
+    xs = (
+        [m["x"] for m in markers]
+        + [m["x"] for m in measured]
+        + [_f(fig.peaks[p] / fig.bandwidths[lv]) for p in precisions for lv in levels]
+    )
     ys = [min(m["peak"], m["mem"] or m["peak"]) for m in markers] + [m["y"] for m in measured]
     ys += [_f(fig.bandwidths[lv]) * min(xs) for lv in levels]
     peaks = [_f(v) for v in fig.peaks.values()]
