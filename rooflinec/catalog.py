@@ -41,9 +41,11 @@ class Source:
     url: str
     read: str
     published: str | None
-    kind: Literal["vendor", "third-party"] | None
+    kind: Literal["vendor", "third-party", "measurement"] | None
     note: str | None
     location: Location
+    tool: str | None = None  # a measurement's profiler and its version
+    command: str | None = None  # a measurement's command line, to run it again
 
 
 @dataclass(frozen=True)
@@ -148,6 +150,17 @@ class Example:
 
 
 @dataclass(frozen=True)
+class Launch:
+    """The least time one kernel launch takes on a device: the latency floor."""
+
+    latency: Fraction  # s
+    text: str  # as written, e.g. "2 µs"
+    source: str
+    note: str | None
+    location: Location
+
+
+@dataclass(frozen=True)
 class Device:
     id: str
     name: str
@@ -167,6 +180,7 @@ class Device:
     document: Document = field(repr=False, compare=False)
     family: str | None = None  # architecture or product family, for grouping
     form: str | None = None  # SXM, PCIe, OAM, card, module, SoC, chip, wafer
+    launch: Launch | None = None  # the latency floor; None: no floor
 
     def peak(self, precision: str) -> Fraction:
         """Sustained dense peak in OP/s."""
@@ -185,6 +199,14 @@ class Device:
 
 @dataclass(frozen=True)
 class Measured:
+    """A measured run of a case on a device at a precision.
+
+    `time`, `flops` and `bytes` cover `launches` launches (the profiler's sums); one run
+    of the case is `Case.launches` launches, so per run they are scaled by
+    `Case.launches / launches`. `flops` and `bytes` are what a profiler counted; absent,
+    the kernel's formulas stand in.
+    """
+
     device: str
     precision: str
     rate: Fraction | None  # OP/s
@@ -193,6 +215,9 @@ class Measured:
     source: str | None
     note: str | None
     location: Location
+    flops: Fraction | None = None  # OP, counted
+    bytes: dict[str, Fraction] = field(default_factory=dict)  # level -> B, counted
+    launches: int | None = None  # launches the counts cover; None: one run of the case
 
 
 @dataclass(frozen=True)
@@ -205,6 +230,7 @@ class Case:
     shape: dict[str, int]
     measured: tuple[Measured, ...]
     location: Location
+    launches: int = 1  # kernel launches one run of the case takes (the latency floor's count)
 
 
 @dataclass(frozen=True)

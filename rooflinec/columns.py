@@ -9,9 +9,13 @@ other cells it is computed with):
 
     ceiling[level] = intensity[level] × bandwidth[level]   (+inf where no ceiling)
     memory         = min over levels of ceiling
-    attainable     = min(peak, memory);  share = attainable / peak
+    floor          = flops / (launches × latency)         (+inf where no latency floor)
+    attainable     = min(peak, memory, floor);  share = attainable / peak
     time           = flops / attainable; efficiency = measured / attainable
-    bandwidth_sweep[f] = min(peak, memory × f);  peak_sweep[f] = min(peak × f, memory)
+    bandwidth_sweep[f] = min(peak, memory × f, floor);  peak_sweep[f] = min(peak × f, memory, floor)
+
+A cell held by the latency floor takes its attainable rate and time from the exact
+values, correctly rounded: its time is launches × latency exactly as written.
 
 `limited_by` is a decision and must be exact: wherever another ceiling lies within a
 relative `TIE_TOLERANCE` of the lowest, the cell is decided again with the exact view
@@ -28,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rooflinec.catalog import LEVELS
-from rooflinec.terms import LIMITED_BY, SWEEP, SWEEP_KEYS
+from rooflinec.terms import LATENCY, LIMITED_BY, SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -63,6 +67,7 @@ class Columns:
     peak: Floats  # per pair
     exact: NDArray[np.bool_]  # decided with exact arithmetic (a near tie)
     memory: Floats  # the lowest memory ceiling; +inf where no level is a ceiling
+    floor: Floats  # the latency floor's rate; +inf where the device has no floor
     limited_by: NDArray[np.int8]  # index into LIMITED_BY
     attainable: Floats
     share_of_peak: Floats
@@ -115,6 +120,7 @@ def compute_columns(compiled: Compiled) -> Columns:
     out: dict[str, Any] = {
         "exact": np.zeros(n, dtype=np.bool_),
         "memory": np.empty(n),
+        "floor": _floor_rates(compiled, flops, count_row, n_pairs),
         "limited_by": np.zeros(n, dtype=np.int8),
         "attainable": np.empty(n),
         "share_of_peak": np.empty(n),
@@ -128,6 +134,24 @@ def compute_columns(compiled: Compiled) -> Columns:
     _roofline(compiled, flops, intensity, peak, bandwidth, count_row, n_pairs, out)
     out["efficiency"] = out["measured"] / out["attainable"]
     return Columns(count_row, pair, flops, intensity, peak, **out)
+
+
+def _floor_rates(compiled: Compiled, flops: Floats, count_row: Ints, n_pairs: int) -> Floats:
+    """Each cell's latency-floor rate, flops / (launches × latency); +inf without a floor."""
+    c = compiled.counts
+    n = len(count_row)
+    latency = np.array(
+        [_float(c.latencies[d]) if d in c.latencies else np.inf for d in c.pair_device],
+        dtype=np.float64,
+    )
+    if n == 0 or np.isinf(latency).all():
+        return np.full(n, np.inf)
+    launches = np.array([case.launches for case in c.cases], dtype=np.float64)
+    time = (launches[:, None] * latency[None, :]).ravel()
+    rates = np.full(n, np.inf)
+    held = np.isfinite(time)
+    rates[held] = flops[count_row][held] / time[held]
+    return rates
 
 
 def _roofline(
@@ -172,6 +196,11 @@ def _roofline(
             np.minimum(best, line, out=best)
             np.minimum(memory, line, out=memory)
             lines.append(line)
+        floor = out["floor"][rows]
+        if not np.isinf(floor).all():
+            bound[floor < best] = _LATENCY  # strict: the roofline wins a tie
+            np.minimum(best, floor, out=best)
+            lines.append(floor)
         # Near ties: another ceiling c with c - lowest <= TIE_TOLERANCE × c, that is
         # c <= lowest / (1 - TIE_TOLERANCE). Those cells are decided again, exactly.
         near = best / (1 - TIE_TOLERANCE)
@@ -180,10 +209,28 @@ def _roofline(
             close = close + (line <= near)
         np.minimum(peak[:, None], memory[:, None] * _SWEEP_F, out=out["bandwidth_sweep"][rows])
         np.minimum(peak[:, None] * _SWEEP_F, memory[:, None], out=out["peak_sweep"][rows])
+        np.minimum(out["bandwidth_sweep"][rows], floor[:, None], out=out["bandwidth_sweep"][rows])
+        np.minimum(out["peak_sweep"][rows], floor[:, None], out=out["peak_sweep"][rows])
         for i in (np.flatnonzero(close > 1) + rows.start).tolist():
             _decide_exactly(compiled, i, out)
+        held = (np.flatnonzero(bound == _LATENCY) + rows.start).tolist()
+        for i in held:
+            _at_floor(compiled, i, out)
         np.divide(best, peak, out=out["share_of_peak"][rows])
         np.divide(flops[block_rows], best, out=out["time"][rows])
+        for i in held:
+            out["time"][i] = _float(compiled.counts.floor(i) or Fraction(0))
+
+
+_LATENCY = LIMITED_BY.index(LATENCY)
+
+
+def _at_floor(compiled: Compiled, cell: int, out: dict[str, Any]) -> None:
+    """A cell held by the latency floor: its rate is flops / floor, correctly rounded."""
+    floor = compiled.counts.floor(cell)
+    if floor is not None:
+        c = compiled.counts
+        out["attainable"][cell] = _quotient(c.flops[c.count_row(cell)], floor)
 
 
 def _decide_exactly(compiled: Compiled, cell: int, out: dict[str, Any]) -> None:

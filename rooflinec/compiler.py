@@ -16,7 +16,7 @@ site text); `Compiled.result(case, device, precision)` is a lookup.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from rooflinec.catalog import LEVELS, Case, Catalog, Device, Kernel, Measured
 from rooflinec.errors import Diagnostic, Location
 from rooflinec.formulas import Formula, bulk_evaluate
-from rooflinec.terms import COMPUTE, LIMITED_BY, SWEEP, SWEEP_KEYS
+from rooflinec.terms import COMPUTE, LATENCY, LIMITED_BY, SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:
     from rooflinec.columns import Columns
@@ -50,6 +50,30 @@ class DeviceFigures:
 
 
 @dataclass(frozen=True)
+class Run:
+    """A measured run of one cell, per run of the case (one run is `Case.launches` launches).
+
+    `flops` is the profiler's count where it gave one, else the kernel's formula
+    (`counted_flops` says which); `bytes` holds only the levels a profiler counted.
+    """
+
+    time: Fraction  # s
+    flops: Fraction
+    counted_flops: bool
+    bytes: dict[str, Fraction]
+    source: str | None
+    location: Location
+
+    def intensity(self) -> dict[str, Fraction]:
+        """Operations per byte as measured, at each level with traffic."""
+        return {lv: self.flops / b for lv, b in self.bytes.items() if b > 0}
+
+    def bandwidth(self) -> dict[str, Fraction]:
+        """Bytes per second as measured, at each counted level."""
+        return {lv: b / self.time for lv, b in self.bytes.items()}
+
+
+@dataclass(frozen=True)
 class Result:
     """One case on one device at one precision, exactly."""
 
@@ -64,10 +88,36 @@ class Result:
     bandwidths: dict[str, Fraction]  # the levels both kernel and device give
     unmodelled: tuple[tuple[str, str], ...]  # (level, why it is no ceiling here)
     measured: Fraction | None
+    floor: Fraction | None = None  # launches × the device's launch latency, s; None: no floor
+    run: Run | None = None  # the measured run, where one was recorded
 
     @property
     def intensity(self) -> dict[str, Fraction]:
         return {level: self.flops / b for level, b in self.bytes.items()}
+
+    @cached_property
+    def floor_rate(self) -> Fraction | None:
+        """The highest rate the latency floor allows: operations / (launches × latency)."""
+        return None if self.floor is None else self.flops / self.floor
+
+    @property
+    def measured_intensity(self) -> dict[str, Fraction]:
+        return {} if self.run is None else self.run.intensity()
+
+    @property
+    def measured_bandwidth(self) -> dict[str, Fraction]:
+        return {} if self.run is None else self.run.bandwidth()
+
+    @property
+    def traffic_ratio(self) -> dict[str, Fraction]:
+        """Measured bytes / modelled bytes, at each level both give."""
+        if self.run is None:
+            return {}
+        return {
+            lv: b / self.bytes[lv]
+            for lv, b in self.run.bytes.items()
+            if lv in self.bytes and self.bytes[lv] > 0
+        }
 
     # The derived values below are cached on first use (a frozen dataclass keeps them in
     # the instance's __dict__; they take no part in equality): a derivation reads the
@@ -82,14 +132,20 @@ class Result:
 
     @cached_property
     def limited_by(self) -> str:
-        # A kernel exactly at the ridge is compute bound: the peak wins ties.
+        # A kernel exactly at the ridge is compute bound: the peak wins ties. The latency
+        # floor holds a result only where it is strictly slower than the roofline.
         ceilings = self.ceilings
         lowest = min(ceilings.values())
+        floor = self.floor_rate
+        if floor is not None and floor < lowest:
+            return LATENCY
         return next(name for name in LIMITED_BY if ceilings.get(name) == lowest)
 
     @cached_property
     def attainable(self) -> Fraction:
-        return min(self.ceilings.values())
+        roof = min(self.ceilings.values())
+        floor = self.floor_rate
+        return roof if floor is None else min(roof, floor)
 
     @property
     def share_of_peak(self) -> Fraction:
@@ -107,6 +163,8 @@ class Result:
         ceilings = self.ceilings
         rates = [self.peak * peak]
         rates += [ceilings[lv] * bandwidth for lv in self.bandwidths]
+        if self.floor_rate is not None:
+            rates.append(self.floor_rate)  # no faster memory or peak lifts the floor
         return min(rates)
 
     @cached_property
@@ -146,6 +204,15 @@ class Counts:
     pair_width: tuple[int, ...]  # index into `widths`
     bandwidths: dict[str, dict[str, Fraction]]  # device -> sustained bandwidth per level
     measured: dict[int, Fraction]  # cell -> measured rate, exactly
+    latencies: dict[str, Fraction] = field(default_factory=dict)  # device -> launch latency
+    runs: dict[int, Run] = field(default_factory=dict)  # cell -> measured run
+
+    def floor(self, cell: int) -> Fraction | None:
+        """launches × launch latency of a cell, or None where its device has no floor."""
+        latency = self.latencies.get(self.pair_device[cell % len(self.pair_device)])
+        if latency is None:
+            return None
+        return self.cases[cell // len(self.pair_device)].launches * latency
 
     def __len__(self) -> int:
         return len(self.cases) * len(self.pair_device)
@@ -257,6 +324,8 @@ class Compiled:
             bandwidths,
             unmodelled,
             c.measured.get(cell),
+            c.floor(cell),
+            c.runs.get(cell),
         )
 
     @cached_property
@@ -337,6 +406,7 @@ def compile_catalog(catalog: Catalog) -> Compiled:
         tuple(pair_width),
         {d: fig.bandwidths for d, fig in figures.items()},
         {},
+        {d.id: d.launch.latency for d in catalog.devices.values() if d.launch is not None},
     )
     compiled = Compiled(catalog, figures, counts, ())
     diagnostics = _measure(compiled)
@@ -376,22 +446,59 @@ def _measure(compiled: Compiled) -> list[Diagnostic]:
             if j is not None:
                 found.append((i * len(c.pair_device) + j, case, m))
     for cell, case, m in sorted(found, key=lambda item: item[0]):
+        modelled = c.flops[c.count_row(cell)]
         rate = m.rate
         if rate is None:
             if m.time is None:
                 continue
-            rate = c.flops[c.count_row(cell)] / m.time
+            rate = modelled / (m.time * _per_run(case, m))
         c.measured[cell] = rate
+        c.runs[cell] = _run(case, m, modelled, rate)
         result = compiled.result_at(cell)
         if rate > result.attainable:
             diagnostics.append(_above_ceiling(case, m.location, result, rate))
+        for level, bandwidth in result.measured_bandwidth.items():
+            ceiling = result.bandwidths.get(level)
+            if ceiling is not None and bandwidth > ceiling:
+                diagnostics.append(_above_bandwidth(case, m.location, result, level, bandwidth))
     return diagnostics
+
+
+def _per_run(case: Case, m: Measured) -> Fraction:
+    """The share of a measurement's sums that one run of the case accounts for."""
+    return Fraction(case.launches, m.launches if m.launches is not None else case.launches)
+
+
+def _run(case: Case, m: Measured, modelled: Fraction, rate: Fraction) -> Run:
+    """A measurement per run of the case; a rate alone gives the time its formula implies."""
+    share = _per_run(case, m)
+    time = m.time * share if m.time is not None else modelled / rate
+    counted = m.flops is not None
+    flops = m.flops * share if m.flops is not None else modelled
+    traffic = {lv: m.bytes[lv] * share for lv in LEVELS if lv in m.bytes}
+    return Run(time, flops, counted, traffic, m.source, m.location)
 
 
 def _why(level: str, kernel: Kernel) -> str:
     if level in kernel.bytes:
         return f"the device gives no {level} bandwidth"
     return f"the kernel gives no {level} traffic"
+
+
+def _above_bandwidth(
+    case: Case, location: Location, result: Result, level: str, bandwidth: Fraction
+) -> Diagnostic:
+    ratio = float(bandwidth / result.bandwidths[level])
+    return Diagnostic(
+        location,
+        f"measured {level} bandwidth of case '{case.id}' on '{result.device}' at"
+        f" {result.precision} is {ratio:.3g}x the device's sustained {level} bandwidth;"
+        " check the counter (sectors or requests, or another level's traffic), the units,"
+        " and that time and bytes cover the same `launches`",
+        "",
+        "error",
+        "measured",
+    )
 
 
 def _above_ceiling(case: Case, location: Location, result: Result, rate: Fraction) -> Diagnostic:

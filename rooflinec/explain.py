@@ -12,7 +12,7 @@ from fractions import Fraction
 from rooflinec.catalog import LEVEL_NAMES, Catalog
 from rooflinec.compiler import Result
 from rooflinec.formatting import format_number, format_percent, format_si
-from rooflinec.terms import COMPUTE
+from rooflinec.terms import COMPUTE, LATENCY
 
 
 def _exact(value: Fraction) -> str:
@@ -87,10 +87,19 @@ def explain(catalog: Catalog, result: Result) -> str:
                 f" {format_si(result.bandwidths[name], 'B/s', digits=6)}"
                 f" = {format_si(rate, unit + '/s', digits=6)}"
             )
+    if result.floor is not None and result.floor_rate is not None and device.launch is not None:
+        add(
+            f"   latency floor: {case.launches} launch(es) × {device.launch.text}"
+            f" = {format_si(result.floor, 's', digits=6)}, at most"
+            f" {format_si(result.floor_rate, unit + '/s', digits=6)}"
+            f"    [source: {device.launch.source}]"
+        )
     winner = result.limited_by
     add(f"   lowest: {winner} → attainable = {format_si(result.attainable, unit + '/s', digits=6)}")
     if winner == COMPUTE:
         add("   compute bound: the intensity is at or above every ridge point")
+    elif winner == LATENCY:
+        add("   latency bound: the launch takes longer than the work at the roofline")
     else:
         add(
             f"   memory bound on {LEVEL_NAMES[winner]}: the intensity is below that level's"
@@ -105,6 +114,13 @@ def explain(catalog: Catalog, result: Result) -> str:
         add("7. Measured")
         add(f"   measured rate = {format_si(result.measured, unit + '/s', digits=6)}")
         add(f"   efficiency = measured / attainable = {format_percent(result.efficiency)}")
+        for level, ratio in result.traffic_ratio.items():
+            add(
+                f"   {level}: measured intensity"
+                f" {format_si(result.measured_intensity[level], unit + '/B', digits=6)},"
+                f" bandwidth {format_si(result.measured_bandwidth[level], 'B/s', digits=6)},"
+                f" traffic ratio {format_number(ratio, 4)}"
+            )
     add("")
     number = 8 if result.measured is not None and result.efficiency is not None else 7
     add(f"{number}. Crossovers (one symbol varied over the integers, the others held)")

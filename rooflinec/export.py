@@ -92,17 +92,22 @@ class _Source:
         return self.compiled.result_at(cell)
 
     def lowest(self, cell: int, a: Fraction, b: Fraction) -> Fraction:
-        """min(peak × a, lowest memory ceiling × b), exactly: the floats pick the side
-        when they are far apart, and only that side is computed."""
+        """min(peak × a, lowest memory ceiling × b, latency floor), exactly: the floats
+        pick the side when it is far below the others, and only that side is computed."""
         columns = self.columns
         j = cell % self.n_pairs
-        peak = float(columns.peak[j]) * _FLOAT[a]
-        memory = float(columns.memory[cell]) * _FLOAT[b]
-        if peak < memory * (1 - _MARGIN):
-            return self._peak(j, a)
-        if memory < peak * (1 - _MARGIN):
-            return self._memory(cell) * b
-        return min(self._peak(j, a), self._memory(cell) * b)
+        sides: list[tuple[float, Callable[[], Fraction]]] = [
+            (float(columns.peak[j]) * _FLOAT[a], lambda: self._peak(j, a)),
+            (float(columns.memory[cell]) * _FLOAT[b], lambda: self._memory(cell) * b),
+        ]
+        floor = self.counts.floor(cell)
+        if floor is not None:
+            row = self.counts.count_row(cell)
+            sides.append((float(columns.floor[cell]), lambda: self.counts.flops[row] / floor))
+        sides.sort(key=lambda side: side[0])
+        if sides[0][0] < sides[1][0] * (1 - _MARGIN):
+            return sides[0][1]()
+        return min(exact() for value, exact in sides if value != float("inf"))
 
     def unit(self, cell: int) -> str:
         precision = self.counts.pair_precision[cell % self.n_pairs]
@@ -151,6 +156,7 @@ class Field:
     json: bool = True
     table: str | None = None  # the table's column header, when the table shows it
     show: Callable[[Any, str], str] = lambda value, counting: str(value)  # -> table text
+    optional: bool = False  # JSON leaves the field out of a row where it is empty
 
 
 def _floats(name: str, exact: Callable[[_Source, int], Fraction | None]) -> Values:
@@ -258,6 +264,19 @@ def _limited_by(src: _Source, cells: Sequence[int]) -> list[Any]:
     return [LIMITED_BY[k] for k in codes]
 
 
+def _run_levels(view: Callable[[Result], dict[str, Fraction]]) -> Values:
+    """A per-level view of a cell's measured run, from the exact values; empty without one."""
+
+    def values(src: _Source, cells: Sequence[int]) -> list[Any]:
+        runs = src.counts.runs
+        return [
+            {lv: num(v) for lv, v in view(src.exact(cell)).items()} if cell in runs else {}
+            for cell in cells
+        ]
+
+    return values
+
+
 def _si(unit: str) -> Callable[[Any, str], str]:
     """Table text in SI units; `{}` in `unit` is the counting unit (FLOP or OP)."""
 
@@ -357,6 +376,30 @@ FIELDS: tuple[Field, ...] = (
         table="efficiency",
         show=_percent,
     ),
+    Field(
+        "measured_intensity",
+        "cell",
+        _run_levels(lambda r: r.measured_intensity),
+        tuple(f"measured_intensity_{lv} [OP/B]" for lv in LEVELS),
+        LEVELS,
+        optional=True,
+    ),
+    Field(
+        "measured_bandwidth",
+        "cell",
+        _run_levels(lambda r: r.measured_bandwidth),
+        tuple(f"measured_bandwidth_{lv} [B/s]" for lv in LEVELS),
+        LEVELS,
+        optional=True,
+    ),
+    Field(
+        "traffic_ratio",
+        "cell",
+        _run_levels(lambda r: r.traffic_ratio),
+        tuple(f"traffic_ratio_{lv} [1]" for lv in LEVELS),
+        LEVELS,
+        optional=True,
+    ),
 )
 
 CSV_COLUMNS: list[str] = [header for field in FIELDS for header in field.headers]
@@ -436,7 +479,10 @@ def _json_value(value: Any) -> str:
 
 
 def _json_field(field: Field, value: Any) -> str:
+    """A field's JSON member; an optional field without a value gives none ("")."""
     pad = "      "
+    if field.optional and not value:
+        return ""
     if not field.keys:
         return f'{pad}"{field.key}": {_json_value(value)}'
     if not value:
@@ -488,14 +534,17 @@ def write_json(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
         texts = rows.batch(batch)
         chunk = []
         for parts in zip(*texts, strict=True):
-            chunk.append(f"{separator}    {{\n" + ",\n".join(parts) + "\n    }")
+            chunk.append(f"{separator}    {{\n" + ",\n".join(p for p in parts if p) + "\n    }")
             separator = ",\n"
         out.write("".join(chunk))
     out.write("\n  ]\n}\n")
 
 
 def _jsonl_field(field: Field, value: Any) -> str:
-    """A field as `"key": value` on one line, each value written as `_json_field` writes it."""
+    """A field as `"key": value` on one line, each value written as `_json_field` writes it;
+    an optional field without a value gives none (""), as in the JSON document."""
+    if field.optional and not value:
+        return ""
     if not field.keys:
         return f'"{field.key}": {_json_value(value)}'
     inner = ", ".join(f'"{k}": {_json_value(v)}' for k, v in value.items())
@@ -512,7 +561,8 @@ def write_jsonl(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
     for batch in _batches(cells):
         out.write(
             "".join(
-                "{" + ", ".join(parts) + "}\n" for parts in zip(*rows.batch(batch), strict=True)
+                "{" + ", ".join(p for p in parts if p) + "}\n"
+                for parts in zip(*rows.batch(batch), strict=True)
             )
         )
 

@@ -95,7 +95,7 @@ class SourceInfo:
     title: str
     publisher: str
     url: str
-    kind: Literal["vendor", "third-party"] | None
+    kind: Literal["vendor", "third-party", "measurement"] | None
     read: str  # ISO date, as written in the spec
     published: str | None
     note: str | None

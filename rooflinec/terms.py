@@ -10,7 +10,10 @@ from rooflinec.catalog import LEVELS
 SWEEP = (Fraction(1, 2), Fraction(1), Fraction(2), Fraction(4))
 SWEEP_KEYS = ("0.5", "1", "2", "4")
 COMPUTE = "compute"
-#: What can limit a cell, in the order ties are broken: compute, then each level.
-LIMITED_BY: tuple[str, ...] = (COMPUTE, *LEVELS)
+#: A result held by its device's launch-latency floor (launches × latency).
+LATENCY = "latency"
+#: What can limit a cell, in the order ties are broken: compute, then each level, then
+#: the latency floor (which holds a result only where it is strictly slower).
+LIMITED_BY: tuple[str, ...] = (COMPUTE, *LEVELS, LATENCY)
 
-__all__ = ["COMPUTE", "LIMITED_BY", "SWEEP", "SWEEP_KEYS"]
+__all__ = ["COMPUTE", "LATENCY", "LIMITED_BY", "SWEEP", "SWEEP_KEYS"]

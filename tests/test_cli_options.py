@@ -19,6 +19,8 @@ def test_the_table_lists_every_command_once_in_help_order() -> None:
         "check",
         "compile",
         "explain",
+        "report",
+        "import",
         "solve",
         "diff",
         "publish",
@@ -52,6 +54,21 @@ def test_explain_fills_the_same_fields_as_compile() -> None:
     assert ("gemm", ("d",), ()) == (opts.case, opts.devices, opts.precisions)
     opts = parse(["explain", "gemm", "--device", "d", "--precision", "fp8", "--symbolic"])
     assert (("d",), ("fp8",), True) == (opts.devices, opts.precisions, opts.symbolic)
+
+
+def test_import_options_are_typed_fields() -> None:
+    """`import`'s kind, file, one device and precision, repeated matches and --write."""
+    opts = parse(
+        ["import", "ncu", "run.csv", "--device", "d", "--match", "gemm=g1", "--match", "x=g2"]
+    )
+    assert ("ncu", Path("run.csv"), ("d",), ("gemm=g1", "x=g2"), False) == (
+        opts.kind,
+        opts.file,
+        opts.devices,
+        opts.matches,
+        opts.write,
+    )
+    assert parse(["import", "csv", "a.csv", "--write"]).write
 
 
 def test_publish_build_and_serve_options_are_typed_fields() -> None:

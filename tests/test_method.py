@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import Catalog, Figure, MemoryLevel, Peak
-from rooflinec.compiler import Result, compile_catalog, device_figures
+from rooflinec.compiler import Result, Run, compile_catalog, device_figures
+from rooflinec.errors import Location
 from rooflinec.examples import run_example
+from rooflinec.formulas import Formula
 from rooflinec.terms import SWEEP, SWEEP_KEYS
 from tests.specfactory import BUNDLED
 
@@ -27,7 +29,7 @@ def catalog() -> Catalog:
     return catalog_or_raise(BUNDLED)
 
 
-def method_formulas(catalog: Catalog) -> dict[str, object]:
+def method_formulas(catalog: Catalog) -> dict[str, Formula]:
     return {f.name: f.formula for f in catalog.methods["roofline"].formulas}
 
 
@@ -44,8 +46,62 @@ def test_method_lists_every_compiler_output(catalog: Catalog) -> None:
         "efficiency",
         "bandwidth_sweep",
         "peak_sweep",
+        "floor_rate",
+        "measured_intensity",
+        "measured_bandwidth",
+        "traffic_ratio",
     }
     assert expected == set(method_formulas(catalog))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    flops=positive,
+    bytes_=positive,
+    counted=positive,
+    time=positive,
+    launches=st.integers(1, 64),
+    latency=positive,
+)
+def test_method_floor_and_traffic_equal_compiler(
+    catalog: Catalog,
+    flops: Fraction,
+    bytes_: Fraction,
+    counted: Fraction,
+    time: Fraction,
+    launches: int,
+    latency: Fraction,
+) -> None:
+    """The latency floor and the measured-traffic formulas give what a result computes."""
+    f = method_formulas(catalog)
+    run = Run(time, flops, True, {"dram": counted}, None, Location("x", 1, 1))
+    peak, bandwidth = Fraction(10**15), Fraction(4 * 10**12)
+    floor = launches * latency
+    result = Result(
+        "c",
+        "k",
+        "d",
+        "bf16",
+        True,
+        flops,
+        {"dram": bytes_},
+        peak,
+        {"dram": bandwidth},
+        (),
+        None,
+        floor,
+        run,
+    )
+    floor_rate = f["floor_rate"].evaluate(
+        {"flops": flops, "launches": launches, "latency": latency}
+    )
+    assert floor_rate == result.floor_rate
+    assert min(peak, flops / bytes_ * bandwidth, floor_rate) == result.attainable
+    assert max(flops / min(peak, flops / bytes_ * bandwidth), floor) == result.time
+    env = {"counted_flops": flops, "counted_bytes": counted, "measured_time": time, "bytes": bytes_}
+    assert f["measured_intensity"].evaluate(env) == result.measured_intensity["dram"]
+    assert f["measured_bandwidth"].evaluate(env) == result.measured_bandwidth["dram"]
+    assert f["traffic_ratio"].evaluate(env) == result.traffic_ratio["dram"]
 
 
 @settings(max_examples=60, deadline=None)

@@ -120,7 +120,7 @@ def test_specs_compile_to_vega(bundled: Compiled, synthetic: Compiled) -> None:
             assert vega["marks"], name
             signals = {signal["name"] for signal in vega.get("signals", [])}
             assert {p["name"] for p in chart.spec.get("params", [])} <= signals, name
-    assert {"roofline-1", "roofline-2", "roofline-3", "comparison-1", "attainable-0"} <= seen
+    assert {"roofline-1", "roofline-2", "roofline-4", "comparison-1", "attainable-0"} <= seen
 
 
 def test_svg_of_a_device_is_its_roofline(bundled: Compiled) -> None:

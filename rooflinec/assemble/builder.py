@@ -101,12 +101,14 @@ class Builder:
                 sid,
                 s["title"],
                 s["publisher"],
-                s["url"],
+                s.get("url", ""),  # a measurement may have no page to link
                 s["read"],
                 s.get("published"),
                 s.get("kind"),
                 s.get("note"),
                 doc.locate(("sources", sid), key=True),
+                s.get("tool"),
+                s.get("command"),
             )
         return out
 

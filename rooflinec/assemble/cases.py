@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from rooflinec.assemble.builder import Builder
@@ -55,7 +56,12 @@ def build_case(
         parsed = builder.quantity(
             doc, (*mpath, key), m[key], Dimension.RATE if key == "rate" else Dimension.TIME
         )
-        if parsed is None:
+        flops = _count(builder, doc, (*mpath, "flops"), m.get("flops"), Dimension.OPS)
+        counted = {
+            level: _count(builder, doc, (*mpath, "bytes", level), value, Dimension.BYTES)
+            for level, value in (m.get("bytes") or {}).items()
+        }
+        if parsed is None or None in counted.values() or ("flops" in m and flops is None):
             continue
         if key == "rate":
             rate = parsed[0]
@@ -71,6 +77,9 @@ def build_case(
                 m.get("source"),
                 m.get("note"),
                 doc.locate(mpath),
+                flops,
+                {level: value for level, value in counted.items() if value is not None},
+                m.get("launches"),
             )
         )
     if len(builder.out.errors) > errors_before:
@@ -84,4 +93,17 @@ def build_case(
         dict(shape),
         tuple(measured),
         doc.locate(path),
+        entry.get("launches", 1),
     )
+
+
+def _count(
+    builder: Builder, doc: Document, path: PathKey, raw: Any, dimension: Dimension
+) -> Fraction | None:
+    """A profiler's count: a whole number as written, or a quantity with its unit."""
+    if raw is None:
+        return None
+    if isinstance(raw, int):
+        return Fraction(raw)
+    parsed = builder.quantity(doc, path, raw, dimension)
+    return None if parsed is None else parsed[0]

@@ -12,6 +12,7 @@ from rooflinec.catalog import (
     Alternative,
     Device,
     Figure,
+    Launch,
     MemoryLevel,
     Peak,
     Precision,
@@ -64,6 +65,7 @@ def build_device(
             if parsed:
                 shares[which] = parsed[0]
     builder.source_ref(doc, ("sustained", "source"), sustained.get("source"), sources)
+    launch = _launch(builder, doc, data.get("launch"), sources)
     finished = typed.finish()
     if finished is None:
         return None
@@ -87,6 +89,26 @@ def build_device(
         doc,
         data.get("family"),
         data.get("form"),
+        launch,
+    )
+
+
+def _launch(
+    builder: Builder, doc: Document, entry: dict[str, Any] | None, sources: dict[str, Source]
+) -> Launch | None:
+    """The device's latency floor, when it gives one."""
+    if entry is None:
+        return None
+    builder.source_ref(doc, ("launch", "source"), entry["source"], sources)
+    parsed = builder.quantity(doc, ("launch", "latency"), entry["latency"], Dimension.TIME)
+    if parsed is None:
+        return None
+    return Launch(
+        parsed[0],
+        entry["latency"],
+        entry["source"],
+        entry.get("note"),
+        doc.locate(("launch", "latency")),
     )
 
 

@@ -7,10 +7,11 @@ from fractions import Fraction
 from typing import Any
 
 from rooflinec.assemble.builder import Builder
-from rooflinec.catalog import LEVELS, Example, Expectation
+from rooflinec.catalog import Example, Expectation
 from rooflinec.errors import json_path
 from rooflinec.loader import Document, PathKey
 from rooflinec.quantities import Dimension
+from rooflinec.terms import LIMITED_BY
 
 _OUTPUT_DIMENSIONS: dict[str, Dimension] = {
     "peak": Dimension.RATE,
@@ -80,10 +81,12 @@ def _expectation(
         value = raw
         tolerance = tolerance or Fraction(0)
     elif output == "limited_by":
-        if raw not in ("compute", *LEVELS):
+        if raw not in LIMITED_BY:
             builder.out.add(
                 doc.error(
-                    (*path, "value"), "expected one of: compute, dram, l2, l1", code="examples"
+                    (*path, "value"),
+                    f"expected one of: {', '.join(LIMITED_BY)}",
+                    code="examples",
                 )
             )
             return None

@@ -75,6 +75,89 @@ def cmd_explain(opts: Options, out: TextIO) -> int:
     return EXIT_OK
 
 
+def cmd_report(opts: Options, out: TextIO) -> int:
+    from rooflinec.report import NotMeasured, report
+
+    compiled = compiled_or_raise(specs_folder(opts.specs))
+    catalog = compiled.catalog
+    _unknown("case", [opts.case], catalog.cases)
+    _unknown("device", opts.devices, catalog.devices)
+    case = catalog.cases[opts.case]
+    device = catalog.devices[opts.devices[0]]
+    precision = opts.precisions[0] if opts.precisions else case.precision
+    _unknown("precision", [precision], catalog.precisions)
+    result = compiled.result(case.id, device.id, precision)
+    if result is None:
+        raise UsageError(
+            f"device '{device.id}' has no peak for precision '{precision}'"
+            f" (it has: {', '.join(device.peaks)})"
+        )
+    try:
+        out.write(report(catalog, result))
+    except NotMeasured as exc:
+        raise UsageError(str(exc)) from exc
+    return EXIT_OK
+
+
+def cmd_import(opts: Options, out: TextIO) -> int:
+    from rooflinec.assemble import catalog_or_raise
+    from rooflinec.importing import (
+        ExportError,
+        measurement_source,
+        parse_matches,
+        read_rows,
+        resolve,
+    )
+    from rooflinec.importing.render import render
+    from rooflinec.importing.sources import TOOLS
+    from rooflinec.lints import current_date
+
+    folder = specs_folder(opts.specs)
+    catalog = catalog_or_raise(folder)
+    matches = parse_matches(opts.matches)
+    if opts.file is None or not opts.file.is_file():
+        raise UsageError(f"export file not found: {opts.file}")
+    path = str(opts.file)
+    skipped: dict[str, int] = {}
+    try:
+        text = opts.file.read_text("utf-8-sig")
+        rows = read_rows(opts.kind, path, text)
+        entries = resolve(
+            rows,
+            catalog,
+            path,
+            tool=TOOLS[opts.kind],
+            device=opts.devices[0] if opts.devices else None,
+            precision=opts.precisions[0] if opts.precisions else None,
+            matches=matches if opts.kind != "csv" else None,
+            skipped=skipped,
+        )
+    except UnicodeDecodeError as exc:
+        sys.stderr.write(f"{path}:1: error: not UTF-8 text ({exc.reason})\n")
+        return EXIT_SPEC
+    except ExportError as exc:
+        for problem in exc.problems:
+            sys.stderr.write(f"{problem}\n")
+        return EXIT_SPEC
+    for name, launches in skipped.items():
+        sys.stderr.write(
+            f"rooflinec: note: kernel {name!r} ({launches} launch(es)) matches no --match:"
+            " skipped\n"
+        )
+    if not entries:
+        raise UsageError(f"{path}: no launch matched a case: nothing to import")
+    source = measurement_source(opts.kind, path, current_date())
+    if not opts.write:
+        units = {e.case: catalog.precisions[e.precision].unit for e in entries}
+        out.write(render(entries, source, units))
+        return EXIT_OK
+    from rooflinec.importing.write import write_entries
+
+    for changed in write_entries(catalog, folder, entries, source):
+        out.write(f"{changed}: measured entries added (source {source[0]})\n")
+    return EXIT_OK
+
+
 def cmd_solve(opts: Options, out: TextIO) -> int:
     from rooflinec.solve_case import solve_case, to_data, to_text
 

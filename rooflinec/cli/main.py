@@ -162,6 +162,63 @@ def _explain(p: argparse.ArgumentParser) -> None:
     _specs(p)
 
 
+def _report(p: argparse.ArgumentParser) -> None:
+    p.add_argument("case", metavar="CASE", help="a case id with a measured run")
+    p.add_argument(
+        "--device", dest="devices", action=_One, required=True, metavar="D", help="a device id"
+    )
+    p.add_argument(
+        "--precision",
+        dest="precisions",
+        action=_One,
+        default=(),
+        metavar="P",
+        help="default: the case's declared precision",
+    )
+    _specs(p)
+
+
+def _import(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "kind",
+        choices=["csv", "ncu", "rocprof"],
+        metavar="csv|ncu|rocprof",
+        help="csv (the plain form), ncu (an Nsight Compute CSV export) or rocprof"
+        " (rocprof-compute's pmc_perf.csv)",
+    )
+    p.add_argument("file", type=Path, metavar="FILE", help="the export to read")
+    _specs(p)
+    p.add_argument(
+        "--device",
+        dest="devices",
+        action=_One,
+        default=(),
+        metavar="D",
+        help="the device measured (for exports without a device column)",
+    )
+    p.add_argument(
+        "--precision",
+        dest="precisions",
+        action=_One,
+        default=(),
+        metavar="P",
+        help="the precision measured (default: each case's declared precision)",
+    )
+    p.add_argument(
+        "--match",
+        dest="matches",
+        action=_Repeat,
+        default=(),
+        metavar="REGEX=CASE",
+        help="map kernel names found by REGEX to case CASE (repeatable; the first match wins)",
+    )
+    p.add_argument(
+        "--write",
+        action="store_true",
+        help="add the entries to the kernel specs in place (default: print them as YAML)",
+    )
+
+
 def _solve(p: argparse.ArgumentParser) -> None:
     p.add_argument("case", metavar="CASE", help="a case id")
     p.add_argument(
@@ -269,6 +326,30 @@ COMMANDS: tuple[Command, ...] = (
         "--symbolic keeps the shape free and prints the time as an expression.",
         arguments=_explain,
         run=commands.cmd_explain,
+    ),
+    Command(
+        "report",
+        help="the write-up block of a measured run",
+        description="For CASE's measured run on device D, the lines a benchmark write-up "
+        "carries: the kernel, achieved throughput (and its share of the peak), achieved "
+        "bandwidth per level (and its share), arithmetic intensity (modelled, and measured "
+        "where the profiler counted bytes, with the traffic ratio), the regime "
+        "(compute-bound, memory-bound at a level, latency-bound) and the bottleneck to attack.",
+        arguments=_report,
+        run=commands.cmd_report,
+    ),
+    Command(
+        "import",
+        help="measured entries from a profiler's export",
+        description="Read FILE, a plain CSV of measured runs (columns case, device, "
+        "precision, time, launches, flops, bytes.dram, bytes.l2, bytes.l1; times with "
+        "units), an Nsight Compute CSV export (raw or details page) or rocprof-compute's "
+        "pmc_perf.csv, sum the launches of each kernel, and print the measured entries as "
+        "YAML; --write adds them and a measurement source to the kernel specs in place, "
+        "keeping comments and order. A bad file gives FILE:LINE: error: lines, exit 1, and "
+        "no spec is touched.",
+        arguments=_import,
+        run=commands.cmd_import,
     ),
     Command(
         "solve",

@@ -39,6 +39,11 @@ class Options:
     symbolic: bool = False
     # solve (with `case`, `devices`, `precisions` and `format`)
     vary: str = ""
+    # import (with `specs`, `devices` and `precisions`, each at most once)
+    kind: str = ""
+    file: Path | None = None
+    matches: tuple[str, ...] = ()
+    write: bool = False
     # diff
     base: str | None = None
     require_bump: bool = False

@@ -22,6 +22,7 @@ returning diagnostics that point at the figure's own file:line:col, each with a 
 | lint-sustained | a sustained share under 10 % (a share written as a fraction, or a slip) |
 | lint-accumulate | a GeForce BF16 peak that is the FP16-accumulate rate (twice the right one) |
 | lint-per-card | a figure quoted per card, board or system on a per-chip device, without `chips` |
+| lint-measurement | a measurement source that does not give its tool and command |
 
 Messages start with the code, so the plain-text report shows it. The provenance rules
 ("traces to a quote", "stale", "vendor's own") are `rooflinec.provenance`'s, shared with
@@ -41,6 +42,7 @@ from rooflinec.catalog import Catalog
 from rooflinec.errors import Diagnostic
 from rooflinec.lints.context import Lint, LintContext
 from rooflinec.lints.margins import sustained_shares, tolerances
+from rooflinec.lints.measurements import measurement_sources
 from rooflinec.lints.quotes import missing_quote, quote_number
 from rooflinec.lints.ranges import kinds, plausibility
 from rooflinec.lints.sources import dates, source_kind, stale, third_party
@@ -75,6 +77,7 @@ LINTS: list[Lint] = [
     version_dates,
     accumulate,
     per_card,
+    measurement_sources,
 ]
 
 

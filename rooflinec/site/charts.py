@@ -5,9 +5,10 @@ Three charts:
 - `device_roofline`: one device, log–log; a roof per precision (memory slope then compute
   roof, the ridge point itself a data point so the kink is exact), the other memory levels
   at the chart precision, every kernel case as a numbered marker, measured runs as
-  diamonds. Sliders (params bound to range inputs) scale the bandwidth, the peak and the
-  sustained shares; the roofs, ridges and markers are computed from the sliders by Vega
-  expressions, so they work in a static page.
+  diamonds at their measured intensity (where a profiler counted bytes) with a dashed
+  line from the modelled marker to the measured point. Sliders (params bound to range
+  inputs) scale the bandwidth, the peak and the sustained shares; the roofs, ridges and
+  markers are computed from the sliders by Vega expressions, so they work in a static page.
 - `comparison_chart`: every device's DRAM roofline at one precision.
 - `kernel_chart`: one kernel's cases, the attainable rate on every device.
 
@@ -349,6 +350,8 @@ class Roofline:
         layers = [self._roofs()]
         if "kernels" in self.datasets:
             layers.append(self._kernels())
+        if "moves" in self.datasets:
+            layers.append(self._moves())
         if "measured" in self.datasets:
             layers.append(self._measured())
         spec: dict[str, Any] = {"$schema": VEGA_LITE_SCHEMA}
@@ -479,6 +482,24 @@ class Roofline:
             ),
         }
 
+    def _moves(self) -> dict[str, Any]:
+        """A dashed line from each modelled marker to its measured point."""
+        return {
+            "data": {"name": "moves"},
+            "mark": {
+                "type": "line",
+                "strokeDash": [3, 3],
+                "strokeWidth": 1,
+                "clip": True,
+                "color": "#666666",
+            },
+            "encoding": {
+                "detail": _field("n:N"),
+                "order": _field("end:Q"),
+                "color": {"value": "#666666"},
+            },
+        }
+
     def _measured(self) -> dict[str, Any]:
         return {
             "data": {"name": "measured"},
@@ -497,6 +518,7 @@ class Roofline:
                         ("case:N", "case (measured)"),
                         ("measured_label:N", "measured"),
                         ("efficiency_label:N", "efficiency"),
+                        ("intensity_label:N", "intensity"),
                     ]
                 ),
             },
@@ -544,6 +566,7 @@ def _device_roofline_parts(
 
     markers: list[dict[str, Any]] = []
     measured: list[dict[str, Any]] = []
+    moves: list[dict[str, Any]] = []
     for number, r in enumerate(results, start=1):
         where = _entry_point_x(r)
         if where is None:
@@ -568,24 +591,35 @@ def _device_roofline_parts(
             }
         )
         if r.measured is not None:
+            # At the measured intensity where the profiler counted this level's bytes.
+            counted = r.measured_intensity.get(level)
+            at = counted if counted is not None else intensity
+            how = "measured" if counted is not None else "modelled"
             measured.append(
                 {
                     "n": str(number),
                     "case": case.name,
                     "key": key,
-                    "x": _f(intensity),
+                    "x": _f(at),
                     "y": _f(r.measured),
                     "measured_label": format_si(r.measured, f"{unit}/s"),
                     "efficiency_label": format_percent(r.efficiency or 0),
+                    "intensity_label": f"{format_si(at, unit + '/B')} ({how})",
                 }
             )
+            moves += [
+                {"n": str(number), "end": 0, "x": _f(intensity), "y": _f(r.attainable)},
+                {"n": str(number), "end": 1, "x": _f(at), "y": _f(r.measured)},
+            ]
 
     # Label offsets take turns in the order of intensity, so close neighbours differ.
     for rank, m in enumerate(sorted(markers, key=lambda m: (m["x"], int(m["n"])))):
         m["slot"] = rank % 2
-    xs = [m["x"] for m in markers] + [
-        _f(fig.peaks[p] / fig.bandwidths[lv]) for p in precisions for lv in levels
-    ]
+    xs = (
+        [m["x"] for m in markers]
+        + [m["x"] for m in measured]
+        + [_f(fig.peaks[p] / fig.bandwidths[lv]) for p in precisions for lv in levels]
+    )
     ys = [min(m["peak"], m["mem"] or m["peak"]) for m in markers] + [m["y"] for m in measured]
     ys += [_f(fig.bandwidths[lv]) * min(xs) for lv in levels]
     peaks = [_f(v) for v in fig.peaks.values()]
@@ -646,7 +680,7 @@ def _device_roofline_parts(
     sliders, peak_expr, bw_expr = _sliders(_f(device.compute_share), _f(device.memory_share))
     keys = list(dict.fromkeys(group_label[p] for p in precisions))
     labels = [catalog.precisions[p].label for p in precisions]
-    datasets = {"roofs": roof_rows, "kernels": markers, "measured": measured}
+    datasets = {"roofs": roof_rows, "kernels": markers, "moves": moves, "measured": measured}
     roofline = Roofline(
         title=f"Roofline of {device.name}",
         scales=scales,

@@ -33,6 +33,7 @@ from rooflinec.provenance import (
     FigureTrail,
     SourceInfo,
     is_vendor_own,
+    source_info,
     source_usage,
 )
 from rooflinec.site.escape import attr, external_link, md
@@ -428,9 +429,12 @@ def _audit_text(
                     else (_spread(t) or "–"),
                 }
             )
+    launch, measurements = (None, []) if n != 1 else _runs(site, page, device_id)
     return site.render(
         "audit.md.j2",
         page,
+        launch=launch,
+        measurements=measurements,
         device=site.catalog.devices[device_id],
         n=n,
         count=count,
@@ -444,6 +448,49 @@ def _audit_text(
         stale_months=STALE_MONTHS,
         threshold=format_percent(CONFLICT_THRESHOLD),
     )
+
+
+def _runs(
+    site: Site, page: Page, device_id: str
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The device's latency floor and every measured run on it, each with its source as
+    a data-sheet figure is shown: who, when read (the run's date), tool and command."""
+    catalog = site.catalog
+    device = catalog.devices[device_id]
+    launch = None
+    if device.launch is not None:
+        source = device.sources.get(device.launch.source)
+        info = source_info(source, site.catalog_date) if source else None
+        launch = {
+            "value": device.launch.text,
+            "source": _source_short(info, device.vendor),
+            "read": read_text(info, site.catalog_date) if info else "–",
+            "note": device.launch.note,
+        }
+    runs = []
+    for kernel in catalog.kernels.values():
+        for case in kernel.cases:
+            for m in case.measured:
+                if m.device != device_id:
+                    continue
+                source = kernel.sources.get(m.source) if m.source else None
+                info = source_info(source, site.catalog_date) if source else None
+                runs.append(
+                    {
+                        "case": page.case_link(case.id, case.id),
+                        "precision": catalog.precisions[m.precision].label,
+                        "given": m.text,
+                        "counted": ", ".join(
+                            [*(["operations"] if m.flops is not None else []), *m.bytes]
+                        )
+                        or "–",
+                        "source": _source_short(info, device.vendor),
+                        "read": read_text(info, site.catalog_date) if info else "–",
+                        "tool": source.tool if source and source.tool else "–",
+                        "command": source.command if source and source.command else "–",
+                    }
+                )
+    return launch, runs
 
 
 def conflicts_pages(site: Site) -> list[GeneratedPage]:

@@ -94,6 +94,7 @@ def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
             rows.append({"case": page.case_link(c.id, c.id), "cells": cells})
         intensity[level_name(lv)] = rows
     measured = []
+    traffic: list[dict[str, Any]] = []
     for c in cases:
         for m in c.measured:
             run = site.compiled.result(c.id, m.device, m.precision)
@@ -116,6 +117,7 @@ def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
                     "note": m.note,
                 }
             )
+            traffic.extend(_traffic_rows(site, page, run, m.precision))
     case_rows = [
         {
             "id": c.id,
@@ -170,6 +172,7 @@ def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
         no_result=no_result,
         hidden_results=hidden_results,
         measured=measured,
+        traffic=traffic,
         crossover_symbols=list(kernel.symbols),
         crossovers=crossover_rows,
         crossovers_capped=len(crossover_rows) == MAX_CROSSOVER_ROWS,
@@ -177,6 +180,33 @@ def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
         versions=sorted(kernel.versions, key=lambda v: -v.version),
     )
     return GeneratedPage(path, kernel.name, text, page.slots, page.assets)
+
+
+def _traffic_rows(site: Site, page: Page, run: Result, precision: str) -> list[dict[str, Any]]:
+    """Measured against modelled traffic of one run, a row per level the profiler counted."""
+    if run.run is None:
+        return []
+    rows = []
+    for level, counted in run.run.bytes.items():
+        bandwidth = run.measured_bandwidth[level]
+        ceiling = run.bandwidths.get(level)
+        ratio = run.traffic_ratio.get(level)
+        intensity = run.measured_intensity.get(level)
+        rows.append(
+            {
+                "case": page.case_link(run.case),
+                "device": page.device_link(run.device),
+                "level": level_name(level),
+                "modelled": format_si(run.bytes[level], "B") if level in run.bytes else "–",
+                "measured": format_si(counted, "B"),
+                "ratio": format_number(ratio, 3) if ratio is not None else "–",
+                "intensity": site.intensity(intensity, precision) if intensity else "–",
+                "bandwidth": format_si(bandwidth, "B/s")
+                + (f" ({format_percent(bandwidth / ceiling)})" if ceiling else ""),
+                "source": run.run.source,
+            }
+        )
+    return rows
 
 
 #: Rows of a kernel page's crossover table; `rooflinec solve` answers for any other.

@@ -1,0 +1,43 @@
+"""`rooflinec import`: profiler exports turned into `measured` entries of kernel specs.
+
+Readers (`plain`, `ncu`, `rocprof`) turn one file into `Row`s, one per launch or line,
+each with the line it came from. `entries.resolve` maps them to cases (`--match`),
+checks them against the catalog and sums the launches of one case into one `Entry`.
+`render` prints the entries as YAML; `write` adds them to the kernel specs in place.
+Every problem in a file is a `FILE:LINE: error: ...` (`ExportError`), found before any
+spec is touched.
+"""
+
+from __future__ import annotations
+
+from rooflinec.importing.entries import Entry, parse_matches, resolve
+from rooflinec.importing.rows import ExportError, Problem, Row
+from rooflinec.importing.sources import measurement_source
+
+__all__ = [
+    "Entry",
+    "ExportError",
+    "Problem",
+    "Row",
+    "measurement_source",
+    "parse_matches",
+    "read_rows",
+    "resolve",
+]
+
+KINDS = ("csv", "ncu", "rocprof")
+
+
+def read_rows(kind: str, path: str, text: str) -> list[Row]:
+    """The rows of an export of `kind` (csv, ncu or rocprof); `ExportError` on problems."""
+    if kind == "ncu":
+        from rooflinec.importing.ncu import read_ncu
+
+        return read_ncu(path, text)
+    if kind == "rocprof":
+        from rooflinec.importing.rocprof import read_rocprof
+
+        return read_rocprof(path, text)
+    from rooflinec.importing.plain import read_plain
+
+    return read_plain(path, text)

@@ -1,0 +1,35 @@
+"""The `measurement` source an import adds to a kernel spec."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from pathlib import Path
+from typing import Any
+
+#: The tool each export comes from.
+TOOLS = {"csv": "plain CSV", "ncu": "Nsight Compute", "rocprof": "rocprof-compute"}
+
+
+def source_id(kind: str, path: str) -> str:
+    """`ncu-gemm-run` for `ncu` and `gemm_run.csv`: an id the schema accepts."""
+    stem = re.sub(r"[^a-z0-9]+", "-", Path(path).stem.lower()).strip("-") or "export"
+    return f"{kind}-{stem}"[:60].rstrip("-")
+
+
+def measurement_source(kind: str, path: str, today: datetime.date) -> tuple[str, dict[str, Any]]:
+    """(id, fields) of the source recording an import of `path`."""
+    tool = TOOLS[kind]
+    name = Path(path).name
+    return source_id(kind, path), {
+        "title": f"{tool} export {name}",
+        "publisher": "local measurement",
+        "read": today,
+        "kind": "measurement",
+        "tool": tool,
+        "note": (
+            f"Imported by rooflinec from {name} on {today.isoformat()}. Set `read` to the date"
+            " of the run, add the profiler's version to `tool` and the profiling command as"
+            " `command`, and add the run's report as `url` where there is one."
+        ),
+    }
