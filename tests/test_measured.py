@@ -180,3 +180,22 @@ def test_device_chart_places_measured_points_at_measured_intensity(specs: Path) 
         {"n": "2", "end": 0, "x": 0.3333333, "y": 1.333333e12},
         {"n": "2", "end": 1, "x": 0.2777778, "y": 1e12},
     ] == datasets["moves"]
+
+
+def test_measured_and_latency_rows_follow_the_results_schema(tmp_path: Path) -> None:
+    """Rows with counted traffic and a latency-limited row validate against
+    schemas/results.schema.json, which names every field a row may carry."""
+    from rooflinec.schema import validator
+
+    out = io.StringIO()
+    assert 0 == main(
+        ["compile", "--specs", str(write_measured(tmp_path)), "--format", "json"], out=out
+    )
+    document = json.loads(out.getvalue())
+    rows = document["results"]
+    assert any("traffic_ratio" in row for row in rows)
+    assert any("latency" == row["limited_by"] for row in rows)
+    schema = json.loads(
+        (Path(__file__).parents[1] / "schemas" / "results.schema.json").read_text("utf-8")
+    )
+    assert [] == [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(document)]
