@@ -195,7 +195,4 @@ def test_measured_and_latency_rows_follow_the_results_schema(tmp_path: Path) -> 
     rows = document["results"]
     assert any("traffic_ratio" in row for row in rows)
     assert any("latency" == row["limited_by"] for row in rows)
-    schema = json.loads(
-        (Path(__file__).parents[1] / "schemas" / "results.schema.json").read_text("utf-8")
-    )
-    assert [] == [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(document)]
+    assert [] == [e.message for e in validator("results").iter_errors(document)]
