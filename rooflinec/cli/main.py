@@ -16,6 +16,7 @@ from typing import TextIO
 
 from rooflinec import __version__
 from rooflinec.cli import commands
+from rooflinec.cli.extras import EXTRA_OF_MODULE, missing_extra_message
 from rooflinec.cli.options import (
     DEFAULT_ADDRESS,
     DEFAULT_BRANCH,
@@ -376,16 +377,30 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except RooflinecError as exc:
         sys.stderr.write(f"rooflinec: error: {one_line(str(exc))}\n")
         return EXIT_SPEC
+    except ModuleNotFoundError as exc:
+        # An optional dependency reached only on some inputs (sympy for `solve` of a
+        # condition of degree 2): say which extra brings it. Any other is a bug.
+        extra = EXTRA_OF_MODULE.get((exc.name or "").partition(".")[0])
+        if extra is None:
+            return _internal(exc)
+        message = missing_extra_message(f"rooflinec {opts.command}", extra, [exc.name or ""])
+        sys.stderr.write(f"rooflinec: error: {message}\n")
+        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return EXIT_OK
-    except Exception as exc:  # a bug in rooflinec itself: one line, not a traceback
-        sys.stderr.write(
-            f"rooflinec: internal error: {exc.__class__.__name__}: {one_line(str(exc))}"
-            " (please report this with the command you ran)\n"
-        )
-        return EXIT_INTERNAL
+    except Exception as exc:
+        return _internal(exc)
+
+
+def _internal(exc: Exception) -> int:
+    """A bug in rooflinec itself: one line, not a traceback."""
+    sys.stderr.write(
+        f"rooflinec: internal error: {exc.__class__.__name__}: {one_line(str(exc))}"
+        " (please report this with the command you ran)\n"
+    )
+    return EXIT_INTERNAL
 
 
 def console() -> None:
