@@ -18,9 +18,13 @@ from rooflinec.pipeline import checked, compiled_or_raise, specs_folder
 
 def cmd_check(opts: Options, out: TextIO) -> int:
     from rooflinec.cli.reporters import REPORTERS
+    from rooflinec.lints.disable import disabled_lints, without_disabled
 
     folder = specs_folder(opts.specs)
+    # A bad `--disable` or [tool.rooflinec] table stops the check before it runs.
+    disabled = disabled_lints(folder, opts.disable)
     _, diagnostics, files = checked(folder, strict=opts.strict)
+    diagnostics = without_disabled(diagnostics, disabled)
     REPORTERS[opts.format](diagnostics, files, out)
     return EXIT_SPEC if any(d.severity == "error" for d in diagnostics) else EXIT_OK
 

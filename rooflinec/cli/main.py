@@ -96,6 +96,14 @@ def _check(p: argparse.ArgumentParser) -> None:
         help="text (default), github (workflow annotations) or json",
     )
     p.add_argument("--strict", action="store_true", help="treat lint warnings as errors")
+    p.add_argument(
+        "--disable",
+        action=_Repeat,
+        default=(),
+        metavar="LINT=REASON",
+        help="turn lint LINT off, saying why (repeatable; also [tool.rooflinec.disable] in "
+        "the pyproject.toml beside the specs folder)",
+    )
 
 
 def _compile(p: argparse.ArgumentParser) -> None:
@@ -241,7 +249,9 @@ COMMANDS: tuple[Command, ...] = (
         help="load, validate and cross-check the specs; run every reference example",
         description="Load, validate and cross-check every spec, evaluate every formula for "
         "every case, run every reference example and the catalog lints. Prints one line per "
-        "problem, FILE:LINE:COL: error: MESSAGE [$.path]. Exit 0 when clean, 1 on spec errors.",
+        "problem, FILE:LINE:COL: error: MESSAGE [$.path]. Exit 0 when clean, 1 on spec errors. "
+        "A lint is turned off with --disable 'LINT=REASON' or in the [tool.rooflinec.disable] "
+        "table of the pyproject.toml beside the specs folder; a reason is required.",
         arguments=_check,
         run=commands.cmd_check,
     ),
