@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr
+
     from rooflinec.compiler import Compiled
 
 _COMPILED_KEY = pytest.StashKey[dict[Path, "Compiled"]]()
@@ -72,10 +74,31 @@ class SpecFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         from rooflinec.loader import load_file
 
-        doc = load_file(self.path)
+        doc = load_file(self.path, display=self._display())
         for example in doc.data.get("examples") or []:
             if isinstance(example, dict) and isinstance(example.get("id"), str):
                 yield ExampleItem.from_parent(self, name=example["id"], spec_id=doc.data.get("id"))
+
+    def _display(self) -> str:
+        """The file as the node id names it (relative to the rootdir), so the error's
+        FILE:LINE:COL matches the test id; absolute when the file lies elsewhere."""
+        try:
+            return self.path.relative_to(self.config.rootpath).as_posix()
+        except ValueError:
+            return str(self.path)
+
+    # The signature of `pytest.Collector.repr_failure`, which itself narrows `Node`'s.
+    def repr_failure(  # type: ignore[override]
+        self, excinfo: pytest.ExceptionInfo[BaseException]
+    ) -> str | TerminalRepr:
+        """A spec that does not load (a YAML error, a file that is not UTF-8) is reported
+        as its one-line diagnostics, the loader's traceback left out: the error is in
+        the spec, not in rooflinec."""
+        from rooflinec.errors import SpecError
+
+        if isinstance(excinfo.value, SpecError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
 
 
 class ExampleFailure(Exception):

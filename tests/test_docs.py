@@ -1,4 +1,5 @@
-"""Every command and option is documented in the README, and every command has help."""
+"""Every command and option, every mkdocs plugin option, the pytest option and every extra
+are documented in the README, and every command has help."""
 
 from __future__ import annotations
 
@@ -41,3 +42,44 @@ def test_command_options_are_in_readme(name: str) -> None:
 def test_command_has_description(name: str) -> None:
     """`rooflinec COMMAND --help` says what the command does."""
     assert subcommands()[name].description
+
+
+def plugin_options() -> list[str]:
+    from mkdocs.config.base import get_schema
+
+    from rooflinec.site.plugin import RooflinecConfig
+
+    return [name for name, _ in get_schema(RooflinecConfig)]
+
+
+def test_plugin_has_the_known_options() -> None:
+    """The options the README's plugin table describes are the plugin's own."""
+    assert {"specs", "default_device", "chart_precision", "svg", "show_errors"} <= set(
+        plugin_options()
+    )
+
+
+@pytest.mark.parametrize("name", plugin_options())
+def test_plugin_option_is_in_readme(name: str) -> None:
+    """Each option of the mkdocs plugin has a row in the README's plugin table."""
+    assert f"| `{name}` |" in README
+
+
+def test_pytest_option_is_in_readme() -> None:
+    """The pytest plugin's ini option is documented."""
+    assert "`rooflinec_specs_dirs`" in README
+
+
+def test_extras_are_in_readme() -> None:
+    """Each optional-dependency group has a row in the README's extras table."""
+    import tomllib
+
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"][
+        "optional-dependencies"
+    ]
+    assert [] == [name for name in extras if f"| `{name}` |" not in README]
+
+
+def test_readme_installs_the_site_extra_to_build() -> None:
+    """The quick start installs what `build` needs."""
+    assert ".venv/bin/pip install '.[site]' && .venv/bin/rooflinec build" in README

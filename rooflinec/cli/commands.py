@@ -10,6 +10,7 @@ import sys
 from collections.abc import Collection, Iterable
 from typing import TextIO
 
+from rooflinec.cli.extras import require_extra
 from rooflinec.cli.options import DEFAULT_ADDRESS, DEFAULT_SITE, EXIT_OK, EXIT_SPEC, Options
 from rooflinec.errors import UsageError
 from rooflinec.pipeline import checked, compiled_or_raise, specs_folder
@@ -17,9 +18,13 @@ from rooflinec.pipeline import checked, compiled_or_raise, specs_folder
 
 def cmd_check(opts: Options, out: TextIO) -> int:
     from rooflinec.cli.reporters import REPORTERS
+    from rooflinec.lints.disable import disabled_lints, without_disabled
 
     folder = specs_folder(opts.specs)
+    # A bad `--disable` or [tool.rooflinec] table stops the check before it runs.
+    disabled = disabled_lints(folder, opts.disable)
     _, diagnostics, files = checked(folder, strict=opts.strict)
+    diagnostics = without_disabled(diagnostics, disabled)
     REPORTERS[opts.format](diagnostics, files, out)
     return EXIT_SPEC if any(d.severity == "error" for d in diagnostics) else EXIT_OK
 
@@ -53,6 +58,8 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
 def cmd_explain(opts: Options, out: TextIO) -> int:
     from rooflinec.explain import explain, explain_symbolic
 
+    if opts.symbolic:
+        require_extra("rooflinec explain --symbolic", "symbolic")
     compiled = compiled_or_raise(specs_folder(opts.specs))
     catalog = compiled.catalog
     _unknown("case", [opts.case], catalog.cases)
@@ -213,6 +220,7 @@ def cmd_diff(opts: Options, out: TextIO) -> int:
 
 
 def cmd_publish(opts: Options, out: TextIO) -> int:
+    require_extra("rooflinec publish", "site")
     from rooflinec.publish import publish
 
     previous = publish(
@@ -239,6 +247,7 @@ def cmd_export(opts: Options, out: TextIO) -> int:
 
 
 def cmd_build(opts: Options, out: TextIO) -> int:
+    require_extra("rooflinec build", "site")
     from rooflinec.site.build import build_site
 
     folder = specs_folder(opts.specs)
@@ -249,6 +258,7 @@ def cmd_build(opts: Options, out: TextIO) -> int:
 
 
 def cmd_serve(opts: Options, out: TextIO) -> int:
+    require_extra("rooflinec serve", "site")
     from rooflinec.site.build import serve_site
 
     serve_site(specs_folder(opts.specs), opts.dev_addr or DEFAULT_ADDRESS)

@@ -16,6 +16,7 @@ from typing import TextIO
 
 from rooflinec import __version__
 from rooflinec.cli import commands
+from rooflinec.cli.extras import EXTRA_OF_MODULE, missing_extra_message
 from rooflinec.cli.options import (
     DEFAULT_ADDRESS,
     DEFAULT_BRANCH,
@@ -95,6 +96,14 @@ def _check(p: argparse.ArgumentParser) -> None:
         help="text (default), github (workflow annotations) or json",
     )
     p.add_argument("--strict", action="store_true", help="treat lint warnings as errors")
+    p.add_argument(
+        "--disable",
+        action=_Repeat,
+        default=(),
+        metavar="LINT=REASON",
+        help="turn lint LINT off, saying why (repeatable; also [tool.rooflinec.disable] in "
+        "the pyproject.toml beside the specs folder)",
+    )
 
 
 def _compile(p: argparse.ArgumentParser) -> None:
@@ -304,7 +313,9 @@ COMMANDS: tuple[Command, ...] = (
         help="load, validate and cross-check the specs; run every reference example",
         description="Load, validate and cross-check every spec, evaluate every formula for "
         "every case, run every reference example and the catalog lints. Prints one line per "
-        "problem, FILE:LINE:COL: error: MESSAGE [$.path]. Exit 0 when clean, 1 on spec errors.",
+        "problem, FILE:LINE:COL: error: MESSAGE [$.path]. Exit 0 when clean, 1 on spec errors. "
+        "A lint is turned off with --disable 'LINT=REASON' or in the [tool.rooflinec.disable] "
+        "table of the pyproject.toml beside the specs folder; a reason is required.",
         arguments=_check,
         run=commands.cmd_check,
     ),
@@ -465,16 +476,30 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except RooflinecError as exc:
         sys.stderr.write(f"rooflinec: error: {one_line(str(exc))}\n")
         return EXIT_SPEC
+    except ModuleNotFoundError as exc:
+        # An optional dependency reached only on some inputs (sympy for `solve` of a
+        # condition of degree 2): say which extra brings it. Any other is a bug.
+        extra = EXTRA_OF_MODULE.get((exc.name or "").partition(".")[0])
+        if extra is None:
+            return _internal(exc)
+        message = missing_extra_message(f"rooflinec {opts.command}", extra, [exc.name or ""])
+        sys.stderr.write(f"rooflinec: error: {message}\n")
+        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return EXIT_OK
-    except Exception as exc:  # a bug in rooflinec itself: one line, not a traceback
-        sys.stderr.write(
-            f"rooflinec: internal error: {exc.__class__.__name__}: {one_line(str(exc))}"
-            " (please report this with the command you ran)\n"
-        )
-        return EXIT_INTERNAL
+    except Exception as exc:
+        return _internal(exc)
+
+
+def _internal(exc: Exception) -> int:
+    """A bug in rooflinec itself: one line, not a traceback."""
+    sys.stderr.write(
+        f"rooflinec: internal error: {exc.__class__.__name__}: {one_line(str(exc))}"
+        " (please report this with the command you ran)\n"
+    )
+    return EXIT_INTERNAL
 
 
 def console() -> None:

@@ -28,6 +28,7 @@ class Options:
     format: str = "text"
     # check
     strict: bool = False
+    disable: tuple[str, ...] = ()
     # compile (each repeatable) and explain (`--device` exactly once, `--precision` at most once)
     devices: tuple[str, ...] = ()
     cases: tuple[str, ...] = ()

@@ -24,7 +24,10 @@ returning diagnostics that point at the figure's own file:line:col, each with a 
 | lint-per-card | a figure quoted per card, board or system on a per-chip device, without `chips` |
 | lint-measurement | a measurement source that does not give its tool and command |
 
-Messages start with the code, so the plain-text report shows it. The provenance rules
+Messages start with the code, so the plain-text report shows it. Any lint can be turned
+off, with the reason it does not apply, in the `[tool.rooflinec.disable]` table of the
+`pyproject.toml` beside the specs folder or with `check --disable 'LINT=REASON'`
+(`rooflinec.lints.disable`). The provenance rules
 ("traces to a quote", "stale", "vendor's own") are `rooflinec.provenance`'s, shared with
 the site and the export.
 
