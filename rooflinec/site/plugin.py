@@ -33,10 +33,11 @@ Dirty rebuilds (`rooflinec serve`) render only the files whose output changed: s
 
 from __future__ import annotations
 
+import contextlib
 import html
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -171,6 +172,29 @@ def compile_or_last_good(folder: Path) -> tuple[Compiled | None, list[str]]:
     return last_compiled(folder) or compiled, lines
 
 
+_SESSION_OPTIONS: dict[str, Any] = {}
+
+
+@contextlib.contextmanager
+def session_options(options: Mapping[str, Any]) -> Iterator[None]:
+    """Plugin options that win over the mkdocs configuration's while the block runs.
+
+    `rooflinec build` and `serve` build a project with its own `mkdocs.yml` and give the
+    plugin the specs folder of their command line (and `serve` its `show_errors`): mkdocs
+    reloads the configuration file on every `serve` rebuild, so the options cannot be
+    written into it. Unknown names raise `KeyError`."""
+    unknown = sorted(set(options) - set(RooflinecConfig().keys()))
+    if unknown:
+        raise KeyError(f"unknown rooflinec plugin options: {', '.join(unknown)}")
+    saved = dict(_SESSION_OPTIONS)
+    _SESSION_OPTIONS.update(options)
+    try:
+        yield
+    finally:
+        _SESSION_OPTIONS.clear()
+        _SESSION_OPTIONS.update(saved)
+
+
 def _asset(name: str) -> str:
     return resources.files("rooflinec.site").joinpath("assets").joinpath(name).read_text("utf-8")
 
@@ -206,6 +230,8 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         self.banner = ""
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
+        for key, value in _SESSION_OPTIONS.items():
+            self.config[key] = value
         self.specs_dir = specs_dir_for(config, self.config.specs)
         if self.config.show_errors:
             self.compiled, self.errors = compile_or_last_good(self.specs_dir)
