@@ -1,4 +1,4 @@
-"""Write compiled results out: the JSON results contract, CSV, and a terminal table.
+"""Write compiled results out: the JSON results contract, JSON Lines, CSV, and a table.
 
 One table of fields (`FIELDS`) says, for each output, where its value comes from and
 how each format shows it; the three writers only lay the fields out. A cell's text is
@@ -32,17 +32,23 @@ if TYPE_CHECKING:
     from rooflinec.columns import Columns
 
 __all__ = [
+    "CSV_HEADERS",
     "FIELDS",
     "FORMATS",
     "FORMULA_STARTS",
+    "CsvHeader",
     "num",
     "results_text",
     "spreadsheet_text",
     "write_results",
 ]
 
-Format = Literal["json", "csv", "table"]
-FORMATS: tuple[Format, ...] = ("json", "csv", "table")
+Format = Literal["json", "jsonl", "csv", "table"]
+FORMATS: tuple[Format, ...] = ("json", "jsonl", "csv", "table")
+CsvHeader = Literal["units", "plain"]
+CSV_HEADERS: tuple[CsvHeader, ...] = ("units", "plain")
+"""CSV header styles: `time [s]` (units, the default) or `time` (plain: SQL identifiers,
+the units being those of the results schema, `schemas/results.schema.json`)."""
 Scope = Literal["case", "count", "pair", "cell"]
 Number = int | float
 
@@ -356,6 +362,21 @@ FIELDS: tuple[Field, ...] = (
 CSV_COLUMNS: list[str] = [header for field in FIELDS for header in field.headers]
 
 
+# `case` is reserved in every SQL dialect and `precision` in standard SQL: the id columns
+# take an `_id` suffix in plain headers, all four alike.
+_PLAIN_IDS = {name: f"{name}_id" for name in ("case", "kernel", "device", "precision")}
+
+
+def plain_header(header: str) -> str:
+    """A CSV header as a bare SQL identifier, without its unit: `bandwidth_x0.5 [OP/s]` ->
+    `bandwidth_x0_5`, `case` -> `case_id`, so that no SQL engine needs it quoted."""
+    name = header.split(" [", 1)[0].replace(".", "_")
+    return _PLAIN_IDS.get(name, name)
+
+
+CSV_PLAIN_COLUMNS: list[str] = [plain_header(h) for h in CSV_COLUMNS]
+
+
 # --------------------------------------------------------------------------- laying out
 
 
@@ -473,6 +494,29 @@ def write_json(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
     out.write("\n  ]\n}\n")
 
 
+def _jsonl_field(field: Field, value: Any) -> str:
+    """A field as `"key": value` on one line, each value written as `_json_field` writes it."""
+    if not field.keys:
+        return f'"{field.key}": {_json_value(value)}'
+    inner = ", ".join(f'"{k}": {_json_value(v)}' for k, v in value.items())
+    return f'"{field.key}": {{{inner}}}'
+
+
+def write_jsonl(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
+    """JSON Lines: one result per line, the rows of the results contract as records.
+
+    pandas (`read_json(lines=True)`), polars (`read_ndjson`) and duckdb (`read_json`) read
+    it as a table of one row per result; every value has the JSON document's own text.
+    """
+    rows = _Rows(compiled, [f for f in FIELDS if f.json], _jsonl_field)
+    for batch in _batches(cells):
+        out.write(
+            "".join(
+                "{" + ", ".join(parts) + "}\n" for parts in zip(*rows.batch(batch), strict=True)
+            )
+        )
+
+
 def _csv_text(value: Any) -> str:
     if value is None:
         return ""
@@ -494,9 +538,13 @@ def _csv_field(field: Field, value: Any) -> str:
     return _csv_text(value)
 
 
-def write_csv(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
-    """One row per cell; units in the headers; empty cells where a level is absent."""
-    csv.writer(out, lineterminator="\n").writerow(CSV_COLUMNS)
+def write_csv(
+    compiled: Compiled, cells: Sequence[int], out: TextIO, header: CsvHeader = "units"
+) -> None:
+    """One row per cell; empty cells where a level is absent. The header row names each
+    column with its unit (`time [s]`), or with `header="plain"` by name alone (`time`)."""
+    columns = CSV_PLAIN_COLUMNS if header == "plain" else CSV_COLUMNS
+    csv.writer(out, lineterminator="\n").writerow(columns)
     rows = _Rows(compiled, FIELDS, _csv_field)
     for batch in _batches(cells):
         out.write("".join(",".join(parts) + "\n" for parts in zip(*rows.batch(batch), strict=True)))
@@ -529,18 +577,34 @@ def write_table(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
 _DECLARED = next(f for f in FIELDS if f.key == "declared")
 _WRITERS: dict[str, Callable[[Compiled, Sequence[int], TextIO], None]] = {
     "json": write_json,
+    "jsonl": write_jsonl,
     "csv": write_csv,
     "table": write_table,
 }
 
 
-def write_results(compiled: Compiled, cells: Sequence[int], format: str, out: TextIO) -> None:
-    """Write the cells `cells` (from `Compiled.rows`) as `format`: json, csv or table."""
+def write_results(
+    compiled: Compiled,
+    cells: Sequence[int],
+    format: str,
+    out: TextIO,
+    *,
+    csv_header: CsvHeader = "units",
+) -> None:
+    """Write the cells `cells` (from `Compiled.rows`) as `format`: json, jsonl, csv or table.
+
+    `csv_header` picks the CSV header style (see `CSV_HEADERS`); other formats ignore it.
+    """
+    if format == "csv":
+        write_csv(compiled, cells, out, csv_header)
+        return
     _WRITERS[format](compiled, cells, out)
 
 
-def results_text(compiled: Compiled, cells: Sequence[int], format: str) -> str:
+def results_text(
+    compiled: Compiled, cells: Sequence[int], format: str, *, csv_header: CsvHeader = "units"
+) -> str:
     """`write_results` into a string."""
     buffer = io.StringIO()
-    write_results(compiled, cells, format, buffer)
+    write_results(compiled, cells, format, buffer, csv_header=csv_header)
     return buffer.getvalue()

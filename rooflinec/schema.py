@@ -13,10 +13,11 @@ import re
 from collections.abc import Iterator
 from fractions import Fraction
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rooflinec.errors import Diagnostic
 from rooflinec.loader import Document, PathKey
+from rooflinec.quantities import Dimension, QuantityError, parse_quantity
 from rooflinec.resources import schemas_dir
 
 if TYPE_CHECKING:
@@ -35,9 +36,53 @@ def _schemas() -> dict[str, dict[str, Any]]:
     return out
 
 
+# The shared definitions whose `pattern` admits one dimension's units: editors and other
+# validators flag `bandwidth: 3.35 TFLOP/s` by them. A value the unit parser refuses is
+# said in the parser's words (what it found and what to write). When that is all that is
+# wrong with a document, it is left to the assembly, which parses every such field and
+# reports it once next to the document's other problems (ids, sources) that a failed
+# schema check would hide by stopping the document from being built.
+_DIMENSION_DEFINITIONS = {
+    "rate": Dimension.RATE,
+    "bandwidth": Dimension.BANDWIDTH,
+    "bytes": Dimension.BYTES,
+    "time": Dimension.TIME,
+    "share": Dimension.SHARE,
+}
+
+
+@cache
+def _dimension_patterns() -> dict[str, Dimension]:
+    """Each quantity definition's pattern, mapped to the dimension it admits."""
+    definitions = _schemas()["defs"]["definitions"]
+    return {definitions[name]["pattern"]: dim for name, dim in _DIMENSION_DEFINITIONS.items()}
+
+
+def _dimension(schema: dict[str, Any]) -> Dimension | None:
+    pattern = schema.get("pattern")
+    return _dimension_patterns().get(pattern) if isinstance(pattern, str) else None
+
+
+class _Found(NamedTuple):
+    """One problem: where, what, whether it is about the key rather than the value, where
+    in the scalar, and whether the assembly reports it too (a unit the parser refuses)."""
+
+    path: PathKey
+    message: str
+    on_key: bool
+    offset: int = 0
+    units: bool = False
+
+
 @cache
 def validator(kind: str) -> Validator:
-    """A draft 2020-12 validator for one spec kind, with every schema file in its registry."""
+    """A draft 2020-12 validator for one spec kind, with every schema file in its registry.
+
+    The schemas carry no `$id`: a `$ref` such as `defs.schema.json#/definitions/id` resolves
+    against the file it is written in, so check-jsonschema and editors find the file beside
+    it, offline, wherever the folder is. Here every file is registered under its own name,
+    which is what such a reference resolves to from a root without an `$id`.
+    """
     from jsonschema import Draft202012Validator, FormatChecker
     from referencing import Registry, Resource
 
@@ -45,7 +90,7 @@ def validator(kind: str) -> Validator:
     formats.checks("date")(_calendar_date)
     schemas = _schemas()
     registry: Registry[Any] = Registry().with_resources(
-        (schema["$id"], Resource.from_contents(schema)) for schema in schemas.values()
+        (f"{name}.schema.json", Resource.from_contents(schema)) for name, schema in schemas.items()
     )
     return Draft202012Validator(schemas[kind], registry=registry, format_checker=formats)
 
@@ -72,22 +117,25 @@ def validate(doc: Document, kind: str) -> list[Diagnostic]:
     """Every schema problem of `doc` as a diagnostic, one per problem."""
     out: list[Diagnostic] = []
     seen: set[tuple[PathKey, str]] = set()
-    found: list[tuple[PathKey, str, bool]] = []
+    found: list[_Found] = []
     for error in validator(kind).iter_errors(doc.data):
         found.extend(_explain(error))
+    if all(f.units for f in found):
+        return []  # the assembly parses these quantities and says the same, with the rest
     # A value of the wrong type also breaks its other constraints: say only the type.
-    mistyped = {path for path, message, on_key in found if not on_key and _is_type(message)}
+    mistyped = {f.path for f in found if not f.on_key and _is_type(f.message)}
     hidden = 0
-    for path, message, on_key in found:
-        if (path, message) in seen:
+    for f in found:
+        if (f.path, f.message) in seen:
             continue
-        if path in mistyped and not on_key and not _is_type(message):
+        if f.path in mistyped and not f.on_key and not _is_type(f.message):
             continue
-        seen.add((path, message))
+        seen.add((f.path, f.message))
         if len(out) >= MAX_ERRORS_PER_FILE:
             hidden += 1
             continue
-        out.append(doc.error(path, message, key=on_key, code="schema"))
+        code = "units" if f.units else "schema"
+        out.append(doc.error(f.path, f.message, key=f.on_key, offset=f.offset, code=code))
     if hidden:
         last = out[-1]
         out.append(
@@ -173,26 +221,26 @@ _LIMITS = {
 }
 
 
-def _explain(error: ValidationError) -> Iterator[tuple[PathKey, str, bool]]:
-    """Turn one jsonschema error into (path, sentence, points-at-key) triples."""
+def _explain(error: ValidationError) -> Iterator[_Found]:
+    """Turn one jsonschema error into problems: path, sentence, points-at-key, ..."""
     path: PathKey = tuple(error.absolute_path)
     schema = error.schema if isinstance(error.schema, dict) else {}
     name = error.validator
     instance = error.instance
     if "propertyNames" in error.relative_schema_path:
         # jsonschema reports a bad key with the mapping's path; point at the key itself.
-        for sub_path, message, _ in _explain_value(error, path, schema, name, instance):
+        for found in _explain_value(error, path, schema, name, instance):
             if isinstance(instance, str):
-                yield (*sub_path, instance), f"key {message}", True
+                yield _Found((*found.path, instance), f"key {found.message}", True)
             else:  # pragma: no cover - keys are always strings after loading
-                yield sub_path, message, False
+                yield found
         return
     yield from _explain_value(error, path, schema, name, instance)
 
 
 def _explain_value(
     error: ValidationError, path: PathKey, schema: dict[str, Any], name: str, instance: Any
-) -> Iterator[tuple[PathKey, str, bool]]:
+) -> Iterator[_Found]:
     if name in ("oneOf", "anyOf"):
         yield from _explain_choice(error, path, schema, instance)
         return
@@ -201,7 +249,7 @@ def _explain_value(
         for key in instance:
             if key not in known:
                 hint = ", ".join(known)
-                yield (
+                yield _Found(
                     (*path, key),
                     f"unknown field {_short(key)} (expected one of: {hint})",
                     True,
@@ -210,12 +258,16 @@ def _explain_value(
     if name == "required":
         for field in error.validator_value:
             if isinstance(instance, dict) and field not in instance:
-                yield path, f"missing required field '{field}'", False
+                yield _Found(path, f"missing required field '{field}'", False)
         return
     if name == "type":
         want = _expected_types(error.validator_value)
         described = schema.get("description")
-        if error.validator_value == "string" and "pattern" in schema and described:
+        dimension = _dimension(schema)
+        if error.validator_value == "string" and dimension is not None:
+            want += f" ({dimension.description} with its unit, such as '{dimension.example}')"
+            described = "unit"
+        elif error.validator_value == "string" and "pattern" in schema and described:
             want += f" ({_lower_first(described).rstrip('.')})"
         got = _describe(instance)
         if not isinstance(instance, (dict, list)) and instance is not None:
@@ -224,31 +276,33 @@ def _explain_value(
         number = isinstance(instance, (int, Fraction)) and not isinstance(instance, bool)
         if number and "unit" in str(described or ""):
             message += ": units are never implicit, write the unit after the number"
-        yield path, message, False
+        yield _Found(path, message, False)
         return
     if name == "enum":
         options = ", ".join(str(v) for v in error.validator_value)
-        yield path, f"{_short(instance)} is not one of: {options}", False
+        yield _Found(path, f"{_short(instance)} is not one of: {options}", False)
         return
     if name == "pattern":
-        yield path, f"{_short(instance)} is not {_hint(schema)}", False
+        yield _unit_problem(path, schema, instance) or _Found(
+            path, f"{_short(instance)} is not {_hint(schema)}", False
+        )
         return
     if name == "format" and error.validator_value == "date":
-        yield path, f"{_short(instance)} is not a calendar date (YYYY-MM-DD)", False
+        yield _Found(path, f"{_short(instance)} is not a calendar date (YYYY-MM-DD)", False)
         return
     if name in _LIMITS:
         shown = _short(instance)
-        yield path, _LIMITS[name].format(value=shown, limit=error.validator_value), False
+        yield _Found(path, _LIMITS[name].format(value=shown, limit=error.validator_value), False)
         return
     if name in ("minItems", "minProperties", "minLength"):
-        yield path, "must not be empty", False
+        yield _Found(path, "must not be empty", False)
         return
-    yield path, " ".join(str(error.message).split())[:200], False
+    yield _Found(path, " ".join(str(error.message).split())[:200], False)
 
 
 def _explain_choice(
     error: ValidationError, path: PathKey, schema: dict[str, Any], instance: Any
-) -> Iterator[tuple[PathKey, str, bool]]:
+) -> Iterator[_Found]:
     """A `oneOf`/`anyOf` failure: explain the branch the value was evidently meant for."""
     branches: list[Any] = list(error.validator_value)
     if not error.context:
@@ -257,13 +311,13 @@ def _explain_choice(
             str(b["required"][0]) for b in branches if isinstance(b, dict) and "required" in b
         ]
         if fields:
-            yield path, "give exactly one of: " + ", ".join(fields), False
+            yield _Found(path, "give exactly one of: " + ", ".join(fields), False)
         else:
-            yield path, "matches more than one of the accepted forms", False
+            yield _Found(path, "matches more than one of the accepted forms", False)
         return
     if all(sub.validator == "required" for sub in error.context):
         fields = sorted({str(sub.validator_value[0]) for sub in error.context})
-        yield path, "give exactly one of: " + ", ".join(fields), False
+        yield _Found(path, "give exactly one of: " + ", ".join(fields), False)
         return
     by_branch: dict[int, list[ValidationError]] = {}
     for sub in error.context:
@@ -281,7 +335,7 @@ def _explain_choice(
                 if sub.validator == "type" and not sub.relative_path:
                     kinds.append(_expected_types(sub.validator_value))
         want = " or ".join(dict.fromkeys(kinds)) or "another form"
-        yield path, f"expected {want}, got {_describe(instance)}", False
+        yield _Found(path, f"expected {want}, got {_describe(instance)}", False)
         return
     from jsonschema.exceptions import best_match  # type: ignore[import-untyped,unused-ignore]
 
@@ -289,6 +343,20 @@ def _explain_choice(
     if best is None:  # pragma: no cover - fitting is never empty here
         return
     yield from _explain(best)
+
+
+def _unit_problem(path: PathKey, schema: dict[str, Any], instance: Any) -> _Found | None:
+    """The unit parser's reading of a value that fails a quantity pattern, if it refuses it
+    (in the words `Builder.quantity` uses for the same value)."""
+    dimension = _dimension(schema)
+    if dimension is None:
+        return None
+    try:
+        parse_quantity(instance, dimension, positive=True)
+    except QuantityError as exc:
+        message = exc.message + (f" ({exc.hint})" if exc.hint else "")
+        return _Found(path, message, False, exc.column, units=True)
+    return None  # the parser reads it: the pattern's own sentence says what is off
 
 
 def _lower_first(text: str) -> str:

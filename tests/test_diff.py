@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import io
 import json
 import re
@@ -96,9 +97,13 @@ def test_require_bump(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     err = capsys.readouterr().err
     assert 1 == code
     assert "amd-mi300x.yaml:" in err and "add a versions entry" in err
-    latest = max(int(v) for v in re.findall(r"version: (\d+)", device.read_text("utf-8")))
-    text = device.read_text("utf-8").rstrip("\n") + (
-        f"\n  - {{version: {latest + 1}, date: 2026-11-30, change: Bandwidth corrected.}}\n"
+    text = device.read_text("utf-8")
+    latest = max(int(v) for v in re.findall(r"version: (\d+)", text))
+    # The new entry is dated the day after the newest one: versions run forward in time.
+    newest = max(map(datetime.date.fromisoformat, re.findall(r"date: (\d{4}-\d{2}-\d{2})", text)))
+    day = newest + datetime.timedelta(days=1)
+    text = text.rstrip("\n") + (
+        f"\n  - {{version: {latest + 1}, date: {day}, change: Bandwidth corrected.}}\n"
     )
     device.write_text(text, "utf-8")
     code, _ = run(repo, "HEAD", "--require-bump")

@@ -772,11 +772,24 @@ def test_random_formulas_match_an_exact_oracle_and_sympy(
     assert expected == result
     assert [result] == bulk_evaluate(formula, {k: [v] for k, v in values.items()})
     substitution = {s: sympy.Rational(env[s.name]) for s in formula.expr.free_symbols}
+    # xreplace puts every value in at once; sympy's `subs` re-evaluates the unevaluated
+    # Min/Max after each symbol and can get them wrong: it gives 2 for
+    # min(E, max(M, min(M, 0))) at E = 2, M = 1.
     assert (
         sympy.Rational(result.numerator, result.denominator)
-        == formula.expr.subs(substitution).doit()
+        == formula.expr.xreplace(substitution).doit()
     )
     assert isinstance(formula.latex(), str)
+
+
+def test_nested_min_max_agrees_with_sympy_at_a_point() -> None:
+    """min(E, max(M, min(M, 0))) at E = 2, M = 1 is 1, evaluated and in sympy (xreplace)."""
+    import sympy
+
+    formula = parse_formula("min(E, max(M, min(M, 0)))", ["E", "M"])
+    assert Fraction(1) == formula.evaluate({"E": 2, "M": 1})
+    values = {s: sympy.Integer({"E": 2, "M": 1}[s.name]) for s in formula.expr.free_symbols}
+    assert sympy.Integer(1) == formula.expr.xreplace(values).doit()
 
 
 @settings(max_examples=500, deadline=None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import io
+import re
 import shutil
 from dataclasses import dataclass
 from fractions import Fraction
@@ -22,12 +23,36 @@ from rooflinec.lints.ranges import PLAUSIBLE
 from rooflinec.provenance import months_before
 from tests.specfactory import BUNDLED
 
-TODAY = datetime.date(2026, 11, 30)
+
+def version_days(catalog: Catalog) -> list[tuple[str, str, int, datetime.date]]:
+    """(kind, spec id, version, date) of every version entry, in the order the lints walk them."""
+    days = []
+    for kind, specs in (
+        ("device", catalog.devices),
+        ("kernel", catalog.kernels),
+        ("method", catalog.methods),
+    ):
+        for ident, spec in specs.items():
+            for version in spec.versions:
+                days.append(
+                    (kind, ident, version.version, datetime.date.fromisoformat(version.date))
+                )
+    return days
+
+
+def release_date(catalog: Catalog) -> datetime.date:
+    """The catalog's release date: its newest version entry."""
+    return max(day for *_, day in version_days(catalog))
 
 
 @pytest.fixture(scope="module")
 def bundled() -> Catalog:
     return catalog_or_raise(BUNDLED)
+
+
+@pytest.fixture(scope="module")
+def release(bundled: Catalog) -> datetime.date:
+    return release_date(bundled)
 
 
 def check(specs: Path, *, strict: bool) -> tuple[int, str]:
@@ -260,7 +285,7 @@ SLIPS = [
     Slip(
         "version dated far in the future",
         "nvidia-l40s.yaml",
-        (("{version: 1, date: 2026-11-30,", "{version: 1, date: 9999-12-31,"),),
+        (("{version: 2, date: 2026-12-01,", "{version: 2, date: 9999-12-31,"),),
         "versions:",
         "9999-12-31",
         "lint-dates",
@@ -375,12 +400,15 @@ SLIPS = [
 def test_bundled_catalog_passes_strict() -> None:
     """`rooflinec check --strict` passes on the bundled catalog."""
     code, output = check(BUNDLED, strict=True)
-    assert (0, "rooflinec check: ok: 23 files, 0 errors, 0 warnings\n") == (code, output)
+    files = len(list(BUNDLED.rglob("*.yaml")))
+    assert (0, f"rooflinec check: ok: {files} files, 0 errors, 0 warnings\n") == (code, output)
 
 
-def test_bundled_catalog_has_no_lints_on_its_release_date(bundled: Catalog) -> None:
+def test_bundled_catalog_has_no_lints_on_its_release_date(
+    bundled: Catalog, release: datetime.date
+) -> None:
     """Injecting today: the bundled catalog has no warnings on its release date."""
-    assert [] == lint_catalog(bundled, today=TODAY)
+    assert [] == lint_catalog(bundled, today=release)
 
 
 @pytest.mark.parametrize("slip", SLIPS, ids=[s.name for s in SLIPS])
@@ -405,11 +433,15 @@ def test_planted_slip_is_a_warning_without_strict(slip: Slip, tmp_path: Path) ->
     assert f"{where}: warning: {slip.code}: " in output
 
 
-def test_sparsity_slip_names_the_alternatives_that_betray_it(tmp_path: Path) -> None:
+def test_sparsity_slip_names_the_alternatives_that_betray_it(
+    tmp_path: Path, release: datetime.date
+) -> None:
     """The H100 message cites the same-value sparse alternative and the dense half."""
     specs, _ = SLIPS[0].plant(tmp_path)
     catalog = catalog_or_raise(specs)
-    messages = [d.message for d in lint_catalog(catalog, today=TODAY) if d.code == "lint-sparsity"]
+    messages = [
+        d.message for d in lint_catalog(catalog, today=release) if d.code == "lint-sparsity"
+    ]
     assert 1 == len(messages)
     lines = (specs / "devices" / H100).read_text("utf-8").splitlines()
     sparse = lines.index("      - value: 1979 TFLOP/s") + 1
@@ -419,12 +451,12 @@ def test_sparsity_slip_names_the_alternatives_that_betray_it(tmp_path: Path) -> 
     assert "the dense rate is 989.5 TFLOP/s" in messages[0]
 
 
-def test_bandwidth_slip_says_1000x(tmp_path: Path) -> None:
+def test_bandwidth_slip_says_1000x(tmp_path: Path, release: datetime.date) -> None:
     """A bandwidth a prefix off says which way."""
     specs, _ = SLIPS[1].plant(tmp_path)
     catalog = catalog_or_raise(specs)
     messages = [
-        d.message for d in lint_catalog(catalog, today=TODAY) if d.code == "lint-plausibility"
+        d.message for d in lint_catalog(catalog, today=release) if d.code == "lint-plausibility"
     ]
     assert [
         "lint-plausibility: dram bandwidth 3.35 GB/s: a DRAM bandwidth of 3.35 GB/s is outside"
@@ -538,28 +570,36 @@ def test_wide_tolerance_in_the_method_note_is_a_lint(tmp_path: Path) -> None:
 
 
 def test_tolerance_up_to_ten_per_cent_and_printed_precision_are_quiet(
-    bundled: Catalog,
+    bundled: Catalog, release: datetime.date
 ) -> None:
     """Only a stated tolerance over 10 % is flagged; the bundled examples state none."""
     from rooflinec.lints.context import LintContext
     from rooflinec.lints.margins import MAX_TOLERANCE, tolerances
 
     assert Fraction(1, 10) == MAX_TOLERANCE
-    assert [] == tolerances(LintContext.of(bundled, TODAY))
+    assert [] == tolerances(LintContext.of(bundled, release))
 
 
-def test_version_date_a_day_ahead_is_allowed(bundled: Catalog) -> None:
-    """A version dated tomorrow (a time zone ahead) is quiet; two days ahead is not."""
+def test_version_date_a_day_ahead_is_allowed(bundled: Catalog, release: datetime.date) -> None:
+    """A version dated tomorrow (a time zone ahead) is quiet; two days ahead is not.
+
+    Today is set a day and two days before the catalog's newest version entry; two days
+    before, every entry of that date (and none other) is flagged.
+    """
     from rooflinec.lints.context import LintContext
     from rooflinec.lints.versions import version_dates
 
-    assert [] == version_dates(LintContext.of(bundled, datetime.date(2026, 11, 29)))
-    found = version_dates(LintContext.of(bundled, datetime.date(2026, 11, 28)))
-    assert found
-    assert "lint-dates: device 'amd-mi300x' version 1 is dated 2026-11-30, after today" in str(
-        found[0]
-    )
-    assert {"lint-dates"} == {d.code for d in found}
+    day = datetime.timedelta(days=1)
+    assert [] == version_dates(LintContext.of(bundled, release - day))
+    found = version_dates(LintContext.of(bundled, release - 2 * day))
+    newest = [entry[:3] for entry in version_days(bundled) if entry[3] == release]
+    assert len(newest) == len(found)
+    for (kind, ident, version), diagnostic in zip(newest, found, strict=True):
+        expected = (
+            f"lint-dates: {kind} '{ident}' version {version} is dated {release.isoformat()},"
+            f" after today ({(release - 2 * day).isoformat()}): date a change when it is made"
+        )
+        assert (expected, "lint-dates") == (diagnostic.message, diagnostic.code)
 
 
 @pytest.mark.parametrize("day", ["0001-01-01", "1969-12-31", "2106-02-08", "9999-12-31"])
@@ -569,7 +609,9 @@ def test_any_calendar_date_survives_check_and_compile(day: str, tmp_path: Path) 
     shutil.copytree(BUNDLED, specs)
     path = specs / "devices" / "nvidia-l40s.yaml"
     text = path.read_text("utf-8").replace("read: 2026-10-25", f"read: {day}")
-    text = text.replace("{version: 1, date: 2026-11-30,", f"{{version: 1, date: {day},")
+    # Every version gets the same day, so the dates still run in order down the list.
+    text, dated = re.subn(r"(\{version: \d+, date: )\d{4}-\d{2}-\d{2},", rf"\g<1>{day},", text)
+    assert 2 <= dated
     path.write_text(text, "utf-8")
     code, output = check(specs, strict=False)
     assert (0, False) == (code, "internal error" in output), output

@@ -32,7 +32,7 @@ def _unknown(kind: str, wanted: Iterable[str], known: Collection[str]) -> None:
 
 
 def cmd_compile(opts: Options, out: TextIO) -> int:
-    from rooflinec.export import write_results
+    from rooflinec.export import CsvHeader, write_results
 
     compiled = compiled_or_raise(specs_folder(opts.specs))
     catalog = compiled.catalog
@@ -45,7 +45,8 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
         precisions=opts.precisions or None,
         declared_only=opts.declared_only,
     )
-    write_results(compiled, cells, opts.format, out)
+    header: CsvHeader = "plain" if opts.csv_header == "plain" else "units"
+    write_results(compiled, cells, opts.format, out, csv_header=header)
     return EXIT_OK
 
 

@@ -101,9 +101,16 @@ def _compile(p: argparse.ArgumentParser) -> None:
     _specs(p)
     p.add_argument(
         "--format",
-        choices=["json", "csv", "table"],
+        choices=["json", "jsonl", "csv", "table"],
         default="table",
-        help="table (default), json or csv",
+        help="table (default), json, jsonl (one result per line) or csv",
+    )
+    p.add_argument(
+        "--csv-header",
+        choices=["units", "plain"],
+        default="units",
+        help="csv headers with units, 'time [s]' (default), or plain names, 'time', that SQL "
+        "reads unquoted (units in schemas/results.schema.json)",
     )
     p.add_argument(
         "--device",
@@ -248,8 +255,9 @@ COMMANDS: tuple[Command, ...] = (
         "compile",
         help="compile every case on every device and precision",
         description="Resolve every kernel case against every device at every precision the "
-        "device has a peak for. json follows the results contract; csv has units in its "
-        "headers; table is for reading in a terminal.",
+        "device has a peak for. json follows the results contract; jsonl has one result per "
+        "line, as data-frame tools read it; csv has units in its headers (or plain names with "
+        "--csv-header plain); table is for reading in a terminal.",
         arguments=_compile,
         run=commands.cmd_compile,
     ),

@@ -33,6 +33,7 @@ class Options:
     cases: tuple[str, ...] = ()
     precisions: tuple[str, ...] = ()
     declared_only: bool = False
+    csv_header: str = "units"
     # explain
     case: str = ""
     symbolic: bool = False

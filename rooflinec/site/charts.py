@@ -22,6 +22,7 @@ once per site (cached in memory and on disk, since making it takes seconds).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import math
@@ -47,6 +48,7 @@ __all__ = [
     "chart_precision",
     "comparison_chart",
     "device_roofline",
+    "featured_devices",
     "kernel_chart",
     "render_svg",
     "spec_json",
@@ -70,6 +72,22 @@ PALETTE = (
 LEVEL_LABELS = {"dram": "DRAM", "l2": "L2 (last on-chip)", "l1": "L1"}
 LEVEL_DASH = {"dram": [1, 0], "l2": [6, 3], "l1": [2, 2]}
 SLIDER_MIN, SLIDER_MAX = 0.25, 4.0
+# Rooflines the comparison chart draws before a reader picks a vendor.
+MAX_LINES = 12
+# Device colours of the comparison chart, given to the devices drawn in order.
+COMPARISON_PALETTE = (
+    *PALETTE,
+    "#aec7e8",
+    "#ffbb78",
+    "#98df8a",
+    "#ff9896",
+    "#c5b0d5",
+    "#c49c94",
+    "#f7b6d2",
+    "#dbdb8d",
+    "#9edae5",
+    "#393b79",
+)
 # Kernel cases marked on a device's roofline: its first declared ones, as on its page.
 MAX_MARKERS = 10
 # The precision the site's charts are drawn at unless mkdocs.yml sets `chart_precision`.
@@ -314,13 +332,18 @@ class Roofline:
     peak_expr: str
     bw_expr: str
     datasets: dict[str, list[dict[str, Any]]]  # only those with rows
+    # Transforms that turn the roofs' data into rows of kind start, ridge and end (the
+    # comparison keeps one row per device and picks the devices shown), and params that
+    # are not sliders (the comparison's device picker).
+    roof_prelude: tuple[dict[str, Any], ...] = ()
+    choices: tuple[dict[str, Any], ...] = ()
 
     def color(self) -> dict[str, Any]:
-        return _field(
-            "key:N",
-            scale={"domain": list(self.color_domain), "range": list(self.color_range)},
-            legend=dict(self.color_legend),
-        )
+        """Colour by `key`; without a domain, the colours go to the keys drawn, in order."""
+        scale: dict[str, Any] = {"range": list(self.color_range)}
+        if self.color_domain:
+            scale = {"domain": list(self.color_domain), **scale}
+        return _field("key:N", scale=scale, legend=dict(self.color_legend))
 
     def spec(self) -> dict[str, Any]:
         layers = [self._roofs()]
@@ -347,7 +370,10 @@ class Roofline:
                     "axis": {"labelFontSize": 11, "titleFontSize": 12},
                 },
                 "datasets": self.datasets,
-                "params": [slider.spec() for slider in self.sliders],
+                "params": [
+                    *(copy.deepcopy(choice) for choice in self.choices),
+                    *(slider.spec() for slider in self.sliders),
+                ],
             }
         )
         return spec
@@ -389,12 +415,15 @@ class Roofline:
         return {
             "data": {"name": "roofs"},
             "layer": [lines, ridges],
-            "transform": _calculate(
-                pk=f"datum.peak * {self.peak_expr}",
-                bwv=f"datum.bw * {self.bw_expr}",
-                x="datum.kind === 'ridge' ? datum.pk / datum.bwv : datum.x0",
-                y="min(datum.pk, datum.bwv * datum.x)",
-            ),
+            "transform": [
+                *(copy.deepcopy(t) for t in self.roof_prelude),
+                *_calculate(
+                    pk=f"datum.peak * {self.peak_expr}",
+                    bwv=f"datum.bw * {self.bw_expr}",
+                    x="datum.kind === 'ridge' ? datum.pk / datum.bwv : datum.x0",
+                    y="min(datum.pk, datum.bwv * datum.x)",
+                ),
+            ],
         }
 
     def _kernels(self) -> dict[str, Any]:
@@ -643,14 +672,46 @@ def _device_roofline_parts(
     return roofline, description
 
 
-def comparison_chart(compiled: Compiled, device_ids: Sequence[str], precision: str) -> Chart:
-    """Every device's DRAM roofline at `precision`, one colour per device."""
-    roofline, description = _comparison_parts(compiled, device_ids, precision)
+def comparison_chart(
+    compiled: Compiled,
+    device_ids: Sequence[str],
+    precision: str,
+    featured: Sequence[str] | None = None,
+) -> Chart:
+    """The DRAM rooflines of `device_ids` at `precision`, one colour per device.
+
+    The chart draws the `featured` devices (default: `featured_devices`) until a reader
+    picks a vendor in the select box under it, then that vendor's devices."""
+    roofline, description = _comparison_parts(compiled, device_ids, precision, featured)
     return Chart("comparison", roofline.title, description, roofline.spec())
 
 
+def featured_devices(
+    compiled: Compiled, device_ids: Sequence[str], precision: str, limit: int = MAX_LINES
+) -> list[str]:
+    """At most `limit` of `device_ids`: each vendor's fastest at `precision`, then each
+    vendor's second fastest, and so on (vendors in order of first appearance)."""
+    by_vendor: dict[str, list[str]] = {}
+    for d in device_ids:
+        if precision in compiled.devices[d].peaks:
+            by_vendor.setdefault(compiled.catalog.devices[d].vendor, []).append(d)
+    ranked = [
+        sorted(ids, key=lambda d: -compiled.devices[d].peaks[precision])
+        for ids in by_vendor.values()
+    ]
+    picked: list[str] = []
+    for rank in range(max((len(ids) for ids in ranked), default=0)):
+        for ids in ranked:
+            if rank < len(ids) and len(picked) < limit:
+                picked.append(ids[rank])
+    return picked
+
+
 def _comparison_parts(
-    compiled: Compiled, device_ids: Sequence[str], precision: str
+    compiled: Compiled,
+    device_ids: Sequence[str],
+    precision: str,
+    featured: Sequence[str] | None = None,
 ) -> tuple[Roofline, str]:
     """What `comparison_chart` draws, and its text alternative."""
     catalog = compiled.catalog
@@ -660,6 +721,7 @@ def _comparison_parts(
         for d in device_ids
         if precision in compiled.devices[d].peaks and "dram" in compiled.devices[d].bandwidths
     ]
+    shown = set(featured_devices(compiled, usable, precision) if featured is None else featured)
     ridges = [_f(compiled.devices[d].ridges[precision]["dram"]) for d in usable]
     peaks = [_f(compiled.devices[d].peaks[precision]) for d in usable]
     bws = [_f(compiled.devices[d].bandwidths["dram"]) for d in usable]
@@ -671,40 +733,43 @@ def _comparison_parts(
         f"Attainable rate ({unit}/s)",
     )
     x_min, x_max = scales.x_domain
-    rows: list[dict[str, Any]] = []
-    names = [catalog.devices[d].name for d in usable]
-    for d, name in zip(usable, names, strict=True):
-        fig = compiled.devices[d]
-        rows += _roof_rows(
-            d,
-            name,
-            "dram",
-            fig.peaks[precision],
-            fig.bandwidths["dram"],
-            x_min,
-            x_max,
-            unit=unit,
-        )
-    sliders, peak_expr, bw_expr = _sliders(None, None)
-    palette = [
-        *PALETTE,
-        "#aec7e8",
-        "#ffbb78",
-        "#98df8a",
-        "#ff9896",
-        "#c5b0d5",
-        "#c49c94",
-        "#f7b6d2",
-        "#dbdb8d",
-        "#9edae5",
-        "#393b79",
+    # One row per device; the prelude makes its start, ridge and end rows in the browser.
+    rows = [
+        {
+            "series": d,
+            "key": catalog.devices[d].name,
+            "vendor": catalog.devices[d].vendor,
+            "featured": d in shown,
+            "peak": _f(compiled.devices[d].peaks[precision]),
+            "bw": _f(compiled.devices[d].bandwidths["dram"]),
+            "unit": unit,
+        }
+        for d in usable
     ]
+    vendors = list(dict.fromkeys(row["vendor"] for row in rows))
+    pick = {
+        "name": "show_vendor",
+        "value": "",
+        "bind": {
+            "input": "select",
+            "options": ["", *vendors],
+            "labels": [f"featured ({len(shown)}: the fastest of each vendor)", *vendors],
+            "name": "devices ",
+        },
+    }
+    prelude = (
+        {"filter": "show_vendor === '' ? datum.featured : datum.vendor === show_vendor"},
+        {"calculate": "['start', 'ridge', 'end']", "as": "kind"},
+        {"flatten": ["kind"]},
+        {"calculate": f"datum.kind === 'start' ? {x_min!r} : {x_max!r}", "as": "x0"},
+    )
+    sliders, peak_expr, bw_expr = _sliders(None, None)
     label = catalog.precisions[precision].label
     roofline = Roofline(
-        title=f"Rooflines of {len(usable)} devices at {label} (DRAM)",
+        title=f"DRAM rooflines at {label}: featured devices, or one vendor's",
         scales=scales,
-        color_domain=names,
-        color_range=[palette[i % len(palette)] for i in range(len(names))],
+        color_domain=[],
+        color_range=list(COMPARISON_PALETTE),
         color_legend={"title": "Device", "symbolType": "stroke"},
         dash=None,
         ridge_tooltip=[("key:N", "device")],
@@ -712,10 +777,14 @@ def _comparison_parts(
         peak_expr=peak_expr,
         bw_expr=bw_expr,
         datasets={"roofs": rows},
+        roof_prelude=prelude,
+        choices=(pick,),
     )
     description = (
-        f"Log–log chart of the DRAM rooflines of {len(usable)} devices at {label}, one line "
-        "per device, ridge points marked. The same data is in the table below the chart."
+        f"Log–log chart of the DRAM rooflines at {label} of {len(shown)} featured devices "
+        f"(the fastest of each vendor) out of {len(usable)}, one line per device, ridge "
+        "points marked; a select box picks one vendor's devices instead. The same data is in "
+        "the table below the chart."
     )
     return roofline, description
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import re
 import shutil
 import subprocess
 import threading
@@ -77,6 +78,7 @@ class Visit:
     slider_moves_chart: bool | None = None
     text: str = ""
     scripts: int = 0
+    script_result: Any = None
 
 
 class _Tab:
@@ -134,7 +136,9 @@ class _Tab:
 class Browser:
     port: int
 
-    def visit(self, url: str, screenshot: Path | None = None) -> Visit:
+    def visit(self, url: str, screenshot: Path | None = None, script: str | None = None) -> Visit:
+        """Load `url`, wait for its charts, run `script` (its value in `script_result`),
+        then take the screenshot."""
         request = urllib.request.Request(
             f"http://127.0.0.1:{self.port}/json/new?about:blank", method="PUT"
         )
@@ -189,6 +193,8 @@ class Browser:
                 "[...document.scripts].filter(s => !s.src && s.type !== 'application/json'"
                 " && /alert/.test(s.textContent)).length"
             )
+            if script is not None:
+                visit.script_result = tab.evaluate(script)
             tab.evaluate("window.scrollTo(0, 0)")
             if screenshot is not None:
                 shot = tab.call("Page.captureScreenshot", format="png")
@@ -320,3 +326,75 @@ def test_planted_markup_fires_nothing(
         assert PAYLOAD.startswith("<script>")
     finally:
         server.close()
+
+
+# --------------------------------------------------------------------------- big tables
+
+# What the table tools do to a page, read back from the DOM: pick a vendor in the first
+# table's vendor select, sort by the ridge-point column, and report the rows then shown.
+_FILTER_AND_SORT = """(async (vendor, heading) => {
+    const wrappers = [...document.querySelectorAll('.rooflinec-table')];
+    const wrapper = wrappers.find(w => [...w.querySelectorAll('thead th')]
+        .some(th => th.textContent.replace('↕', '').trim() === heading));
+    if (!wrapper) { return {error: 'no table with a ' + heading + ' column'}; }
+    const select = wrapper.querySelector('select[data-column=vendor]');
+    if (!select) { return {error: 'no vendor select'}; }
+    const before = wrapper.querySelectorAll('tbody tr').length;
+    select.value = vendor;
+    select.dispatchEvent(new Event('change'));
+    const heads = [...wrapper.querySelectorAll('thead th')];
+    const col = heads.findIndex(th => th.textContent.replace(/[↕↑↓]/g, '').trim() === heading);
+    heads[col].querySelector('button.rooflinec-sort').click();
+    await new Promise(r => setTimeout(r, 50));
+    const named = name => heads.findIndex(
+        th => th.textContent.replace(/[↕↑↓]/g, '').trim() === name);
+    const vendorCol = named('vendor');
+    const shown = [...wrapper.querySelectorAll('tbody tr')].filter(tr => !tr.hidden);
+    return {
+        before: before,
+        vendors: [...new Set(shown.map(tr => tr.cells[vendorCol].textContent.trim()))],
+        cells: shown.map(tr => tr.cells[col].textContent.trim()),
+        sorted: heads[col].getAttribute('aria-sort'),
+        count: wrapper.querySelector('.rooflinec-count').textContent,
+    };
+})"""
+
+_LEADING_NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*([kMGTPE]?)")
+_SI = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
+
+
+def _number(cell: str) -> float:
+    match = _LEADING_NUMBER.match(cell)
+    assert match is not None, cell
+    return float(match.group(1)) * _SI[match.group(2)]
+
+
+TABLE_PAGES = {
+    # page, vendor to show, column to sort by, the vendor's devices the page has
+    "devices": ("devices/index.html", "AMD", "ridge point", 11),
+    "comparison": ("comparison.html", "AMD", "BF16 or FP16", 11),
+    "home": ("index.html", "NVIDIA", "ridge point", 21),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(TABLE_PAGES))
+def test_table_filters_to_one_vendor_and_sorts_by_ridge(
+    kind: str, site_url: str, browser: Browser
+) -> None:
+    """On the bundled site, a table shows one vendor's devices only, in ridge-point order,
+    with no console error; the page without JavaScript holds every row."""
+    path, vendor, heading, expected = TABLE_PAGES[kind]
+    visit = browser.visit(
+        f"{site_url}/{path}",
+        ARTIFACTS / f"table-{kind}.png",
+        script=f"{_FILTER_AND_SORT}({json.dumps(vendor)}, {json.dumps(heading)})",
+    )
+    assert visit.console_errors == []
+    result = visit.script_result
+    assert "error" not in result, result
+    assert [vendor] == result["vendors"]
+    assert "ascending" == result["sorted"]
+    numbers = [_number(c) for c in result["cells"] if c not in ("–", "no peak")]
+    assert expected == len(result["cells"])
+    assert sorted(numbers) == numbers
+    assert f"{expected} of {result['before']} rows" == result["count"]

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
+from rooflinec.catalog import Case
 from rooflinec.formatting import format_number
 from rooflinec.site.escape import md
 from rooflinec.site.pages.common import (
     MAX_MATRIX_CASES,
-    MAX_MATRIX_DEVICES,
     PER_CHANGELOG_PAGE,
+    PER_COMPARISON_PAGE,
     GeneratedPage,
     Page,
     chunks_of,
@@ -19,6 +21,7 @@ from rooflinec.site.pages.common import (
     records,
     split_pages,
 )
+from rooflinec.site.pages.grouping import group_by_vendor
 from rooflinec.terms import COMPUTE
 
 if TYPE_CHECKING:
@@ -32,75 +35,102 @@ def spec_target(kind: str, ident: str) -> str:
     return f"{SPEC_FOLDERS[kind]}/{ident}.md"
 
 
-def comparison_page(site: Site) -> GeneratedPage:
-    """`comparison.md`: attainable rates of every case on every device at the chart
-    precision, and each device's ridge points."""
-    path = "comparison.md"
-    page = Page(path, site)
+def comparison_pages(site: Site) -> list[GeneratedPage]:
+    """`comparison.md` (and `comparison-2.md`, ...): attainable rates of every case on
+    every device at the chart precision, and each device's ridge points; devices by vendor,
+    `PER_COMPARISON_PAGE` at most on a page, each vendor's on one page when they fit."""
     cat = site.catalog
     p = site.chart_precision
-    devices = [d for d in cat.devices if p in site.compiled.devices[d].peaks]
-    shown_devices = devices[:MAX_MATRIX_DEVICES]
-    cases = list(cat.cases.values())[:MAX_MATRIX_CASES]
-    header = [page.case_link(c.id, c.id) for c in cases]
-    matrix = []
-    for d in shown_devices:
-        cells = []
-        for c in cases:
-            r = site.by_precision.get((c.id, d))
-            if r is None:
-                cells.append(Markup("–"))
-                continue
-            rate = site.rate(r.attainable, p)
-            if r.limited_by == COMPUTE:
-                cells.append(Markup(f"**{md(rate)}**"))
-            else:
-                cells.append(Markup(f"{md(rate)}, {md(level_name(r.limited_by))}"))
-        matrix.append({"device": page.device_link(d), "cells": cells})
-    precisions = list(cat.precisions)
-    ridges = []
-    other_levels = []
-    for d in list(cat.devices)[:MAX_MATRIX_DEVICES]:
-        fig = site.compiled.devices[d]
-        ridges.append(
-            {
-                "device": page.device_link(d),
-                "cells": [
-                    format_number(fig.ridges[q]["dram"])
-                    if q in fig.ridges and "dram" in fig.ridges[q]
-                    else "–"
-                    for q in precisions
-                ],
-            }
-        )
-        for lv in ("l2", "l1"):
-            if lv in fig.bandwidths:
-                other_levels.append(
-                    {
-                        "device": page.device_link(d),
-                        "level": level_name(lv),
-                        "cells": [
-                            format_number(fig.ridges[q][lv]) if q in fig.ridges else "–"
-                            for q in precisions
-                        ],
-                    }
-                )
-    text = site.render(
-        "comparison.md.j2",
-        page,
-        precision=cat.precisions[p],
-        header=header,
-        cases=cases,
-        matrix=matrix,
-        hidden_devices=len(devices) - len(shown_devices),
-        hidden_cases=len(cat.cases) - len(cases),
-        without=[page.device_link(d) for d in cat.devices if d not in devices],
-        precision_labels=[cat.precisions[q].label for q in precisions],
-        ridges=ridges,
-        other_levels=other_levels,
-        hidden_ridges=max(0, len(cat.devices) - MAX_MATRIX_DEVICES),
+    with_peak = [d for d in cat.devices if p in site.compiled.devices[d].peaks]
+    groups = group_by_vendor(
+        list(cat.devices), lambda d: cat.devices[d].vendor, PER_COMPARISON_PAGE
     )
-    return GeneratedPage(path, "Comparison", text, page.slots, page.assets)
+    cases = list(cat.cases.values())[:MAX_MATRIX_CASES]
+    precisions = list(cat.precisions)
+
+    def text(page: Page, n: int, chunk: Sequence[str], pager: Markup) -> str:
+        return site.render(
+            "comparison.md.j2",
+            page,
+            precision=cat.precisions[p],
+            header=[page.case_link(c.id, c.id) for c in cases],
+            cases=cases,
+            matrix=[
+                _matrix_row(site, page, d, cases, groups.anchors.get(d))
+                for d in chunk
+                if d in with_peak
+            ],
+            hidden_cases=len(cat.cases) - len(cases),
+            without=[page.device_link(d) for d in chunk if d not in with_peak],
+            precision_labels=[cat.precisions[q].label for q in precisions],
+            ridges=[_ridge_row(site, page, d, precisions) for d in chunk],
+            other_levels=[
+                row for d in chunk for row in _other_level_rows(site, page, d, precisions)
+            ],
+            total=len(cat.devices),
+            pager=pager,
+            vendor_links=groups.links(page, "comparison.md"),
+        )
+
+    return split_pages(site, "comparison.md", groups.chunks, lambda n: "Comparison", text)
+
+
+def _matrix_row(
+    site: Site, page: Page, device_id: str, cases: Sequence[Case], anchor: str | None
+) -> dict[str, Any]:
+    """One device's attainable rate on each case at the chart precision."""
+    p = site.chart_precision
+    cells = []
+    for c in cases:
+        r = site.by_precision.get((c.id, device_id))
+        if r is None:
+            cells.append(Markup("–"))
+            continue
+        rate = site.rate(r.attainable, p)
+        if r.limited_by == COMPUTE:
+            cells.append(Markup(f"**{md(rate)}**"))
+        else:
+            cells.append(Markup(f"{md(rate)}, {md(level_name(r.limited_by))}"))
+    return {
+        "device": page.device_link(device_id),
+        "vendor": site.catalog.devices[device_id].vendor,
+        "anchor": anchor,
+        "cells": cells,
+    }
+
+
+def _ridge_row(site: Site, page: Page, device_id: str, precisions: Sequence[str]) -> dict[str, Any]:
+    """One device's DRAM ridge point at every precision (`–` where it has no peak)."""
+    fig = site.compiled.devices[device_id]
+    return {
+        "device": page.device_link(device_id),
+        "vendor": site.catalog.devices[device_id].vendor,
+        "cells": [
+            format_number(fig.ridges[q]["dram"])
+            if q in fig.ridges and "dram" in fig.ridges[q]
+            else "–"
+            for q in precisions
+        ],
+    }
+
+
+def _other_level_rows(
+    site: Site, page: Page, device_id: str, precisions: Sequence[str]
+) -> list[dict[str, Any]]:
+    """A device's ridge points against its on-chip levels, where it gives their bandwidth."""
+    fig = site.compiled.devices[device_id]
+    return [
+        {
+            "device": page.device_link(device_id),
+            "vendor": site.catalog.devices[device_id].vendor,
+            "level": level_name(lv),
+            "cells": [
+                format_number(fig.ridges[q][lv]) if q in fig.ridges else "–" for q in precisions
+            ],
+        }
+        for lv in ("l2", "l1")
+        if lv in fig.bandwidths
+    ]
 
 
 def glossary_page(site: Site) -> GeneratedPage:

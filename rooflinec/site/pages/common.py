@@ -36,9 +36,9 @@ MAX_USES = 12  # specs listed under one source on the sources page
 MAX_ALTERNATIVES = 20
 """Other printed values listed in one table (a device's, or one figure's on its audit
 trail); the rest are in the spec file and catalog.json, which keeps a page small."""
-MAX_MATRIX_DEVICES = 24
+PER_COMPARISON_PAGE = 32  # devices on one comparison page (matrix and ridge points)
 MAX_MATRIX_CASES = 12
-MAX_HOME_DEVICES = 20
+MAX_HOME_DEVICES = 60  # rows of the home page's table and devices its chart can show
 HOME_MARKER = "<!-- rooflinec:home -->"
 ROOFLINE_METHOD = "roofline"  # the method the device pages follow
 

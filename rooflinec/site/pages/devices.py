@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from rooflinec.catalog import LEVELS, Device
+from rooflinec.catalog import LEVELS, Alternative, Device
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.site import charts
+from rooflinec.site.pages import common
 from rooflinec.site.pages.audit import audit_path
 from rooflinec.site.pages.common import (
-    MAX_ALTERNATIVES,
     MAX_CASES,
     MAX_ROWS,
     MAX_SWEEPS,
@@ -19,6 +20,7 @@ from rooflinec.site.pages.common import (
     Page,
     level_name,
 )
+from rooflinec.site.pages.grouping import group_by_vendor
 from rooflinec.site.pages.parts import device_row, paged_index, sources_context
 from rooflinec.terms import COMPUTE, SWEEP_KEYS
 
@@ -27,16 +29,54 @@ if TYPE_CHECKING:
 
 
 def device_index(site: Site) -> list[GeneratedPage]:
-    """`devices/index.md` (and `index-2.md`, ...): one row per device."""
+    """`devices/index.md` (and `index-2.md`, ...): one row per device, by vendor."""
+    devices = site.catalog.devices
+    # Read at call time: a test lowers `common.PER_INDEX_PAGE` to get many index pages.
+    groups = group_by_vendor(list(devices), lambda d: devices[d].vendor, common.PER_INDEX_PAGE)
     return paged_index(
         site,
-        list(site.catalog.devices),
+        list(devices),
         "devices/index.md",
         "Devices",
         "devices_index.md.j2",
-        lambda page, chunk: [device_row(site, page, d) for d in chunk],
+        lambda page, chunk: [device_row(site, page, d, groups.anchors.get(d)) for d in chunk],
+        chunks=groups.chunks,
+        groups=groups,
+        index="devices/index.md",
         precision=site.catalog.precisions[site.chart_precision],
     )
+
+
+#: Other printed values a device page shows, over all its figures together: at most this
+#: many rows and this many characters of their quotes and notes. The audit trail lists
+#: every one, so a device with many conflicting or long-quoted values keeps a small page.
+DEVICE_ALTERNATIVES = 10
+DEVICE_ALTERNATIVES_TEXT = 2_400
+
+
+def shown_alternatives(
+    figures: Sequence[Sequence[Alternative]],
+    *,
+    rows: int = DEVICE_ALTERNATIVES,
+    text: int = DEVICE_ALTERNATIVES_TEXT,
+) -> list[list[Alternative]]:
+    """Per figure, the alternatives a device page shows, in their order.
+
+    Taken a rank at a time (every figure's first, then every figure's second, ...) so
+    each figure with conflicts shows one before any shows two; one whose quote and note
+    do not fit the text left is skipped, and a shorter one after it may still fit.
+    """
+    chosen: set[tuple[int, int]] = set()
+    used = 0
+    for rank in range(max((len(alts) for alts in figures), default=0)):
+        for f, alts in enumerate(figures):
+            if rank >= len(alts) or len(chosen) >= rows:
+                continue
+            cost = len(alts[rank].quote or "") + len(alts[rank].note or "")
+            if used + cost <= text:
+                chosen.add((f, rank))
+                used += cost
+    return [[a for i, a in enumerate(alts) if (f, i) in chosen] for f, alts in enumerate(figures)]
 
 
 def device_page(site: Site, device: Device) -> GeneratedPage:
@@ -50,10 +90,14 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
     levels = [lv for lv in LEVELS if lv in fig.bandwidths]
     chart = charts.device_roofline(site.compiled, device.id, shown, site.chart_precision)
     p_glance = site.chart_precision if site.chart_precision in fig.peaks else next(iter(fig.peaks))
+    figures = [peak.figure for peak in device.peaks.values()]
+    figures += [mem.bandwidth for mem in device.memory.values()]
+    shown_alts = iter(shown_alternatives([f.alternatives for f in figures]))
     peaks = []
     for p, peak in device.peaks.items():
         pr = cat.precisions[p]
         unit = pr.unit
+        alts = next(shown_alts)
         peaks.append(
             {
                 "precision": pr.label,
@@ -76,12 +120,15 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
                         "quote": a.quote,
                         "note": a.note,
                     }
-                    for a in peak.figure.alternatives
+                    for a in alts
                 ],
+                "more": len(peak.figure.alternatives) - len(alts),
+                "audit": page.href(site.audit.target(device.id, f"compute.{p}")),
             }
         )
     memory = []
     for lv, mem in device.memory.items():
+        alts = next(shown_alts)
         memory.append(
             {
                 "level": level_name(lv),
@@ -107,8 +154,10 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
                         "quote": a.quote,
                         "note": a.note,
                     }
-                    for a in mem.bandwidth.alternatives
+                    for a in alts
                 ],
+                "more": len(mem.bandwidth.alternatives) - len(alts),
+                "audit": page.href(site.audit.target(device.id, f"memory.{lv}")),
             }
         )
     ridges = [
@@ -201,7 +250,6 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
         missing=missing,
         gemm=gemm,
         hidden=len(results) - len(shown),
-        max_alternatives=MAX_ALTERNATIVES,
         compute_share=format_percent(device.compute_share),
         memory_share=format_percent(device.memory_share),
         sources=sources,

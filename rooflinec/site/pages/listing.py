@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rooflinec.site.pages.audit import audit_pages
-from rooflinec.site.pages.catalog_pages import changelog_pages, comparison_page, glossary_page
+from rooflinec.site.pages.catalog_pages import changelog_pages, comparison_pages, glossary_page
 from rooflinec.site.pages.changes import changes_pages
 from rooflinec.site.pages.common import GeneratedPage
 from rooflinec.site.pages.devices import device_index, device_page
@@ -25,7 +25,7 @@ def pages(site: Site) -> list[GeneratedPage]:
     out += [device_page(site, d) for d in catalog.devices.values()]
     out += kernel_index(site)
     out += [kernel_page(site, k) for k in catalog.kernels.values()]
-    out.append(comparison_page(site))
+    out += comparison_pages(site)
     out += [method_page(site, m) for m in catalog.methods.values()]
     out += audit_pages(site)
     out += sources_pages(site)

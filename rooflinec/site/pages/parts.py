@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site
 
 
-def device_row(site: Site, page: Page, device_id: str) -> dict[str, Any]:
-    """One device's row of the devices index and the home page's table."""
+def device_row(site: Site, page: Page, device_id: str, anchor: str | None = None) -> dict[str, Any]:
+    """One device's row of the devices index and the home page's table; `anchor`, an id
+    made of `a-z0-9-` (see `grouping.vendor_slug`), marks the first row of a vendor."""
     device = site.catalog.devices[device_id]
     fig = site.compiled.devices[device_id]
     p = site.chart_precision
@@ -26,7 +27,10 @@ def device_row(site: Site, page: Page, device_id: str) -> dict[str, Any]:
     bound = [r for r in declared if r.limited_by != COMPUTE]
     return {
         "link": page.device_link(device_id),
+        "anchor": anchor,
         "vendor": device.vendor,
+        "family": device.family or "–",
+        "form": device.form or "–",
         "kind": device.kind or "–",
         "peak": site.rate(fig.peaks[p], p) if p in fig.peaks else "no peak",
         "memory": dram.label if dram else "–",
@@ -49,14 +53,16 @@ def paged_index(
     title: str,
     template: str,
     rows_of: Callable[[Page, Sequence[str]], list[dict[str, Any]]],
+    chunks: Sequence[Sequence[str]] | None = None,
     **context: Any,
 ) -> list[GeneratedPage]:
-    """An index split into numbered pages (`first`, then `-2`, ...), each with a pager."""
+    """An index split into numbered pages (`first`, then `-2`, ...), each with a pager:
+    `chunks` of `ids` when given, else runs of `common.PER_INDEX_PAGE`."""
     # Read at call time: a test lowers `common.PER_INDEX_PAGE` to get many index pages.
     return split_pages(
         site,
         first,
-        chunks_of(ids, common.PER_INDEX_PAGE),
+        chunks if chunks is not None else chunks_of(ids, common.PER_INDEX_PAGE),
         lambda n: title,
         lambda page, n, chunk, pager: site.render(
             template,
