@@ -16,7 +16,7 @@ import yaml
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.cli.main import main
 from rooflinec.errors import SpecError
-from rooflinec.site.build import build_site, site_config
+from rooflinec.site.build import SITE_URL, build_site, site_config
 from rooflinec.site.pages import common as site_pages
 
 REPO = Path(__file__).resolve().parents[1]
@@ -124,9 +124,10 @@ _EXTERNAL = re.compile(
 
 
 def test_no_request_leaves_the_site(site: Path) -> None:
-    """No script, style, font, image or frame is loaded from another host."""
+    """No script, style, font, image or frame is loaded from another host (the canonical
+    URL, from `site_url`, names the page and loads nothing)."""
     for page in _html_pages(site):
-        text = page.read_text("utf-8")
+        text = re.sub(r'<link rel="canonical" href="[^"]*">', "", page.read_text("utf-8"))
         assert not _EXTERNAL.search(text), page
         assert "fonts.googleapis" not in text and "fonts.gstatic" not in text, page
     for css in site.rglob("*.css"):
@@ -180,8 +181,9 @@ def test_build_refuses_to_replace_a_folder_that_is_not_a_site(tmp_path: Path) ->
 def test_root_mkdocs_yml_matches_the_build_configuration(tmp_path: Path) -> None:
     """`mkdocs build` at the root and `rooflinec build` make the same site."""
     root = yaml.safe_load((REPO / "mkdocs.yml").read_text("utf-8"))
-    built = site_config(tmp_path, tmp_path, tmp_path)
-    for key in ("theme", "markdown_extensions", "nav", "use_directory_urls", "site_name"):
+    built = site_config(tmp_path, tmp_path, tmp_path, site_url=SITE_URL)
+    keys = ("theme", "markdown_extensions", "nav", "use_directory_urls", "site_name", "site_url")
+    for key in keys:
         assert root[key] == built[key], key
     assert root["theme"]["font"] is False
     assert root["plugins"][0] == "search" and "rooflinec" in root["plugins"][1]

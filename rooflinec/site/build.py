@@ -1,9 +1,12 @@
-"""`rooflinec build` and `rooflinec serve`: mkdocs in-process on a temporary configuration.
+"""`rooflinec build` and `rooflinec serve`: mkdocs in-process, on the project's site.
 
-Both work from any folder, on any specs folder, with an installed package: the site's
-hand-written pages come from the package (`rooflinec.resources.site_dir`), the
-configuration is written to a temporary folder (the same settings as the repository's
-`mkdocs.yml`, see `site_config`), and the specs folder is passed to the plugin.
+The project is the folder that holds the specs folder (`./specs` by default). Its own
+`mkdocs.yml` is the configuration when it has one (it must list the `rooflinec` plugin);
+else its own `site/` folder holds the hand-written pages, under the settings of
+`site_config`; else the package's copy of rooflinec's pages is used
+(`rooflinec.resources.site_dir`), so both commands work from any folder with an installed
+package. See `site_source`. The specs folder is given to the plugin over whatever the
+configuration says (`rooflinec.site.plugin.session_options`).
 
 The build writes into a temporary sibling of the output folder and moves it in only when
 everything succeeded, so a failed build (a spec error, a bug) leaves the previous site as
@@ -19,8 +22,9 @@ import shutil
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rooflinec.errors import RooflinecError, UsageError
 from rooflinec.site.output import (
@@ -33,7 +37,22 @@ from rooflinec.site.output import (
     temporary_folder,
 )
 
-__all__ = ["build_site", "serve_site", "site_config"]
+if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+
+__all__ = [
+    "SITE_URL",
+    "SiteSource",
+    "build_site",
+    "serve_site",
+    "site_config",
+    "site_source",
+]
+
+SITE_URL = "https://rooflinec.github.io/rooflinec/"
+"""Where rooflinec's own site is published (the repository's `mkdocs.yml` says the
+same): the sitemap's URLs and the 404 page's links start with it."""
+DIRTY_BUILD_WARNING = "A 'dirty' build is being performed"
 
 NAV: list[dict[str, str]] = [
     {"Home": "index.md"},
@@ -53,12 +72,19 @@ NAV: list[dict[str, str]] = [
 
 
 def site_config(
-    docs_dir: Path, site_dir: Path, specs: Path, options: dict[str, Any] | None = None
+    docs_dir: Path,
+    site_dir: Path,
+    specs: Path,
+    options: dict[str, Any] | None = None,
+    *,
+    site_url: str | None = None,
 ) -> dict[str, Any]:
     """The mkdocs configuration: the repository's `mkdocs.yml`, with absolute folders;
-    `options` are extra rooflinec plugin options."""
+    `options` are extra rooflinec plugin options. `site_url` only for rooflinec's own
+    pages (a project's own `site/` is published elsewhere, or nowhere)."""
     return {
         "site_name": "rooflinec",
+        **({"site_url": site_url} if site_url else {}),
         "site_description": "Roofline results for accelerators and kernels, with every "
         "figure sourced.",
         "docs_dir": str(docs_dir),
@@ -89,6 +115,39 @@ def site_config(
     }
 
 
+@dataclass(frozen=True)
+class SiteSource:
+    """Where a build's configuration and hand-written pages come from."""
+
+    config_file: Path | None
+    """The project's own `mkdocs.yml`, used as it is (its `docs_dir` holds the pages)."""
+    docs_dir: Path | None
+    """Without a `config_file`: the hand-written pages, under `site_config`."""
+
+    @property
+    def bundled(self) -> bool:
+        """True for the package's copy of rooflinec's own pages."""
+        return self.config_file is None and self.docs_dir == _bundled_site()
+
+
+def _bundled_site() -> Path:
+    from rooflinec.resources import site_dir
+
+    return site_dir().resolve()
+
+
+def site_source(specs: Path) -> SiteSource:
+    """The site of the project around `specs`: its `mkdocs.yml`, else its `site/`
+    folder, else rooflinec's own pages from the package."""
+    project = specs.resolve().parent
+    config_file = project / "mkdocs.yml"
+    if config_file.is_file():
+        return SiteSource(config_file, None)
+    if (project / "site").is_dir():
+        return SiteSource(None, (project / "site").resolve())
+    return SiteSource(None, _bundled_site())
+
+
 def _write_config(folder: Path, config: dict[str, Any]) -> Path:
     import json
 
@@ -103,12 +162,24 @@ class _OneLine(logging.Formatter):
         return f"{record.levelname.lower()}: {record.getMessage()}"
 
 
+class _NotTheDirtyBuildWarning(logging.Filter):
+    """Drops mkdocs' warning that a dirty build may leave stale navigation and links:
+    `rooflinec serve` rebuilds dirty on purpose and the plugin re-renders every page
+    whose output changes (`rooflinec.site.incremental`), so the warning says nothing."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(DIRTY_BUILD_WARNING)
+
+
 @contextlib.contextmanager
-def _mkdocs_logging(verbose: bool) -> Iterator[None]:
-    """mkdocs' warnings (and with `verbose`, its progress) on stderr, one line each."""
+def _mkdocs_logging(verbose: bool, *, serving: bool = False) -> Iterator[None]:
+    """mkdocs' warnings (and with `verbose`, its progress) on stderr, one line each;
+    `serving` drops the dirty-build warning of every rebuild."""
     logger = logging.getLogger("mkdocs")
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_OneLine())
+    if serving:
+        handler.addFilter(_NotTheDirtyBuildWarning())
     level = logging.INFO if verbose else logging.WARNING
     handler.setLevel(level)
     old_level, old_propagate = logger.level, logger.propagate
@@ -137,7 +208,7 @@ def build_site(
 
     from rooflinec.errors import SpecError
     from rooflinec.pipeline import compiled_or_diagnostics
-    from rooflinec.resources import site_dir
+    from rooflinec.site.plugin import session_options
 
     started = time.perf_counter()
     specs = specs.resolve()
@@ -154,14 +225,22 @@ def build_site(
         raise UsageError(f"cannot create {out.parent}: {exc.strerror}") from exc
     clean_stale(out)
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    source = site_source(specs)
     with temporary_folder(BUILD_TEMP_PREFIX) as tmp:
-        docs = Path(tmp) / "docs"
-        shutil.copytree(site_dir(), docs)
         staging = staging_folder(out)
         try:
-            config_file = _write_config(Path(tmp), site_config(docs, staging, specs, options))
-            with _mkdocs_logging(verbose):
-                config = load_config(str(config_file))
+            with (
+                _mkdocs_logging(verbose),
+                session_options({"specs": str(specs), **(options or {})}),
+            ):
+                if source.config_file is not None:
+                    config = _project_config(source.config_file, site_dir=str(staging))
+                else:
+                    # A copy: mkdocs reads the pages while the originals may be edited.
+                    docs = Path(tmp) / "docs"
+                    shutil.copytree(_docs_dir(source), docs)
+                    settings = _settings(source, docs, staging, specs, options)
+                    config = load_config(str(_write_config(Path(tmp), settings)))
                 build(config)
             install(staging, out)
         except (MkDocsException, OSError) as exc:
@@ -171,27 +250,64 @@ def build_site(
     return time.perf_counter() - started
 
 
+def _docs_dir(source: SiteSource) -> Path:
+    return source.docs_dir if source.docs_dir is not None else _bundled_site()
+
+
+def _settings(
+    source: SiteSource,
+    docs: Path,
+    site_dir: Path,
+    specs: Path,
+    options: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """`site_config` for a source without its own `mkdocs.yml`."""
+    url = SITE_URL if source.bundled else None
+    return site_config(docs, site_dir, specs, options, site_url=url)
+
+
+def _project_config(config_file: Path, **overrides: Any) -> MkDocsConfig:
+    """The project's `mkdocs.yml` loaded with `overrides`; `UsageError` if it does not
+    use the rooflinec plugin (it would build a site without a single roofline page)."""
+    from mkdocs.config import load_config
+
+    config = load_config(str(config_file), **overrides)
+    if "rooflinec" not in config.plugins:
+        raise UsageError(
+            f"{config_file}: the project's mkdocs.yml does not list the rooflinec plugin "
+            "(plugins: [search, rooflinec])"
+        )
+    return config
+
+
 def serve_site(specs: Path, dev_addr: str = "127.0.0.1:8000") -> None:
     """`mkdocs serve` on the site of `specs`, rebuilding on every spec or page edit.
 
     Rebuilds are dirty: only the pages and files whose output changes are rendered and
     written again (the plugin tracks what each generated file held), so an edit to one
     device re-renders its page and the pages that list it, not the whole site. While a
-    spec is broken every page shows the errors over the last good site."""
+    spec is broken every page shows the errors over the last good site. The project's
+    pages are served from where they are, so an edit to one is served at once."""
     from mkdocs.commands.serve import serve
 
-    from rooflinec.resources import site_dir
+    from rooflinec.site.plugin import session_options
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     clean_stale(None)
+    specs = specs.resolve()
+    source = site_source(specs)
+    # A broken spec does not stop the preview: the last good site is shown with the
+    # errors on a banner (the plugin's `show_errors`).
+    options = {"specs": str(specs), "show_errors": True}
     with temporary_folder(SERVE_TEMP_PREFIX) as tmp:
-        # serve builds into a temporary folder of its own; site_dir here is never used.
-        # A broken spec does not stop the preview: the last good site is shown with the
-        # errors on a banner (the plugin's `show_errors`).
-        options = {"show_errors": True}
-        config = site_config(site_dir(), Path(tmp) / "unused", specs.resolve(), options)
-        config_file = _write_config(Path(tmp), config)
-        with _mkdocs_logging(verbose=True):
+        if source.config_file is not None:
+            _project_config(source.config_file)
+            config_file = source.config_file
+        else:
+            # serve builds into a temporary folder of its own; site_dir here is never used.
+            settings = _settings(source, _docs_dir(source), Path(tmp) / "unused", specs, options)
+            config_file = _write_config(Path(tmp), settings)
+        with _mkdocs_logging(verbose=True, serving=True), session_options(options):
             serve(
                 config_file=str(config_file),
                 dev_addr=dev_addr,

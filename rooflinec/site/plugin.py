@@ -4,8 +4,10 @@ Hooks, in build order:
 
 - `on_config`: resolve the specs folder, compile the catalog (a spec error fails the build
   with the one-line diagnostics; with `show_errors`, as in `rooflinec serve`, the last good
-  catalog is used and the errors go on a banner), add the site's CSS and script, and keep
-  material's mike version selector only in a build of a published version.
+  catalog is used and the errors go on a banner), add the site's CSS and script, enable
+  the Markdown extensions the pages need and make a missing anchor a warning (see
+  `rooflinec.site.requirements`), and keep material's mike version selector only in a
+  build of a published version.
 - `on_files`: build the `Site` value, then add every generated page, its chart files, the
   Vega runtime, the downloads (results, catalog with provenance, JSON Schemas under
   `schemas/`) and, for a version built by `rooflinec publish`, `rooflinec-build.json`
@@ -14,10 +16,12 @@ Hooks, in build order:
 - `on_env`: pin every page's date to the catalog's newest version date (no build clock in
   the output), clamped to what a 32-bit count of seconds since 1970 holds (see
   `sitemap_date`).
-- `on_page_markdown`: give each generated page its escaped title, and put the generated
-  comparison into the home page.
+- `on_page_markdown`: give each generated page its escaped title, put the generated
+  comparison into the home page, and unlink a hand-written page's links to method pages
+  the catalog lacks (`rooflinec.site.absent`, which also drops them from the nav).
 - `on_page_content`: sanitise the HTML of every generated page with nh3, then put the
-  trusted fragments (charts, formulas) in.
+  trusted fragments (charts, formulas) in, their file links made right for the page's
+  URL (`rooflinec.site.urls`).
 - `on_post_page` / `on_post_template`: compact the HTML; put the spec-error banner (see
   `rooflinec.site.banner`) on every page and on the 404 page while the specs are broken.
 - `on_serve`: watch the specs folder, so `mkdocs serve` rebuilds on every spec edit.
@@ -29,10 +33,11 @@ Dirty rebuilds (`rooflinec serve`) render only the files whose output changed: s
 
 from __future__ import annotations
 
+import contextlib
 import html
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,9 +50,12 @@ from mkdocs.structure.files import Files, InclusionLevel
 
 from rooflinec.errors import Diagnostic
 from rooflinec.pipeline import compiled_or_diagnostics, last_compiled
+from rooflinec.site.absent import nav_without_absent_methods, unlink_absent_methods
 from rooflinec.site.banner import banner_html, with_banner
 from rooflinec.site.escape import compact_html, sanitize
 from rooflinec.site.incremental import Rebuild, fingerprint, forget
+from rooflinec.site.requirements import add_required_extensions, warn_on_missing_anchors
+from rooflinec.site.urls import relocate_page_files, source_folder_from_page
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -164,6 +172,29 @@ def compile_or_last_good(folder: Path) -> tuple[Compiled | None, list[str]]:
     return last_compiled(folder) or compiled, lines
 
 
+_SESSION_OPTIONS: dict[str, Any] = {}
+
+
+@contextlib.contextmanager
+def session_options(options: Mapping[str, Any]) -> Iterator[None]:
+    """Plugin options that win over the mkdocs configuration's while the block runs.
+
+    `rooflinec build` and `serve` build a project with its own `mkdocs.yml` and give the
+    plugin the specs folder of their command line (and `serve` its `show_errors`): mkdocs
+    reloads the configuration file on every `serve` rebuild, so the options cannot be
+    written into it. Unknown names raise `KeyError`."""
+    unknown = sorted(set(options) - set(RooflinecConfig().keys()))
+    if unknown:
+        raise KeyError(f"unknown rooflinec plugin options: {', '.join(unknown)}")
+    saved = dict(_SESSION_OPTIONS)
+    _SESSION_OPTIONS.update(options)
+    try:
+        yield
+    finally:
+        _SESSION_OPTIONS.clear()
+        _SESSION_OPTIONS.update(saved)
+
+
 def _asset(name: str) -> str:
     return resources.files("rooflinec.site").joinpath("assets").joinpath(name).read_text("utf-8")
 
@@ -199,6 +230,8 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         self.banner = ""
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
+        for key, value in _SESSION_OPTIONS.items():
+            self.config[key] = value
         self.specs_dir = specs_dir_for(config, self.config.specs)
         if self.config.show_errors:
             self.compiled, self.errors = compile_or_last_good(self.specs_dir)
@@ -214,7 +247,11 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
             dates += [v.date for k in catalog.kernels.values() for v in k.versions]
             dates += [v.date for m in catalog.methods.values() for v in m.versions]
             self.page_date = sitemap_date(max(dates)) if dates else None
+            config.nav = nav_without_absent_methods(config.nav, catalog.methods)
         _version_selector_only_when_versioned(config)
+        for name in add_required_extensions(config):
+            log.info(f"rooflinec: enabled the Markdown extension {name}, which its pages need")
+        warn_on_missing_anchors(config)
         for css in (f"{ASSET_DIR}/rooflinec.css",):
             if css not in config.extra_css:
                 config.extra_css.append(css)
@@ -311,13 +348,17 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
             # The theme puts the title into <title> and the header without escaping, and
             # would take it from the rendered H1 with entities decoded: give it escaped.
             page.meta["title"] = html.escape(generated.title, quote=True)
+        elif self.compiled is not None:
+            markdown = unlink_absent_methods(
+                markdown, page.file.src_uri, self.compiled.catalog.methods
+            )
         if page.file.src_uri == "index.md" and self.home is not None:
             from rooflinec.site.pages.common import HOME_MARKER
 
             if HOME_MARKER in markdown:
                 return markdown.replace(HOME_MARKER, self.home.markdown)
             return markdown + "\n\n" + self.home.markdown
-        return None
+        return markdown
 
     def on_page_content(
         self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files
@@ -328,7 +369,9 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
             generated = self.home
         if generated is None:
             return None
-        return generated.slots.fill(sanitize(html))
+        filled = generated.slots.fill(sanitize(html))
+        prefix = source_folder_from_page(uri, page.file.dest_uri)
+        return relocate_page_files(filled, uri, generated.assets, prefix)
 
     def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str | None:
         compact = compact_html(output)

@@ -47,6 +47,18 @@ def comparison_pages(site: Site) -> list[GeneratedPage]:
     )
     cases = list(cat.cases.values())[:MAX_MATRIX_CASES]
     precisions = list(cat.precisions)
+    # A vendor's anchor sits on its first row of the matrix; a vendor none of whose
+    # devices has the chart precision has no matrix row, so its ridge row takes it.
+    matrix_anchors: dict[str, str] = {}
+    ridge_anchors: dict[str, str] = {}
+    for first, anchor in groups.anchors.items():
+        vendor = cat.devices[first].vendor
+        members = [d for d in cat.devices if cat.devices[d].vendor == vendor]
+        shown = [d for d in members if d in with_peak]
+        if shown:
+            matrix_anchors[shown[0]] = anchor
+        else:
+            ridge_anchors[first] = anchor
 
     def text(page: Page, n: int, chunk: Sequence[str], pager: Markup) -> str:
         return site.render(
@@ -56,14 +68,17 @@ def comparison_pages(site: Site) -> list[GeneratedPage]:
             header=[page.case_link(c.id, c.id) for c in cases],
             cases=cases,
             matrix=[
-                _matrix_row(site, page, d, cases, groups.anchors.get(d))
+                _matrix_row(site, page, d, cases, matrix_anchors.get(d))
                 for d in chunk
                 if d in with_peak
             ],
             hidden_cases=len(cat.cases) - len(cases),
             without=[page.device_link(d) for d in chunk if d not in with_peak],
             precision_labels=[cat.precisions[q].label for q in precisions],
-            ridges=[_ridge_row(site, page, d, precisions) for d in chunk],
+            ridges=[
+                {**_ridge_row(site, page, d, precisions), "anchor": ridge_anchors.get(d)}
+                for d in chunk
+            ],
             other_levels=[
                 row for d in chunk for row in _other_level_rows(site, page, d, precisions)
             ],

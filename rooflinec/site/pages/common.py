@@ -40,6 +40,7 @@ PER_COMPARISON_PAGE = 32  # devices on one comparison page (matrix and ridge poi
 MAX_MATRIX_CASES = 12
 MAX_HOME_DEVICES = 60  # rows of the home page's table and devices its chart can show
 HOME_MARKER = "<!-- rooflinec:home -->"
+ROOFLINE_METHOD = "roofline"  # the method the device pages follow
 
 
 @dataclass
@@ -186,6 +187,13 @@ class Page:
         return self.link(
             text if text is not None else case.name, f"kernels/{case.kernel}.md#case-{case_id}"
         )
+
+    def method_link(self, text: Any, method_id: str = ROOFLINE_METHOD) -> Markup:
+        """A link to the method page of `method_id`; the text alone when the catalog has
+        no such method (a catalog without `methods/` has no method pages)."""
+        if method_id in self.site.catalog.methods:
+            return self.link(text, f"method/{method_id}.md")
+        return Markup(md(text))
 
     def math(self, formula: Any) -> Markup:
         mathml = latex_to_mathml(formula.latex())
