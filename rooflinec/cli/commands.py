@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Collection, Iterable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from rooflinec.cli.extras import require_extra
 from rooflinec.cli.options import DEFAULT_ADDRESS, DEFAULT_SITE, EXIT_OK, EXIT_SPEC, Options
 from rooflinec.errors import UsageError
 from rooflinec.pipeline import checked, compiled_or_raise, specs_folder
+
+if TYPE_CHECKING:
+    from rooflinec.catalog import Catalog
+    from rooflinec.compiler import Result
 
 
 def cmd_check(opts: Options, out: TextIO) -> int:
@@ -55,11 +59,9 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
     return EXIT_OK
 
 
-def cmd_explain(opts: Options, out: TextIO) -> int:
-    from rooflinec.explain import explain, explain_symbolic
-
-    if opts.symbolic:
-        require_extra("rooflinec explain --symbolic", "symbolic")
+def _one_result(opts: Options) -> tuple[Catalog, Result]:
+    """The catalog and the result of `CASE --device D [--precision P]` (default: the
+    case's declared precision); a usage error for an unknown id or a missing peak."""
     compiled = compiled_or_raise(specs_folder(opts.specs))
     catalog = compiled.catalog
     _unknown("case", [opts.case], catalog.cases)
@@ -74,6 +76,15 @@ def cmd_explain(opts: Options, out: TextIO) -> int:
             f"device '{device.id}' has no peak for precision '{precision}'"
             f" (it has: {', '.join(device.peaks)})"
         )
+    return catalog, result
+
+
+def cmd_explain(opts: Options, out: TextIO) -> int:
+    from rooflinec.explain import explain, explain_symbolic
+
+    if opts.symbolic:
+        require_extra("rooflinec explain --symbolic", "symbolic")
+    catalog, result = _one_result(opts)
     out.write(explain(catalog, result))
     if opts.symbolic:
         plain, latex = explain_symbolic(catalog, result)
@@ -85,20 +96,7 @@ def cmd_explain(opts: Options, out: TextIO) -> int:
 def cmd_report(opts: Options, out: TextIO) -> int:
     from rooflinec.report import NotMeasured, report
 
-    compiled = compiled_or_raise(specs_folder(opts.specs))
-    catalog = compiled.catalog
-    _unknown("case", [opts.case], catalog.cases)
-    _unknown("device", opts.devices, catalog.devices)
-    case = catalog.cases[opts.case]
-    device = catalog.devices[opts.devices[0]]
-    precision = opts.precisions[0] if opts.precisions else case.precision
-    _unknown("precision", [precision], catalog.precisions)
-    result = compiled.result(case.id, device.id, precision)
-    if result is None:
-        raise UsageError(
-            f"device '{device.id}' has no peak for precision '{precision}'"
-            f" (it has: {', '.join(device.peaks)})"
-        )
+    catalog, result = _one_result(opts)
     try:
         out.write(report(catalog, result))
     except NotMeasured as exc:

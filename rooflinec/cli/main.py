@@ -150,8 +150,8 @@ def _compile(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _explain(p: argparse.ArgumentParser) -> None:
-    p.add_argument("case", metavar="CASE", help="a case id")
+def _device_and_precision(p: argparse.ArgumentParser) -> None:
+    """`--device D` (required) and `--precision P` of a command about one result."""
     p.add_argument(
         "--device", dest="devices", action=_One, required=True, metavar="D", help="a device id"
     )
@@ -163,6 +163,11 @@ def _explain(p: argparse.ArgumentParser) -> None:
         metavar="P",
         help="default: the case's declared precision",
     )
+
+
+def _explain(p: argparse.ArgumentParser) -> None:
+    p.add_argument("case", metavar="CASE", help="a case id")
+    _device_and_precision(p)
     p.add_argument(
         "--symbolic",
         action="store_true",
@@ -173,17 +178,7 @@ def _explain(p: argparse.ArgumentParser) -> None:
 
 def _report(p: argparse.ArgumentParser) -> None:
     p.add_argument("case", metavar="CASE", help="a case id with a measured run")
-    p.add_argument(
-        "--device", dest="devices", action=_One, required=True, metavar="D", help="a device id"
-    )
-    p.add_argument(
-        "--precision",
-        dest="precisions",
-        action=_One,
-        default=(),
-        metavar="P",
-        help="default: the case's declared precision",
-    )
+    _device_and_precision(p)
     _specs(p)
 
 
@@ -230,17 +225,7 @@ def _import(p: argparse.ArgumentParser) -> None:
 
 def _solve(p: argparse.ArgumentParser) -> None:
     p.add_argument("case", metavar="CASE", help="a case id")
-    p.add_argument(
-        "--device", dest="devices", action=_One, required=True, metavar="D", help="a device id"
-    )
-    p.add_argument(
-        "--precision",
-        dest="precisions",
-        action=_One,
-        default=(),
-        metavar="P",
-        help="default: the case's declared precision",
-    )
+    _device_and_precision(p)
     p.add_argument(
         "--vary", required=True, metavar="SYMBOL", help="the symbol varied over 1..10^12"
     )
