@@ -47,6 +47,7 @@ LINT_CODES: tuple[str, ...] = (
     "lint-sustained",
     "lint-accumulate",
     "lint-per-card",
+    "lint-measurement",
 )
 
 
