@@ -145,3 +145,22 @@ def test_session_options_refuse_unknown_names() -> None:
     options = plugin.session_options({"spec": "x"})
     with pytest.raises(KeyError, match="unknown rooflinec plugin options: spec"):
         options.__enter__()
+
+
+def test_serve_of_the_bundled_pages_stays_at_the_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bundled pages carry a `site_url` for the published site; `mkdocs serve` would
+    mount a preview at its path (/rooflinec/), so `rooflinec serve` leaves it out."""
+    import mkdocs.commands.serve
+
+    specs = tmp_path / "catalog" / "specs"
+    shutil.copytree(BUNDLED, specs)
+    seen: dict[str, Any] = {}
+
+    def fake_serve(config_file: str, **kwargs: Any) -> None:
+        seen["config"] = json.loads(Path(config_file).read_text("utf-8"))
+
+    monkeypatch.setattr(mkdocs.commands.serve, "serve", fake_serve)
+    serve_site(specs)
+    assert "site_url" not in seen["config"]

@@ -306,6 +306,8 @@ def serve_site(specs: Path, dev_addr: str = "127.0.0.1:8000") -> None:
         else:
             # serve builds into a temporary folder of its own; site_dir here is never used.
             settings = _settings(source, _docs_dir(source), Path(tmp) / "unused", specs, options)
+            # mkdocs serve mounts the site at site_url's path: a local preview stays at /.
+            settings.pop("site_url", None)
             config_file = _write_config(Path(tmp), settings)
         with _mkdocs_logging(verbose=True, serving=True), session_options(options):
             serve(
