@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from rooflinec.cli.extras import require_extra
 from rooflinec.cli.options import DEFAULT_ADDRESS, DEFAULT_SITE, EXIT_OK, EXIT_SPEC, Options
-from rooflinec.errors import UsageError
+from rooflinec.errors import UsageError, one_line
 from rooflinec.pipeline import checked, compiled_or_raise, specs_folder
 
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ def cmd_import(opts: Options, out: TextIO) -> int:
             skipped=skipped,
         )
     except UnicodeDecodeError as exc:
-        sys.stderr.write(f"{path}:1: error: not UTF-8 text ({exc.reason})\n")
+        sys.stderr.write(one_line(f"{path}:1: error: not UTF-8 text ({exc.reason})") + "\n")
         return EXIT_SPEC
     except ExportError as exc:
         for problem in exc.problems:
