@@ -42,18 +42,21 @@ def _unknown(kind: str, wanted: Iterable[str], known: Collection[str]) -> None:
 
 def cmd_compile(opts: Options, out: TextIO) -> int:
     from rooflinec.export import CsvHeader, write_results
+    from rooflinec.grids import select
 
     compiled = compiled_or_raise(specs_folder(opts.specs))
     catalog = compiled.catalog
     _unknown("device", opts.devices, catalog.devices)
     _unknown("case", opts.cases, catalog.cases)
     _unknown("precision", opts.precisions, catalog.precisions)
-    cells = compiled.rows(
+    cells = select(
+        compiled,
         devices=opts.devices or None,
         cases=opts.cases or None,
         precisions=opts.precisions or None,
         declared_only=opts.declared_only,
     )
+    cells.check()  # a grid shape with a bad count stops the compile before any output
     header: CsvHeader = "plain" if opts.csv_header == "plain" else "units"
     write_results(compiled, cells, opts.format, out, csv_header=header)
     return EXIT_OK
