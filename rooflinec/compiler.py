@@ -90,6 +90,7 @@ class Result:
     measured: Fraction | None
     floor: Fraction | None = None  # launches × the device's launch latency, s; None: no floor
     run: Run | None = None  # the measured run, where one was recorded
+    shape: dict[str, int] | None = None  # the shape evaluated (a grid case's row has its own)
 
     @property
     def intensity(self) -> dict[str, Fraction]:
@@ -326,6 +327,7 @@ class Compiled:
             c.measured.get(cell),
             c.floor(cell),
             c.runs.get(cell),
+            case.shape,
         )
 
     @cached_property
