@@ -300,3 +300,32 @@ def test_solve_a_grid_case_holds_its_first_shape(specs: Path) -> None:
     other = io.StringIO()
     assert main([*args, "--vary", "M", "--shape", "M=64,N=81,K=384"], out=other) == 0
     assert "held: N = 81, K = 384" in other.getvalue()
+
+
+def test_site_shows_a_grid_as_a_summary_with_a_download(tmp_path: Path) -> None:
+    """A grid case's kernel page gives its ranges as written, its count, its intensity
+    range and crossovers, and links its results as a CSV download; it has no row per
+    shape and the grid is not plotted."""
+    from rooflinec.site.build import build_site
+
+    specs = tmp_path / "specs"
+    shutil.copytree(Path(__file__).parent / "cases" / "base", specs)
+    (specs / "kernels" / "test-grid.yaml").write_text(HEAD + GRID + VERSIONS, "utf-8")
+    out = tmp_path / "site"
+    build_site(specs, out)
+    page = next((out / "kernels").glob("test-grid*.html")).read_text("utf-8")
+    if (out / "kernels" / "test-grid").is_dir():
+        page = (out / "kernels" / "test-grid" / "index.html").read_text("utf-8")
+    assert "Grid: Grid" in page
+    assert "128 to 400, +128" in page and "[4,096, 1, 64]" in page and "3 to 100, ×3" in page
+    assert "36 shapes" in page
+    # bf16 intensity at DRAM from M=1, N=3, K=128 (768/(2·(128+384+3)) = 0.7456...) up.
+    assert "0.7456 FLOP/B" in page
+    assert "others largest" in page
+    assert "test-grid-g.csv" in page
+    assert "M=64 N=9 K=384" not in page  # no row per shape on the page
+    csv_rows = (out / "results" / "test-grid-g.csv").read_text("utf-8").splitlines()
+    assert len(csv_rows) == 1 + 36 * 6  # one device of six precisions in the base catalog
+    assert csv_rows[1].startswith("test-grid-g,test-grid,M=1 N=3 K=128,nvidia-h100-sxm,")
+    chart = out / "kernels" / "test-grid.attainable.vl.json"
+    assert not chart.exists() or "test-grid-g" not in chart.read_text("utf-8")
