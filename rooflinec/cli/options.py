@@ -37,6 +37,7 @@ class Options:
     csv_header: str = "units"
     # explain
     case: str = ""
+    shape: str = ""  # explain and solve: `M=1,N=2` picks one shape of a grid case
     symbolic: bool = False
     # solve (with `case`, `devices`, `precisions` and `format`)
     vary: str = ""
