@@ -26,6 +26,7 @@ from rooflinec import __version__
 from rooflinec.catalog import LEVELS
 from rooflinec.compiler import Compiled, Result
 from rooflinec.formatting import format_percent, format_si
+from rooflinec.grids import Selection
 from rooflinec.terms import LIMITED_BY, SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:
@@ -158,6 +159,7 @@ class Field:
     table: str | None = None  # the table's column header, when the table shows it
     show: Callable[[Any, str], str] = lambda value, counting: str(value)  # -> table text
     optional: bool = False  # JSON leaves the field out of a row where it is empty
+    mapping: bool = False  # a mapping with its own keys (a shape): one CSV cell, `M=1 N=2`
 
 
 def _floats(name: str, exact: Callable[[_Source, int], Fraction | None]) -> Values:
@@ -214,6 +216,15 @@ def _number(
 
 def _case(src: _Source, rows: Sequence[int]) -> list[Any]:
     return [src.counts.cases[i].id for i in rows]
+
+
+def _shape(src: _Source, rows: Sequence[int]) -> list[Any]:
+    return [src.counts.cases[i].shape for i in rows]
+
+
+def _shape_text(value: Any, counting: str = "") -> str:
+    """A shape in one cell, symbols in the kernel's order: `M=8192 N=8192 K=8192`."""
+    return " ".join(f"{k}={v}" for k, v in value.items())
 
 
 def _kernel(src: _Source, rows: Sequence[int]) -> list[Any]:
@@ -298,6 +309,7 @@ def _dram(value: Any, counting: str) -> str:
 FIELDS: tuple[Field, ...] = (
     Field("case", "case", _case, ("case",), table="case"),
     Field("kernel", "count", _kernel, ("kernel",)),
+    Field("shape", "case", _shape, ("shape",), table="shape", show=_shape_text, mapping=True),
     Field("device", "pair", _device, ("device",), table="device"),
     Field("precision", "pair", _precision, ("precision",), table="precision"),
     Field("declared", "cell", _declared, ("declared",)),
@@ -469,6 +481,28 @@ def _batches(cells: Sequence[int]) -> Iterator[Sequence[int]]:
         yield cells[start : start + _BATCH]
 
 
+Cells = Sequence[int] | Selection
+"""What the writers take: cells of the `Compiled` given (`Compiled.rows`), or a
+`rooflinec.grids.Selection` (`grids.select`), which adds the rows of grid cases."""
+
+
+def _row_batches(
+    compiled: Compiled, cells: Cells, fields: Sequence[Field], text: Callable[[Field, Any], Any]
+) -> Iterator[tuple[_Rows, Sequence[int]]]:
+    """The rows of `cells` a batch at a time, each with the `_Rows` that lays it out (a
+    grid's chunk is a `Compiled` of its own; the catalog's rows share one `_Rows`)."""
+    if not isinstance(cells, Selection):
+        rows = _Rows(compiled, fields, text)
+        for batch in _batches(cells):
+            yield rows, batch
+        return
+    own = _Rows(cells.compiled, fields, text)
+    for part in cells.batches():
+        rows = own if part.grid is None else _Rows(part.compiled, fields, text)
+        for batch in _batches(part.cells):
+            yield rows, batch
+
+
 def _json_value(value: Any) -> str:
     if value is None:
         return "null"
@@ -484,7 +518,7 @@ def _json_field(field: Field, value: Any) -> str:
     pad = "      "
     if field.optional and not value:
         return ""
-    if not field.keys:
+    if not field.keys and not field.mapping:
         return f'{pad}"{field.key}": {_json_value(value)}'
     if not value:
         return f'{pad}"{field.key}": {{}}'
@@ -492,15 +526,16 @@ def _json_field(field: Field, value: Any) -> str:
     return f'{pad}"{field.key}": {{{inner}\n{pad}}}'
 
 
-def _header(
-    compiled: Compiled, cells: Sequence[int], models: Sequence[ModelResult] = ()
-) -> dict[str, Any]:
+def _header(compiled: Compiled, cells: Cells, models: Sequence[ModelResult] = ()) -> dict[str, Any]:
     """The results document without its rows."""
     catalog = compiled.catalog
     pair_device = compiled.counts.pair_device
     n_pairs = len(pair_device)
-    device_ids = {pair_device[i % n_pairs] for i in cells} | {r.device for r in models}
-    device_ids = device_ids or set(compiled.devices)
+    if isinstance(cells, Selection):
+        device_ids = cells.device_ids()
+    else:
+        device_ids = {pair_device[i % n_pairs] for i in cells}
+    device_ids = (device_ids | {r.device for r in models}) or set(compiled.devices)
     return {
         "rooflinec": __version__,
         "precisions": {
@@ -526,7 +561,7 @@ def _header(
 
 
 def write_json(
-    compiled: Compiled, cells: Sequence[int], out: TextIO, models: Sequence[ModelResult] = ()
+    compiled: Compiled, cells: Cells, out: TextIO, models: Sequence[ModelResult] = ()
 ) -> None:
     """The results contract, laid out as `json.dumps(document, indent=2)` would: the
     kernel results, then the model rows beside them."""
@@ -535,10 +570,10 @@ def write_json(
     head = json.dumps(_header(compiled, cells, models), indent=2, ensure_ascii=False)
     tail = '"results": [],\n  "models": []\n}'
     out.write(head[: -len(tail)] + '"results": [')
-    if cells:
-        rows = _Rows(compiled, [f for f in FIELDS if f.json], _json_field)
+    if len(cells):
         separator = "\n"
-        for batch in _batches(cells):
+        fields = [f for f in FIELDS if f.json]
+        for rows, batch in _row_batches(compiled, cells, fields, _json_field):
             texts = rows.batch(batch)
             chunk = []
             for parts in zip(*texts, strict=True):
@@ -558,14 +593,14 @@ def _jsonl_field(field: Field, value: Any) -> str:
     an optional field without a value gives none (""), as in the JSON document."""
     if field.optional and not value:
         return ""
-    if not field.keys:
+    if not field.keys and not field.mapping:
         return f'"{field.key}": {_json_value(value)}'
     inner = ", ".join(f'"{k}": {_json_value(v)}' for k, v in value.items())
     return f'"{field.key}": {{{inner}}}'
 
 
 def write_jsonl(
-    compiled: Compiled, cells: Sequence[int], out: TextIO, models: Sequence[ModelResult] = ()
+    compiled: Compiled, cells: Cells, out: TextIO, models: Sequence[ModelResult] = ()
 ) -> None:
     """JSON Lines: one result per line, the rows of the results contract as records, then
     one line per model row (with its steps; it has `model` where a result has `case`).
@@ -579,9 +614,9 @@ def write_jsonl(
     write_model_jsonl(models, out)
 
 
-def _write_jsonl_results(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
-    rows = _Rows(compiled, [f for f in FIELDS if f.json], _jsonl_field)
-    for batch in _batches(cells):
+def _write_jsonl_results(compiled: Compiled, cells: Cells, out: TextIO) -> None:
+    fields = [f for f in FIELDS if f.json]
+    for rows, batch in _row_batches(compiled, cells, fields, _jsonl_field):
         out.write(
             "".join(
                 "{" + ", ".join(p for p in parts if p) + "}\n"
@@ -606,44 +641,42 @@ def _csv_text(value: Any) -> str:
 
 def _csv_field(field: Field, value: Any) -> str:
     """A field's CSV cells: one per key of a mapping, empty where a key is absent."""
+    if field.mapping:
+        return _csv_text(_shape_text(value))
     if field.keys:
         return ",".join(_csv_text(value.get(k)) for k in field.keys)
     return _csv_text(value)
 
 
-def write_csv(
-    compiled: Compiled, cells: Sequence[int], out: TextIO, header: CsvHeader = "units"
-) -> None:
+def write_csv(compiled: Compiled, cells: Cells, out: TextIO, header: CsvHeader = "units") -> None:
     """One row per cell; empty cells where a level is absent. The header row names each
     column with its unit (`time [s]`), or with `header="plain"` by name alone (`time`)."""
     columns = CSV_PLAIN_COLUMNS if header == "plain" else CSV_COLUMNS
     csv.writer(out, lineterminator="\n").writerow(columns)
-    rows = _Rows(compiled, FIELDS, _csv_field)
-    for batch in _batches(cells):
+    for rows, batch in _row_batches(compiled, cells, FIELDS, _csv_field):
         out.write("".join(",".join(parts) + "\n" for parts in zip(*rows.batch(batch), strict=True)))
 
 
 def write_table(
-    compiled: Compiled, cells: Sequence[int], out: TextIO, models: Sequence[ModelResult] = ()
+    compiled: Compiled, cells: Cells, out: TextIO, models: Sequence[ModelResult] = ()
 ) -> None:
     """A readable terminal table; `*` marks a precision other than the case's declared one.
     Model rows follow in a table of their own; with model rows alone, only that one."""
     from rooflinec.model_export import write_model_table
 
-    if cells or not models:
+    if len(cells) or not models:
         _write_results_table(compiled, cells, out)
     if models:
-        if cells:
+        if len(cells):
             out.write("\n")
         write_model_table(compiled.catalog, models, out)
 
 
-def _write_results_table(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
+def _write_results_table(compiled: Compiled, cells: Cells, out: TextIO) -> None:
     fields = [f for f in FIELDS if f.table is not None]
     header = [str(f.table) for f in fields]
-    rows = _Rows(compiled, [*fields, _DECLARED], lambda field, value: value)
     table = [header]
-    for batch in _batches(cells):
+    for rows, batch in _row_batches(compiled, cells, [*fields, _DECLARED], lambda f, v: v):
         *values, declared = rows.batch(batch)
         for n, cell in enumerate(batch):
             unit = rows.src.unit(cell)
@@ -662,7 +695,7 @@ def _write_results_table(compiled: Compiled, cells: Sequence[int], out: TextIO) 
 
 
 _DECLARED = next(f for f in FIELDS if f.key == "declared")
-_WRITERS: dict[str, Callable[[Compiled, Sequence[int], TextIO, Sequence[ModelResult]], None]] = {
+_WRITERS: dict[str, Callable[[Compiled, Cells, TextIO, Sequence[ModelResult]], None]] = {
     "json": write_json,
     "jsonl": write_jsonl,
     "table": write_table,
@@ -671,22 +704,22 @@ _WRITERS: dict[str, Callable[[Compiled, Sequence[int], TextIO, Sequence[ModelRes
 
 def write_results(
     compiled: Compiled,
-    cells: Sequence[int],
+    cells: Cells,
     format: str,
     out: TextIO,
     *,
     csv_header: CsvHeader = "units",
     models: Sequence[ModelResult] = (),
 ) -> None:
-    """Write the cells `cells` (from `Compiled.rows`) and the model rows `models` as
-    `format`: json, jsonl, csv or table.
+    """Write the cells `cells` (from `Compiled.rows`, or a `grids.Selection` with grid rows)
+    and the model rows `models` as `format`: json, jsonl, csv or table.
 
     A CSV holds one kind of row, named by its header: the results when any cell is
     selected, else the model rows. `csv_header` picks the CSV header style (see
     `CSV_HEADERS`); other formats ignore it.
     """
     if format == "csv":
-        if models and not cells:
+        if models and not len(cells):
             from rooflinec.model_export import write_model_csv
 
             write_model_csv(models, out, plain=csv_header == "plain")
@@ -698,7 +731,7 @@ def write_results(
 
 def results_text(
     compiled: Compiled,
-    cells: Sequence[int],
+    cells: Cells,
     format: str,
     *,
     csv_header: CsvHeader = "units",

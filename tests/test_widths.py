@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import io
+import json
 from fractions import Fraction
+from pathlib import Path
 
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import Catalog
+from rooflinec.cli.main import main
 from rooflinec.compiler import compile_catalog
 from rooflinec.explain import explain
-from tests.specfactory import BUNDLED
+from tests.specfactory import BUNDLED, write_specs
 
 
 def _bundled() -> Catalog:
@@ -51,3 +55,46 @@ def test_explain_names_the_bound_width() -> None:
     assert result is not None
     text = explain(catalog, result)
     assert "wb = 0.5 B per value    (bytes per weight value; bound to int4, INT4)" in text
+
+
+def test_grid_case_binds_its_widths(tmp_path: Path) -> None:
+    """A grid case's rows stream the bound width too: each row's bytes are those of a plain
+    case with that shape and binding, w*(M*K + M*N) + 0.5*K*N at BF16."""
+    specs = write_specs(
+        tmp_path,
+        {"toy": DEVICE},
+        {
+            "lin": """\
+            id: lin
+            name: Linear
+            description: M tokens through a K x N weight matrix.
+            symbols: {M: tokens, N: out, K: in}
+            widths: {wb: bytes per weight}
+            flops: 2*M*N*K
+            bytes:
+              dram: w*(M*K + M*N) + wb*K*N
+            cases:
+              - {id: lin-grid, name: grid, precision: bf16, grid: {M: [1, 3], N: [8], K: [8]},
+                 widths: {wb: fp4}}
+            """
+        },
+    )
+    out = io.StringIO()
+    assert 0 == main(["compile", "--specs", str(specs), "--format", "jsonl"], out=out)
+    rows = [json.loads(line) for line in out.getvalue().splitlines()]
+    got = {(r["shape"]["M"], r["precision"]): r["bytes"]["dram"] for r in rows}
+    assert 2 * (1 * 8 + 1 * 8) + 32 == got[(1, "bf16")]
+    assert 2 * (3 * 8 + 3 * 8) + 32 == got[(3, "bf16")]
+    assert 1 * (3 * 8 + 3 * 8) + 32 == got[(3, "fp8")]
+
+
+DEVICE = """\
+id: toy
+name: Toy accelerator
+vendor: Test
+compute:
+  bf16: {peak: 100 TFLOP/s, source: s}
+  fp8: {peak: 200 TFLOP/s, source: s}
+memory:
+  dram: {label: HBM, bandwidth: 1 TB/s, source: s}
+"""

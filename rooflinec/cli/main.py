@@ -181,6 +181,17 @@ def _device_and_precision(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _shape(p: argparse.ArgumentParser, default: str) -> None:
+    """`--shape M=..,N=..`: one shape of a grid case."""
+    p.add_argument(
+        "--shape",
+        default="",
+        metavar="M=1,N=2,...",
+        help=f"for a grid case, the shape to use: every symbol, each a value of the grid"
+        f" ({default})",
+    )
+
+
 def _explain(p: argparse.ArgumentParser) -> None:
     p.add_argument("case", metavar="CASE", nargs="?", default="", help="a case id")
     p.add_argument(
@@ -190,6 +201,7 @@ def _explain(p: argparse.ArgumentParser) -> None:
         "--phase", dest="phases", action=_One, default=(), metavar="PH", help="the model's phase"
     )
     _device_and_precision(p)
+    _shape(p, "required for a grid case")
     p.add_argument(
         "--symbolic",
         action="store_true",
@@ -251,6 +263,7 @@ def _solve(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--vary", required=True, metavar="SYMBOL", help="the symbol varied over 1..10^12"
     )
+    _shape(p, "default: the grid's first shape, every symbol at its smallest value")
     p.add_argument(
         "--format", choices=["text", "json"], default="text", help="text (default) or json"
     )

@@ -39,6 +39,7 @@ class Options:
     phases: tuple[str, ...] = ()
     # explain
     case: str = ""
+    shape: str = ""  # explain and solve: `M=1,N=2` picks one shape of a grid case
     symbolic: bool = False
     # solve (with `case`, `devices`, `precisions` and `format`)
     vary: str = ""

@@ -54,11 +54,12 @@ class GeneratedPage:
     assets: dict[str, str] = field(default_factory=dict)  # docs-relative path -> text
 
 
-def _bytecode_cache() -> FileSystemBytecodeCache | None:
-    """Compiled templates kept beside the chart cache: a cold process skips compiling.
+def bytecode_cache(name: str = "templates") -> FileSystemBytecodeCache | None:
+    """Compiled templates kept beside the chart cache, in its folder `name`: a cold
+    process skips compiling.
 
     jinja keys each entry by the template's source, so an edited template recompiles."""
-    folder = charts.cache_dir() / "templates"
+    folder = charts.cache_dir() / name
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
@@ -70,7 +71,7 @@ def environment() -> Environment:
     """The template environment: every `{{ }}` is escaped for Markdown and HTML."""
     env = Environment(
         loader=PackageLoader("rooflinec.site", "templates"),
-        bytecode_cache=_bytecode_cache(),
+        bytecode_cache=bytecode_cache(),
         autoescape=True,
         finalize=md,
         undefined=StrictUndefined,
@@ -210,14 +211,21 @@ class Page:
         self.assets[posixpath.join(here, f"{base}.svg")] = svg
         self.assets[posixpath.join(here, f"{base}.vl.json")] = charts.spec_json(chart.spec)
         width, height = _svg_size(svg)
-        spec_id = f"rooflinec-spec-{chart.name}"
+        if chart.inline:
+            spec_id = f"rooflinec-spec-{chart.name}"
+            source = f'data-spec="{spec_id}"'
+            script = (
+                f'<script type="application/json" id="{spec_id}">{script_json(chart.spec)}</script>'
+            )
+        else:
+            source, script = f'data-src="{attr(base)}.vl.json"', ""
         fragment = (
             f'<figure class="rooflinec-chart" id="chart-{chart.name}">'
-            f'<div class="rooflinec-chart-view" data-spec="{spec_id}">'
+            f'<div class="rooflinec-chart-view" {source}>'
             f'<img class="rooflinec-chart-static" src="{attr(base)}.svg"'
             f' alt="{attr(chart.description)}"'
             f' width="{width}" height="{height}"></div>'
-            f'<script type="application/json" id="{spec_id}">{script_json(chart.spec)}</script>'
+            f"{script}"
             f"<figcaption>{attr(chart.title)}. "
             '<span class="rooflinec-hint">Hover a point for its values; the sliders below the '
             "chart scale the ceilings (they need JavaScript).</span> "
