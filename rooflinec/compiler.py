@@ -388,8 +388,9 @@ def compile_catalog(catalog: Catalog) -> Compiled:
             continue
         cases.extend(kernel.cases)
         kernels.extend([kernel] * len(kernel.cases))
+        bound = [_bound_widths(kernel, case.widths, catalog) for case in kernel.cases]
         kernel_flops = _evaluate(kernel.flops, kernel.cases, widths)
-        by_level = {lv: _evaluate(f, kernel.cases, widths) for lv, f in kernel.bytes.items()}
+        by_level = {lv: _evaluate(f, kernel.cases, widths, bound) for lv, f in kernel.bytes.items()}
         for i in range(len(kernel.cases)):
             for k in range(len(widths)):
                 flops.append(kernel_flops[i][k])
@@ -413,23 +414,49 @@ def compile_catalog(catalog: Catalog) -> Compiled:
     return Compiled(catalog, figures, counts, tuple(diagnostics))
 
 
+def _bound_widths(kernel: Kernel, binding: dict[str, str], catalog: Catalog) -> dict[str, Fraction]:
+    """The width symbols a case or step binds, with their precisions' bytes per value."""
+    return {
+        name: catalog.precisions[pid].bytes
+        for name, pid in binding.items()
+        if name in kernel.widths and pid in catalog.precisions
+    }
+
+
+def _exact(width: Fraction) -> int | Fraction:
+    # An integral width goes in as an int: the same exact values, without Fraction
+    # arithmetic on every term (bytes per value are 8, 4, 2, 1 for most precisions).
+    return int(width) if width.denominator == 1 else width
+
+
 def _evaluate(
-    formula: Formula, cases: Sequence[Case], widths: Sequence[Fraction]
+    formula: Formula,
+    cases: Sequence[Case],
+    widths: Sequence[Fraction],
+    bound: Sequence[dict[str, Fraction]] | None = None,
 ) -> list[list[Fraction]]:
-    """The formula for every case at every width, exactly: result[case][width]."""
-    names = sorted(formula.symbols - {_WIDTH})
+    """The formula for every case at every width, exactly: result[case][width].
+
+    `bound[i]` holds the width symbols case `i` binds to a precision; every other width
+    symbol (and `w`) takes the evaluated width.
+    """
+    widthlike = formula.reserved
+    names = sorted(formula.symbols - widthlike)
     n = len(cases)
-    if _WIDTH not in formula.symbols:
+    if not widthlike:
         values = bulk_evaluate(formula, {name: [c.shape[name] for c in cases] for name in names})
         return [[v] * len(widths) for v in values]
     columns: dict[str, list[int | Fraction]] = {}
     for name in names:
         column: list[int | Fraction] = [c.shape[name] for c in cases]
         columns[name] = column * len(widths)
-    # An integral width goes in as an int: the same exact values, without Fraction
-    # arithmetic on every term (bytes per value are 8, 4, 2, 1 for most precisions).
-    exact_widths = [int(w) if w.denominator == 1 else w for w in widths]
-    columns[_WIDTH] = [w for w in exact_widths for _ in range(n)]
+    exact_widths = [_exact(w) for w in widths]
+    for name in widthlike:
+        if name == _WIDTH or bound is None:
+            columns[name] = [w for w in exact_widths for _ in range(n)]
+        else:
+            fixed = [bound[i].get(name) for i in range(n)]
+            columns[name] = [w if b is None else _exact(b) for w in exact_widths for b in fixed]
     flat = bulk_evaluate(formula, columns)
     return [[flat[k * n + i] for k in range(len(widths))] for i in range(n)]
 

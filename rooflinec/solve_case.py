@@ -20,8 +20,6 @@ from rooflinec.formatting import format_si
 from rooflinec.solve import DOMAIN, Problem, Region, crossover, solve_regions
 from rooflinec.terms import COMPUTE
 
-WIDTH = "w"
-
 
 @dataclass(frozen=True)
 class Crossover:
@@ -69,7 +67,8 @@ def problem_of(
     figures = device_figures(device)
     shape: dict[str, int | Fraction] = {k: v for k, v in case.shape.items() if k != symbol}
     width = catalog.precisions[precision].bytes
-    shape[WIDTH] = int(width) if width.denominator == 1 else width
+    for name, value in kernel.width_values(width, case.widths, catalog.precisions).items():
+        shape[name] = int(value) if value.denominator == 1 else value
     return Problem(
         kernel.flops,
         tuple(kernel.bytes.items()),
