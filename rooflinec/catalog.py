@@ -288,12 +288,69 @@ class Method:
 
 
 @dataclass(frozen=True)
+class ModelStep:
+    """One kernel of a model's pass: its shape and count as formulas, and their values
+    in every phase (checked positive whole numbers when the model was built)."""
+
+    id: str
+    name: str
+    description: str | None
+    kernel: str
+    shape: dict[str, Formula]  # kernel symbol -> formula over parameters and phase variables
+    count: Formula
+    precision: str | None  # None: the model's (or the row's) precision
+    widths: dict[str, str]  # width symbol -> precision id bound
+    shapes: dict[str, dict[str, int]]  # phase -> kernel symbol -> value
+    counts: dict[str, int]  # phase -> count
+    location: Location
+
+
+@dataclass(frozen=True)
+class ModelMeasured:
+    """A measured time of one pass of a phase on a device at a precision."""
+
+    device: str
+    phase: str
+    precision: str
+    time: Fraction  # s
+    text: str
+    source: str
+    note: str | None
+    location: Location
+
+
+@dataclass(frozen=True)
+class Model:
+    """Catalog kernels composed into one forward pass, evaluated per phase."""
+
+    id: str
+    name: str
+    description: str
+    precision: str
+    parameters: dict[str, int]
+    phases: dict[str, dict[str, int]]
+    tokens: Formula
+    tokens_by_phase: dict[str, int]
+    steps: tuple[ModelStep, ...]
+    measured: tuple[ModelMeasured, ...]
+    sources: dict[str, Source]
+    assumptions: tuple[str, ...]
+    versions: tuple[Version, ...]
+    document: Document = field(repr=False, compare=False)
+
+    def variables(self, phase: str) -> dict[str, int]:
+        """The parameters and the phase's variables: what every formula is evaluated over."""
+        return {**self.parameters, **self.phases[phase]}
+
+
+@dataclass(frozen=True)
 class Catalog:
     precisions: dict[str, Precision]
     devices: dict[str, Device]
     kernels: dict[str, Kernel]
     methods: dict[str, Method]
     root: str  # the specs folder as given
+    models: dict[str, Model] = field(default_factory=dict)
 
     @property
     def cases(self) -> dict[str, Case]:

@@ -28,6 +28,7 @@ from rooflinec.terms import COMPUTE, LATENCY, LIMITED_BY, SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:
     from rooflinec.columns import Columns
+    from rooflinec.models import ModelEngine, ModelResult
 
 _WIDTH = "w"  # the formula symbol bound to the precision's bytes per value
 
@@ -240,6 +241,28 @@ class Compiled:
         return compute_columns(self)
 
     @cached_property
+    def model_engine(self) -> ModelEngine:
+        """The models' rows over this catalog's devices (computed on demand)."""
+        from rooflinec.models import ModelEngine
+
+        return ModelEngine(self.catalog, self.devices, self.counts.latencies)
+
+    @property
+    def models(self) -> tuple[ModelResult, ...]:
+        """Every model row (model × phase × device × precision), in catalog order."""
+        return self.model_engine.all
+
+    def model_result(
+        self, model: str, phase: str, device: str, precision: str
+    ) -> ModelResult | None:
+        """One model row, or None when the model, phase, device or peak is not there."""
+        keys = self.model_engine.keys(
+            models=[model], phases=[phase], devices=[device], precisions=[precision]
+        )
+        key = next(keys, None)
+        return None if key is None else self.model_engine.row(*key)
+
+    @cached_property
     def _pair_index(self) -> dict[tuple[str, str], int]:
         c = self.counts
         return {pair: j for j, pair in enumerate(zip(c.pair_device, c.pair_precision, strict=True))}
@@ -411,6 +434,7 @@ def compile_catalog(catalog: Catalog) -> Compiled:
     )
     compiled = Compiled(catalog, figures, counts, ())
     diagnostics = _measure(compiled)
+    diagnostics += compiled.model_engine.measured_diagnostics()
     return Compiled(catalog, figures, counts, tuple(diagnostics))
 
 

@@ -30,7 +30,7 @@ def build_kernel(
     widths: dict[str, str] = data.get("widths") or {}
     for section, names in (("symbols", symbols), ("widths", widths)):
         for name in names:
-            reason = _reserved(name)
+            reason = reserved_reason(name)
             if reason is None and section == "widths" and name in symbols:
                 reason = "it is also a shape symbol of this kernel"
             if reason is not None:
@@ -135,7 +135,7 @@ def _evaluate_all(
                     break
 
 
-def _reserved(name: str) -> str | None:
+def reserved_reason(name: str) -> str | None:
     """Why a kernel may not declare the symbol `name`, or None when it may."""
     if name == RESERVED_SYMBOL:
         return "it is the bytes per value of the precision evaluated"

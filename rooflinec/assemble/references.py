@@ -9,7 +9,7 @@ from typing import Any
 
 from rooflinec.assemble.builder import Builder
 from rooflinec.assemble.ceilings import memory_ceilings
-from rooflinec.catalog import Catalog, Example
+from rooflinec.catalog import Catalog, Example, Model
 from rooflinec.loader import Document, PathKey
 
 
@@ -27,6 +27,8 @@ def cross_check(builder: Builder, catalog: Catalog) -> None:
                     m.precision,
                     precision_known=m.precision in catalog.precisions,
                 )
+    for model in catalog.models.values():
+        _model_refs(builder, catalog, model)
     memory_ceilings(builder, catalog)
     # Examples of every typed document, built or not: a file with one error still
     # gets its examples' references checked (their own owner is in `broken`).
@@ -62,6 +64,38 @@ def _device_ref(
                 f"device '{device_id}' has no peak for precision '{precision}'",
                 code="refs",
             )
+        )
+
+
+def _model_refs(builder: Builder, catalog: Catalog, model: Model) -> None:
+    """A model's precisions are peaks of some device; its measurements name real devices."""
+    doc = model.document
+    if catalog.devices and not builder.broken.unknown & {"device", "precision"}:
+        offered = {p for device in catalog.devices.values() for p in device.peaks}
+        wanted: list[tuple[PathKey, str]] = [(("precision",), model.precision)]
+        # A model is built only when all its steps are: step i is entry i of the file.
+        for index, step in enumerate(model.steps):
+            if step.precision is not None:
+                wanted.append((("steps", index, "precision"), step.precision))
+        for path, pid in wanted:
+            if pid in catalog.precisions and pid not in offered:
+                builder.out.add(
+                    doc.error(
+                        path,
+                        f"no device of the catalog has a peak for precision '{pid}':"
+                        " the model would have no result",
+                        code="refs",
+                    )
+                )
+    for j, m in enumerate(model.measured):
+        _device_ref(
+            builder,
+            catalog,
+            doc,
+            ("measured", j),
+            m.device,
+            m.precision,
+            precision_known=m.precision in catalog.precisions,
         )
 
 
