@@ -30,6 +30,7 @@ from rooflinec.terms import LIMITED_BY, SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:
     from rooflinec.columns import Columns
+    from rooflinec.models import ModelResult
 
 __all__ = [
     "CSV_HEADERS",
@@ -491,12 +492,15 @@ def _json_field(field: Field, value: Any) -> str:
     return f'{pad}"{field.key}": {{{inner}\n{pad}}}'
 
 
-def _header(compiled: Compiled, cells: Sequence[int]) -> dict[str, Any]:
+def _header(
+    compiled: Compiled, cells: Sequence[int], models: Sequence[ModelResult] = ()
+) -> dict[str, Any]:
     """The results document without its rows."""
     catalog = compiled.catalog
     pair_device = compiled.counts.pair_device
     n_pairs = len(pair_device)
-    device_ids = {pair_device[i % n_pairs] for i in cells} or set(compiled.devices)
+    device_ids = {pair_device[i % n_pairs] for i in cells} | {r.device for r in models}
+    device_ids = device_ids or set(compiled.devices)
     return {
         "rooflinec": __version__,
         "precisions": {
@@ -517,27 +521,36 @@ def _header(compiled: Compiled, cells: Sequence[int]) -> dict[str, Any]:
             if d.id in device_ids
         },
         "results": [],
+        "models": [],
     }
 
 
-def write_json(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
-    """The results contract, laid out as `json.dumps(document, indent=2)` would."""
-    head = json.dumps(_header(compiled, cells), indent=2, ensure_ascii=False)
-    if not cells:
-        out.write(head + "\n")
-        return
-    tail = '"results": []\n}'
+def write_json(
+    compiled: Compiled, cells: Sequence[int], out: TextIO, models: Sequence[ModelResult] = ()
+) -> None:
+    """The results contract, laid out as `json.dumps(document, indent=2)` would: the
+    kernel results, then the model rows beside them."""
+    from rooflinec.model_export import write_model_json_rows
+
+    head = json.dumps(_header(compiled, cells, models), indent=2, ensure_ascii=False)
+    tail = '"results": [],\n  "models": []\n}'
     out.write(head[: -len(tail)] + '"results": [')
-    rows = _Rows(compiled, [f for f in FIELDS if f.json], _json_field)
-    separator = "\n"
-    for batch in _batches(cells):
-        texts = rows.batch(batch)
-        chunk = []
-        for parts in zip(*texts, strict=True):
-            chunk.append(f"{separator}    {{\n" + ",\n".join(p for p in parts if p) + "\n    }")
-            separator = ",\n"
-        out.write("".join(chunk))
-    out.write("\n  ]\n}\n")
+    if cells:
+        rows = _Rows(compiled, [f for f in FIELDS if f.json], _json_field)
+        separator = "\n"
+        for batch in _batches(cells):
+            texts = rows.batch(batch)
+            chunk = []
+            for parts in zip(*texts, strict=True):
+                chunk.append(f"{separator}    {{\n" + ",\n".join(p for p in parts if p) + "\n    }")
+                separator = ",\n"
+            out.write("".join(chunk))
+        out.write("\n  ")
+    out.write('],\n  "models": [')
+    if models:
+        write_model_json_rows(models, out)
+        out.write("\n  ")
+    out.write("]\n}\n")
 
 
 def _jsonl_field(field: Field, value: Any) -> str:
@@ -551,12 +564,22 @@ def _jsonl_field(field: Field, value: Any) -> str:
     return f'"{field.key}": {{{inner}}}'
 
 
-def write_jsonl(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
-    """JSON Lines: one result per line, the rows of the results contract as records.
+def write_jsonl(
+    compiled: Compiled, cells: Sequence[int], out: TextIO, models: Sequence[ModelResult] = ()
+) -> None:
+    """JSON Lines: one result per line, the rows of the results contract as records, then
+    one line per model row (with its steps; it has `model` where a result has `case`).
 
     pandas (`read_json(lines=True)`), polars (`read_ndjson`) and duckdb (`read_json`) read
     it as a table of one row per result; every value has the JSON document's own text.
     """
+    from rooflinec.model_export import write_model_jsonl
+
+    _write_jsonl_results(compiled, cells, out)
+    write_model_jsonl(models, out)
+
+
+def _write_jsonl_results(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
     rows = _Rows(compiled, [f for f in FIELDS if f.json], _jsonl_field)
     for batch in _batches(cells):
         out.write(
@@ -600,8 +623,22 @@ def write_csv(
         out.write("".join(",".join(parts) + "\n" for parts in zip(*rows.batch(batch), strict=True)))
 
 
-def write_table(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
-    """A readable terminal table; `*` marks a precision other than the case's declared one."""
+def write_table(
+    compiled: Compiled, cells: Sequence[int], out: TextIO, models: Sequence[ModelResult] = ()
+) -> None:
+    """A readable terminal table; `*` marks a precision other than the case's declared one.
+    Model rows follow in a table of their own; with model rows alone, only that one."""
+    from rooflinec.model_export import write_model_table
+
+    if cells or not models:
+        _write_results_table(compiled, cells, out)
+    if models:
+        if cells:
+            out.write("\n")
+        write_model_table(compiled.catalog, models, out)
+
+
+def _write_results_table(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
     fields = [f for f in FIELDS if f.table is not None]
     header = [str(f.table) for f in fields]
     rows = _Rows(compiled, [*fields, _DECLARED], lambda field, value: value)
@@ -625,10 +662,9 @@ def write_table(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
 
 
 _DECLARED = next(f for f in FIELDS if f.key == "declared")
-_WRITERS: dict[str, Callable[[Compiled, Sequence[int], TextIO], None]] = {
+_WRITERS: dict[str, Callable[[Compiled, Sequence[int], TextIO, Sequence[ModelResult]], None]] = {
     "json": write_json,
     "jsonl": write_jsonl,
-    "csv": write_csv,
     "table": write_table,
 }
 
@@ -640,21 +676,35 @@ def write_results(
     out: TextIO,
     *,
     csv_header: CsvHeader = "units",
+    models: Sequence[ModelResult] = (),
 ) -> None:
-    """Write the cells `cells` (from `Compiled.rows`) as `format`: json, jsonl, csv or table.
+    """Write the cells `cells` (from `Compiled.rows`) and the model rows `models` as
+    `format`: json, jsonl, csv or table.
 
-    `csv_header` picks the CSV header style (see `CSV_HEADERS`); other formats ignore it.
+    A CSV holds one kind of row, named by its header: the results when any cell is
+    selected, else the model rows. `csv_header` picks the CSV header style (see
+    `CSV_HEADERS`); other formats ignore it.
     """
     if format == "csv":
+        if models and not cells:
+            from rooflinec.model_export import write_model_csv
+
+            write_model_csv(models, out, plain=csv_header == "plain")
+            return
         write_csv(compiled, cells, out, csv_header)
         return
-    _WRITERS[format](compiled, cells, out)
+    _WRITERS[format](compiled, cells, out, models)
 
 
 def results_text(
-    compiled: Compiled, cells: Sequence[int], format: str, *, csv_header: CsvHeader = "units"
+    compiled: Compiled,
+    cells: Sequence[int],
+    format: str,
+    *,
+    csv_header: CsvHeader = "units",
+    models: Sequence[ModelResult] = (),
 ) -> str:
     """`write_results` into a string."""
     buffer = io.StringIO()
-    write_results(compiled, cells, format, buffer, csv_header=csv_header)
+    write_results(compiled, cells, format, buffer, csv_header=csv_header, models=models)
     return buffer.getvalue()

@@ -35,6 +35,8 @@ class Options:
     precisions: tuple[str, ...] = ()
     declared_only: bool = False
     csv_header: str = "units"
+    models: tuple[str, ...] = ()  # compile: repeatable; explain: at most one
+    phases: tuple[str, ...] = ()
     # explain
     case: str = ""
     symbolic: bool = False
