@@ -151,13 +151,12 @@ class ModelEngine:
                     if not own <= figures.peaks.keys():
                         continue
                     for precision in figures.peaks:
-                        if p is None or declared_only:
-                            # A model says what it computes at: unlike a kernel case,
-                            # whose formulas hold at any width, its rows at every other
-                            # precision would be what-ifs nobody asked for (a fp64 Llama)
-                            # and thirty times the output. `--precision` asks for them.
-                            if precision != model.precision:
-                                continue
+                        # A model says what it computes at: unlike a kernel case, whose
+                        # formulas hold at any width, its rows at every other precision
+                        # would be what-ifs nobody asked for (a fp64 Llama) and thirty
+                        # times the output. `--precision` asks for them.
+                        if (p is None or declared_only) and precision != model.precision:
+                            continue
                         if p is not None and precision not in p:
                             continue
                         yield model.id, phase, figures.id, precision
