@@ -133,6 +133,17 @@ class Expectation:
     location: Location
     tolerance_at: Location | None = None  # where an explicit `tolerance:` is written
     tolerance_path: str = ""  # its JSON path
+    step: str | None = None  # in an example about a model: the step (None: the pass)
+
+
+@dataclass(frozen=True)
+class ExampleFigures:
+    """Ceilings an example runs on instead of a catalog device's: another tool's figures."""
+
+    name: str
+    peak: Fraction  # OP/s at the example's precision
+    bandwidths: dict[str, Fraction]  # B/s per level
+    latency: Fraction | None  # s per launch; None: no floor
 
 
 @dataclass(frozen=True)
@@ -148,6 +159,9 @@ class Example:
     expect: tuple[Expectation, ...]
     owner: str  # the spec file's id
     location: Location
+    model: str | None = None  # the model (with `phase`) the expectations are about
+    phase: str | None = None
+    figures: ExampleFigures | None = None  # instead of `device` ("" then)
 
 
 @dataclass(frozen=True)

@@ -105,15 +105,20 @@ def _check_examples(
     cases = catalog.cases
     for i, ex in enumerate(examples):
         path: PathKey = ("examples", i)
-        _device_ref(
-            builder,
-            catalog,
-            doc,
-            path,
-            ex.device,
-            ex.precision,
-            precision_known=not builder.broken.covers("precision", ex.precision),
-        )
+        if ex.device:  # else the example gives its own figures
+            _device_ref(
+                builder,
+                catalog,
+                doc,
+                path,
+                ex.device,
+                ex.precision,
+                precision_known=not builder.broken.covers("precision", ex.precision),
+            )
+        else:
+            builder.precision_ref(doc, (*path, "precision"), ex.precision, catalog.precisions)
+        if ex.model is not None:
+            _model_example_refs(builder, catalog, doc, path, ex)
         for j, cid in enumerate(ex.cases):
             if cid not in cases and not builder.broken.covers("case", cid):
                 builder.out.add(
@@ -128,6 +133,43 @@ def _check_examples(
                 builder.out.add(
                     doc.error((*path, "expect", j, "case"), f"unknown case '{e.case}'", code="refs")
                 )
+
+
+def _model_example_refs(
+    builder: Builder, catalog: Catalog, doc: Document, path: PathKey, ex: Example
+) -> None:
+    """The example's model, phase and steps exist (a model that failed is not reported)."""
+    model = catalog.models.get(ex.model or "")
+    if model is None:
+        if not builder.broken.covers("model", ex.model or ""):
+            builder.out.add(
+                doc.error(
+                    (*path, "model"),
+                    f"unknown model '{ex.model}' (models: {_listing(catalog.models)})",
+                    code="refs",
+                )
+            )
+        return
+    if ex.phase not in model.phases:
+        builder.out.add(
+            doc.error(
+                (*path, "phase"),
+                f"unknown phase '{ex.phase}' of model '{model.id}'"
+                f" (phases: {', '.join(model.phases)})",
+                code="refs",
+            )
+        )
+    steps = {s.id for s in model.steps}
+    for j, e in enumerate(ex.expect):
+        if e.step is not None and e.step not in steps:
+            builder.out.add(
+                doc.error(
+                    (*path, "expect", j, "step"),
+                    f"unknown step '{e.step}' of model '{model.id}'"
+                    f" (steps: {', '.join(s.id for s in model.steps)})",
+                    code="refs",
+                )
+            )
 
 
 def _listing(items: dict[str, Any]) -> str:

@@ -61,7 +61,7 @@ def method_page(site: Site, method: Method) -> GeneratedPage:
                     "output": e.output.replace("_", " "),
                     "case": page.case_link(e.case, e.case)
                     if e.case in site.catalog.cases
-                    else (e.case or "–"),
+                    else (e.case or (f"step {e.step}" if e.step else "–")),
                     "level": level_name(e.level) if e.level else "–",
                     "expected": e.text,
                     "computed": _computed(site, e.output, o.actual, ex.precision),
@@ -78,7 +78,7 @@ def method_page(site: Site, method: Method) -> GeneratedPage:
                 "description": ex.description,
                 "device": page.device_link(ex.device)
                 if ex.device in site.catalog.devices
-                else ex.device,
+                else (ex.figures.name if ex.figures is not None else ex.device),
                 "precision": site.catalog.precisions[ex.precision].label
                 if ex.precision in site.catalog.precisions
                 else ex.precision,
