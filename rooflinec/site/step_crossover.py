@@ -22,6 +22,7 @@ import io
 import tokenize
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from rooflinec.catalog import LEVELS, Catalog, Kernel, Model, ModelStep
 from rooflinec.compiler import DeviceFigures
@@ -66,14 +67,15 @@ class StepCrossover:
         return None if self.regions is None else crossover(self.regions)
 
 
-def _substituted(text: str, shape: dict[str, Formula]) -> str:
+def _substituted(text: str, shape: tuple[tuple[str, str], ...]) -> str:
     """`text` with each kernel symbol replaced by its shape formula in parentheses.
 
     Only tokenised, never run: the result is parsed again by the safe parser."""
+    by_symbol = dict(shape)
     out: list[str] = []
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
-        if token.type == tokenize.NAME and token.string in shape:
-            out.append(f"({shape[token.string].text})")
+        if token.type == tokenize.NAME and token.string in by_symbol:
+            out.append(f"({by_symbol[token.string]})")
         elif token.type in (tokenize.NAME, tokenize.NUMBER, tokenize.OP):
             out.append(token.string)
     return " ".join(out)
@@ -86,19 +88,40 @@ def composed(
     (parameters, phase variables) and the kernel's width symbols; None when they
     cannot be written so (a model name that is also a width symbol, a formula over
     the parser's limits)."""
-    names = set(model.parameters) | {v for phase in model.phases.values() for v in phase}
-    reserved = {"w", *kernel.widths}
+    names = frozenset(model.parameters) | {v for phase in model.phases.values() for v in phase}
+    found = _composed(
+        kernel.flops.text,
+        tuple(kernel.bytes.items()),
+        tuple((sym, f.text) for sym, f in step.shape.items()),
+        names,
+        frozenset({"w", *kernel.widths}),
+    )
+    if found is None:
+        return None
+    flops, traffic = found
+    return flops, dict(traffic)
+
+
+@lru_cache(maxsize=4096)
+def _composed(
+    flops_text: str,
+    traffic: tuple[tuple[str, Formula], ...],
+    shape: tuple[tuple[str, str], ...],
+    names: frozenset[str],
+    reserved: frozenset[str],
+) -> tuple[Formula, tuple[tuple[str, Formula], ...]] | None:
+    """`composed`, once per kernel formulas, shape formulas and names."""
     if names & reserved:
         return None
     try:
-        flops = parse_formula(_substituted(kernel.flops.text, step.shape), names, reserved=reserved)
-        traffic = {
-            lv: parse_formula(_substituted(f.text, step.shape), names, reserved=reserved)
-            for lv, f in kernel.bytes.items()
-        }
+        flops = parse_formula(_substituted(flops_text, shape), names, reserved=reserved)
+        levels = tuple(
+            (lv, parse_formula(_substituted(f.text, shape), names, reserved=reserved))
+            for lv, f in traffic
+        )
     except (FormulaError, tokenize.TokenError):
         return None
-    return flops, traffic
+    return flops, levels
 
 
 def step_problem(
@@ -132,7 +155,11 @@ def step_problem(
         tuple(sorted(held.items())),
         symbol,
         figures.peaks[precision],
-        tuple((lv, figures.bandwidths[lv]) for lv in LEVELS if lv in traffic and lv in figures.bandwidths),
+        tuple(
+            (lv, figures.bandwidths[lv])
+            for lv in LEVELS
+            if lv in traffic and lv in figures.bandwidths
+        ),
     )
 
 
