@@ -29,6 +29,8 @@ DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "c-200-time": ("build the site of a 200-device synthetic catalog", "< 1.0x (60 s)"),
     "c-200-pages": ("largest page of that site", "<= 1.0x (50 KB)"),
     "d-serve": ("serve: edit a device spec until its page shows it", "< 1.0x (2 s)"),
+    "e-models-check": ("check of the bundled catalog with its models vs without", "<= 1.25x"),
+    "e-models-compile": ("compile --format json with the models vs without", "<= 1.25x"),
 }
 KEYS = tuple(DESCRIPTIONS)
 

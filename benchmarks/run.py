@@ -81,7 +81,7 @@ SIZES = {
     ),
 }
 
-SECTIONS = ("a", "b", "c", "d")
+SECTIONS = ("a", "b", "c", "d", "e")
 
 
 def _synthetic(work: Path, name: str, devices: int, cases: int) -> Path:
@@ -143,11 +143,20 @@ def run_d(size: Size, work: Path, record: Record) -> None:
     record(site_bench.measure_serve(specs, work, what))
 
 
+def run_e(size: Size, work: Path, record: Record) -> None:
+    from benchmarks import models_bench
+    from rooflinec.resources import bundled_specs_dir
+
+    for row in models_bench.measure(bundled_specs_dir(), work, size.check_repeat):
+        record(row)
+
+
 RUNNERS: dict[str, Callable[[Size, Path, Record], None]] = {
     "a": run_a,
     "b": run_b,
     "c": run_c,
     "d": run_d,
+    "e": run_e,
 }
 SECTION_KEYS = {s: [k for k in KEYS if k.startswith(s + "-")] for s in SECTIONS}
 

@@ -74,13 +74,54 @@ def model_data(r: ModelResult) -> dict[str, Any]:
     }
 
 
+_STRINGS: dict[str, str] = {}
+
+
+def _string(text: str) -> str:
+    """A JSON string; ids, keys and terms repeat on every row, so each is encoded once."""
+    hit = _STRINGS.get(text)
+    if hit is None:
+        hit = _STRINGS[text] = json.dumps(text, ensure_ascii=False)
+    return hit
+
+
+def _dump(value: Any, pad: str) -> str:
+    """`value` as `json.dumps(value, indent=2)` writes it at indentation `pad`: the same
+    text, several times faster than the standard library's pure-Python indenting encoder."""
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        inner = pad + "  "
+        items = ",\n".join(f"{inner}{_string(k)}: {_dump(v, inner)}" for k, v in value.items())
+        return "{\n" + items + "\n" + pad + "}"
+    if isinstance(value, list):
+        if not value:
+            return "[]"
+        inner = pad + "  "
+        items = ",\n".join(inner + _dump(v, inner) for v in value)
+        return "[\n" + items + "\n" + pad + "]"
+    if isinstance(value, str):
+        return _string(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return repr(value)  # int or float: json writes both as repr does
+
+
+def model_json(r: ModelResult, pad: str = "") -> str:
+    """One model row as indented JSON text."""
+    return _dump(model_data(r), pad)
+
+
 def write_model_json_rows(rows: Sequence[ModelResult], out: TextIO) -> None:
     """The rows of the `models` array, indented as `json.dumps(document, indent=2)` nests
     them (the caller writes the brackets)."""
     separator = "\n"
     for r in rows:
-        text = json.dumps(model_data(r), indent=2, ensure_ascii=False)
-        out.write(separator + "\n".join("    " + line for line in text.split("\n")))
+        out.write(separator + "    " + model_json(r, "    "))
         separator = ",\n"
 
 
