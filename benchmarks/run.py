@@ -126,7 +126,8 @@ def run_c(size: Size, work: Path, record: Record) -> None:
     if size.site_catalog is not None:
         specs = _synthetic(work, "site", *size.site_catalog)
         what = f"a {size.site_catalog[0]}-device synthetic catalog"
-    record(site_bench.measure_site(specs, work, size.site_repeat, what))
+    for row in site_bench.measure_site(specs, work, size.site_repeat, what):
+        record(row)
     large = _synthetic(work, "large-site", *size.large_site)
     for row in site_bench.measure_large_site(large, work, size.large_site[0]):
         record(row)

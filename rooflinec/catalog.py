@@ -297,6 +297,8 @@ class Method:
     versions: tuple[Version, ...]
     examples: tuple[Example, ...]
     document: Document = field(repr=False, compare=False)
+    # The formulas of the models section: how steps add up to a forward pass.
+    model_formulas: tuple[MethodFormula, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ KNOWN_METHOD_KEYS = frozenset(
         "uncertainty",
         "limits",
         "origin",
+        "models",
         "glossary",
         "examples",
         "sources",
@@ -88,6 +89,7 @@ def method_page(site: Site, method: Method) -> GeneratedPage:
             }
         )
     data = method.data
+    models = _models_section(page, method)
     extra = [
         (key.replace("_", " ").capitalize(), _plain(data[key]))
         for key in data
@@ -105,6 +107,7 @@ def method_page(site: Site, method: Method) -> GeneratedPage:
         uncertainty=_strings(data.get("uncertainty")),
         limits=_strings(data.get("limits")),
         origin=data.get("origin") if isinstance(data.get("origin"), dict) else None,
+        models=models,
         glossary_count=len(records(data.get("glossary"))),
         examples=examples,
         extra=extra,
@@ -137,6 +140,28 @@ def _computed(site: Site, output: str, actual: Fraction | int | str | None, prec
     if output in ("share_of_peak", "efficiency"):
         return format_percent(actual, 6)
     return format_number(actual, 7)
+
+
+def _models_section(page: Page, method: Method) -> dict[str, Any] | None:
+    """The models section's prose and formulas, or None when the method has none."""
+    section = method.data.get("models")
+    if not isinstance(section, dict):
+        return None
+    return {
+        "summary": str(section.get("summary") or ""),
+        "formulas": [
+            {
+                "name": f.name,
+                "formula": f.formula,
+                "math": page.math(f.formula),
+                "meaning": f.meaning,
+            }
+            for f in method.model_formulas
+        ],
+        "assumptions": _strings(section.get("assumptions")),
+        "limits": _strings(section.get("limits")),
+        "departures": records(section.get("departures")),
+    }
 
 
 def _strings(value: Any) -> list[str]:
