@@ -1023,7 +1023,8 @@ def model_steps_chart(
 def tokens_chart(
     rows: Sequence[dict[str, Any]], passes: Sequence[str], vendors: Sequence[str]
 ) -> Chart:
-    """Tokens per second of one model's phase on each device, on a log scale.
+    """Tokens per second of one model's phase on each device: a dot per device, on a
+    log scale (a bar from zero has no length there).
 
     `rows` are `{"pass", "device", "vendor", "featured", "tps", "label", "bound"}`, one
     per model, phase and device. A select box picks the pass (model and phase, default
@@ -1053,13 +1054,17 @@ def tokens_chart(
             {"filter": "datum.pass === show_pass"},
             {"filter": "show_vendor === '' ? datum.featured : datum.vendor === show_vendor"},
         ],
-        "mark": {"type": "bar"},
+        "mark": {"type": "point", "filled": True, "size": 90, "opacity": 1},
         "encoding": {
             "y": _field("device:N", sort="-x", axis={"title": None, "labelLimit": 240}),
             "x": _field(
                 "tps:Q",
                 scale={"type": "log", "domain": [low, high], "nice": False},
-                axis={"title": "Tokens per second (an upper bound)", "format": "~s"},
+                axis={
+                    "title": "Tokens per second (an upper bound)",
+                    "format": "~s",
+                    "values": _decades(low, high),
+                },
             ),
             "color": _field(
                 "bound:N",
@@ -1084,7 +1089,7 @@ def tokens_chart(
         "datasets": {"passes": [dict(row) for row in rows]},
     }
     description = (
-        f"Bar chart of the tokens per second of {passes[0] if passes else 'no model'} on the "
+        f"Dot chart of the tokens per second of {passes[0] if passes else 'no model'} on the "
         "featured devices, on a log scale, coloured by what limits most of the pass's time; "
         "select boxes pick another model and phase or one vendor's devices. The same data is "
         "in the table below the chart."
