@@ -294,3 +294,50 @@ def test_model_text_comes_out_inert(tiny: Path) -> None:
     text = _text((tiny / "models" / "tiny.html").read_text("utf-8"))
     assert PAYLOAD in text
     assert "{{ 7*7 }}" in text
+
+
+# --------------------------------------------------------------------------- rebuilds
+
+
+def test_dirty_rebuild_after_a_model_edit(tmp_path: Path) -> None:
+    """Editing one model's phase re-renders its page, its downloads and the comparison,
+    leaves the other models' pages untouched, and serves what a clean build makes."""
+    import shutil
+
+    from tests.test_site_serve import _build, _state
+
+    specs = tmp_path / "specs"
+    shutil.copytree(BUNDLED, specs)
+    served = tmp_path / "served"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    options = {"svg": False}
+    _build(tmp_path / "a", specs, served, dirty=True, options=options)
+    before = _state(served)
+    path = specs / "models" / "llama-3-70b.yaml"
+    text = path.read_text("utf-8")
+    edited = text.replace(
+        "decode-b64-l4096: {b: 64, s: 1, L: 4096}", "decode-b64-l4096: {b: 64, s: 1, L: 4097}"
+    )
+    assert edited != text
+    path.write_text(edited, "utf-8")
+    _build(tmp_path / "a", specs, served, dirty=True, options=options)
+    after = _state(served)
+    rewritten = {name for name in after if after[name][0] != before.get(name, (None,))[0]}
+    assert {"models/llama-3-70b.html", "models/llama-3-70b.csv"} <= rewritten
+    assert any(n.startswith("models/tokens") for n in rewritten)
+    others = [
+        n
+        for n in after
+        if n.startswith("models/") and n.endswith(".html") and "tokens" not in n and "70b" not in n
+    ]
+    assert others and not rewritten & set(others)
+    assert "L = 4,097" in _text(after["models/llama-3-70b.html"][1].decode("utf-8"))
+    clean = tmp_path / "clean"
+    _build(tmp_path / "b", specs, clean, dirty=False, options=options)
+    differ = [
+        name
+        for name, (_, data) in _state(clean).items()
+        if after.get(name, (0, b""))[1].replace(b"/served/", b"/clean/") != data
+    ]
+    assert differ == []

@@ -1,6 +1,6 @@
 """Roofline charts as Vega-Lite, their static SVG, and the runtime.
 
-Three charts:
+The charts:
 
 - `device_roofline`: one device, log–log; a roof per precision (memory slope then compute
   roof, the ridge point itself a data point so the kink is exact), the other memory levels
@@ -11,6 +11,10 @@ Three charts:
   markers are computed from the sliders by Vega expressions, so they work in a static page.
 - `comparison_chart`: every device's DRAM roofline at one precision.
 - `kernel_chart`: one kernel's cases, the attainable rate on every device.
+- `model_steps_chart`: a model's pass as a stacked bar per device, a segment per step.
+- `tokens_chart`: tokens per second of one model's phase per device, picked in the page.
+
+A model page also reuses `device_roofline` with its steps as the markers (`labels`).
 
 The specs are plain dicts, written here directly: a device roofline takes a fraction of a
 millisecond this way and hundreds of times longer through vega-altair (which deep-copies
