@@ -56,7 +56,6 @@ def test_a_page_per_model_and_the_index_links_each(site: Path, compiled: Compile
     for model in compiled.catalog.models:
         assert (site / "models" / f"{model}.html").is_file()
         assert (site / "models" / f"{model}.csv").is_file()
-        assert (site / "models" / f"{model}.crossovers.csv").is_file()
         assert (site / "models" / f"{model}.roofline.vl.json").is_file()
         assert f'href="{model}.html"' in index
     assert 'href="tokens.html"' in index

@@ -10,7 +10,7 @@ from rooflinec.site.pages.changes import changes_pages
 from rooflinec.site.pages.common import GeneratedPage
 from rooflinec.site.pages.devices import device_index, device_page
 from rooflinec.site.pages.kernels import kernel_index, kernel_page
-from rooflinec.site.pages.methods import method_page
+from rooflinec.site.pages.methods import method_models_page, method_page
 from rooflinec.site.pages.models import model_index, model_page, tokens_pages
 from rooflinec.site.pages.sources import sources_pages
 
@@ -31,6 +31,7 @@ def pages(site: Site) -> list[GeneratedPage]:
     out += tokens_pages(site)
     out += comparison_pages(site)
     out += [method_page(site, m) for m in catalog.methods.values()]
+    out += [p for m in catalog.methods.values() if (p := method_models_page(site, m))]
     out += audit_pages(site)
     out += sources_pages(site)
     out.append(glossary_page(site))

@@ -8,7 +8,6 @@ small whatever the catalog size; its CSV downloads hold every device.
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Sequence
 from dataclasses import replace
@@ -17,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from rooflinec.catalog import LEVELS, Model
-from rooflinec.export import spreadsheet_text
 from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.model_export import dominant_limit, write_model_csv
 from rooflinec.site import charts
@@ -213,7 +211,6 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
             }
         )
     page.assets[f"models/{model.id}.csv"] = model_csv(site, model)
-    page.assets[f"models/{model.id}.crossovers.csv"] = crossovers_csv(site, model, eligible)
     text = site.render(
         "model.md.j2",
         page,
@@ -231,7 +228,6 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
         crossovers=crossovers,
         measured=measured,
         csv=f"{model.id}.csv",
-        crossovers_csv=f"{model.id}.crossovers.csv",
         tokens=page.href(TOKENS_PAGE),
         sources=sources_context(site, page, model.id, model.sources, f"{path}#source-"),
         versions=sorted(model.versions, key=lambda v: -v.version),
@@ -383,56 +379,6 @@ def model_csv(site: Site, model: Model) -> str:
     out = io.StringIO()
     write_model_csv(rows, out)
     return out.getvalue()
-
-
-CROSSOVER_COLUMNS = (
-    "model",
-    "phase",
-    "step",
-    "device",
-    "precision",
-    "symbol",
-    "crossover",
-    "regions",
-)
-
-
-def crossovers_csv(site: Site, model: Model, devices: Sequence[str]) -> str:
-    """The batch crossover of every step of the first decode phase on every device:
-    `crossover` empty for never, `regions` as `from-to:limit` runs."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CROSSOVER_COLUMNS)
-    decode = decode_phases(model)
-    if not decode or BATCH not in model.phases[decode[0]]:
-        return out.getvalue()
-    phase = decode[0]
-    for index, step in enumerate(model.steps):
-        for d in devices:
-            x = step_crossover(site.catalog, model, index, phase, site.compiled.devices[d])
-            regions = (
-                "not solved"
-                if x.regions is None
-                else " ".join(
-                    f"{r.start}-{'' if r.end is None else r.end}:{r.limited_by}" for r in x.regions
-                )
-            )
-            writer.writerow(
-                [
-                    spreadsheet_text(model.id),
-                    spreadsheet_text(phase),
-                    spreadsheet_text(step.id),
-                    spreadsheet_text(d),
-                    x.precision,
-                    BATCH,
-                    "" if x.crossover is None else x.crossover,
-                    regions,
-                ]
-            )
-    return out.getvalue()
-
-
-# --------------------------------------------------------------------------- comparison
 
 
 def tokens_pages(site: Site) -> list[GeneratedPage]:
