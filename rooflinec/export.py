@@ -5,10 +5,16 @@ how each format shows it; the three writers only lay the fields out. A cell's te
 made from that cell's values alone (its exact counts, its pair's figures, its row of
 `Compiled.columns`), so it never depends on what else was selected.
 
-Numbers: an exact count (operations, bytes, intensity, peak, bandwidth) is written as
-an integer when it is one, else as the nearest float; a computed float (attainable
-rate, share, time, sweeps, measured, efficiency) as an integer when the float is
-integral and its exact value is an integer too, else as the float.
+Numbers in JSON: an exact count (operations, bytes, intensity, peak, bandwidth) is
+written as an integer when it is one, else as the nearest float; a computed float
+(attainable rate, share, time, sweeps, measured, efficiency) as an integer when the float
+is integral and its exact value is an integer too, else as the float.
+
+CSV and Parquet are written a batch of cells at a time from the same table, by
+`rooflinec.columnar`: a field shared by many cells (per case, row of counts, pair) is
+read once, and a per-cell field gives its numpy columns (`Field.vector`). Numbers in CSV:
+an exact count as in JSON (an integer when it is one), every other number as its float64
+value in the shortest text that reads back to it (pyarrow's formatting, `1.15e+13`).
 """
 
 from __future__ import annotations
@@ -23,34 +29,45 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from rooflinec import __version__
-from rooflinec.catalog import LEVELS
+from rooflinec.catalog import LEVELS, Kernel
 from rooflinec.compiler import Compiled, Result
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.terms import LIMITED_BY, SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
     from rooflinec.columns import Columns
+
+    Ints = NDArray[np.int64]
 
 __all__ = [
     "CSV_HEADERS",
     "FIELDS",
     "FORMATS",
     "FORMULA_STARTS",
+    "TEXT_FORMATS",
     "CsvHeader",
+    "Progress",
     "num",
     "results_text",
+    "csv_text",
     "spreadsheet_text",
     "write_results",
 ]
 
-Format = Literal["json", "jsonl", "csv", "table"]
-FORMATS: tuple[Format, ...] = ("json", "jsonl", "csv", "table")
+Format = Literal["json", "jsonl", "csv", "table", "parquet"]
+FORMATS: tuple[Format, ...] = ("json", "jsonl", "csv", "table", "parquet")
 CsvHeader = Literal["units", "plain"]
 CSV_HEADERS: tuple[CsvHeader, ...] = ("units", "plain")
 """CSV header styles: `time [s]` (units, the default) or `time` (plain: SQL identifiers,
 the units being those of the results schema, `schemas/results.schema.json`)."""
-Scope = Literal["case", "count", "pair", "cell"]
+Scope = Literal["case", "count", "pair", "kernel_pair", "cell"]
+Kind = Literal["text", "number", "flag"]
 Number = int | float
+Progress = Callable[[int], None]
+"""Told how many more rows were written, after each batch (a progress bar)."""
 
 
 def num(value: Fraction | int) -> Number:
@@ -73,6 +90,14 @@ def spreadsheet_text(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
+def csv_text(text: str) -> str:
+    """A text cell as every CSV rooflinec writes has it: guarded against formulas
+    (`spreadsheet_text`), quoted only where CSV needs it."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="").writerow([spreadsheet_text(text)])
+    return buffer.getvalue()
+
+
 class _Source:
     """What the fields read for one compiled catalog: exact counts, columns, views."""
 
@@ -87,6 +112,39 @@ class _Source:
     @cached_property
     def columns(self) -> Columns:
         return self.compiled.columns
+
+    @cached_property
+    def kernel_of_case(self) -> list[int]:
+        """Per case, the index of its kernel among the distinct kernels (in order)."""
+        index: dict[str, int] = {}
+        return [index.setdefault(k.id, len(index)) for k in self.counts.kernels]
+
+    @cached_property
+    def kernels(self) -> list[Kernel]:
+        """The distinct kernels of the cases, in order: `kernel_pair` rows are
+        `kernel * n_pairs + pair`."""
+        seen: dict[str, Kernel] = {}
+        for kernel in self.counts.kernels:
+            seen.setdefault(kernel.id, kernel)
+        return list(seen.values())
+
+    @cached_property
+    def declared_codes(self) -> tuple[Any, Any]:
+        """Per case and per pair, a code of its precision: equal codes are a declared cell."""
+        import numpy as np
+
+        c = self.counts
+        codes: dict[str, int] = {}
+        pairs = [codes.setdefault(p, len(codes)) for p in c.pair_precision]
+        cases = [codes.get(case.precision, -1) for case in c.cases]
+        return np.array(cases, dtype=np.int64), np.array(pairs, dtype=np.int64)
+
+    @cached_property
+    def run_cells(self) -> Any:
+        """The cells with a measured run, sorted, as an int64 array."""
+        import numpy as np
+
+        return np.array(sorted(self.counts.runs), dtype=np.int64)
 
     def exact(self, cell: int) -> Result:
         return self.compiled.result_at(cell)
@@ -136,6 +194,7 @@ _MARGIN = 1e-9  # relative: float sides this far apart are ordered as the exact 
 _FLOAT = {f: float(f) for f in SWEEP}
 
 Values = Callable[[_Source, Sequence[int]], list[Any]]
+Vector = Callable[[_Source, "Ints"], list[Any]]
 
 
 @dataclass(frozen=True)
@@ -143,9 +202,14 @@ class Field:
     """One output: its JSON key, CSV headers, table column, and where its values come from.
 
     `values` gives one value per row of `scope` asked for (a case, a row of the exact
-    counts, a (device, precision) pair, or a cell): a string, bool, number or None, or
-    for a field with `keys` a mapping from those keys (levels, sweep factors) to them,
-    missing keys meaning absent (JSON leaves them out, CSV leaves the cell empty).
+    counts, a (device, precision) pair, a (kernel, pair), or a cell): a string, bool,
+    number or None, or for a field with `keys` a mapping from those keys (levels, sweep
+    factors) to them, missing keys meaning absent (JSON leaves them out, CSV leaves the
+    cell empty). `kind` is the column type in CSV and Parquet (text, number or flag).
+
+    A per-cell field also gives `vector`: for an int64 array of cells, one numpy array
+    per header (float64 with NaN where absent, bool, or for a field with `choices`
+    integer codes into them); the columnar writers read that instead of `values`.
     """
 
     key: str
@@ -157,6 +221,9 @@ class Field:
     table: str | None = None  # the table's column header, when the table shows it
     show: Callable[[Any, str], str] = lambda value, counting: str(value)  # -> table text
     optional: bool = False  # JSON leaves the field out of a row where it is empty
+    kind: Kind = "number"
+    vector: Vector | None = None
+    choices: tuple[str, ...] = ()
 
 
 def _floats(name: str, exact: Callable[[_Source, int], Fraction | None]) -> Values:
@@ -249,12 +316,12 @@ def _peak(src: _Source, rows: Sequence[int]) -> list[Any]:
     return [num(src.counts.pair_peak[j]) for j in rows]
 
 
-def _bandwidth(src: _Source, cells: Sequence[int]) -> list[Any]:
-    c = src.counts
+def _bandwidth(src: _Source, rows: Sequence[int]) -> list[Any]:
+    """The ceilings of a (kernel, pair): the levels both the kernel and the device give."""
     out = []
-    for i in cells:
-        case, j = divmod(i, src.n_pairs)
-        ceilings, _ = src.compiled._levels(c.kernels[case], c.pair_device[j])
+    for r in rows:
+        k, j = divmod(r, src.n_pairs)
+        ceilings, _ = src.compiled._levels(src.kernels[k], src.counts.pair_device[j])
         out.append({lv: num(bw) for lv, bw in ceilings.items()})
     return out
 
@@ -277,6 +344,46 @@ def _run_levels(view: Callable[[Result], dict[str, Fraction]]) -> Values:
     return values
 
 
+def _column(name: str) -> Vector:
+    """A per-cell float column of `Compiled.columns`; a sweep gives one per factor."""
+
+    def vector(src: _Source, cells: Ints) -> list[Any]:
+        column = getattr(src.columns, name)[cells]
+        if column.ndim == 1:
+            return [column]
+        return [column[:, k] for k in range(column.shape[1])]
+
+    return vector
+
+
+def _declared_vector(src: _Source, cells: Ints) -> list[Any]:
+    cases, pairs = src.declared_codes
+    return [cases[cells // src.n_pairs] == pairs[cells % src.n_pairs]]
+
+
+def _limited_by_vector(src: _Source, cells: Ints) -> list[Any]:
+    return [src.columns.limited_by[cells]]
+
+
+def _run_vector(view: Callable[[Result], dict[str, Fraction]]) -> Vector:
+    """A per-level view of each cell's measured run as floats, NaN without one (few cells
+    have a run: only those are looked at, exactly)."""
+
+    def vector(src: _Source, cells: Ints) -> list[Any]:
+        import numpy as np
+
+        out = [np.full(len(cells), np.nan) for _ in LEVELS]
+        if len(src.run_cells):
+            for n in np.flatnonzero(np.isin(cells, src.run_cells)).tolist():
+                values = view(src.exact(int(cells[n])))
+                for k, lv in enumerate(LEVELS):
+                    if lv in values:
+                        out[k][n] = float(values[lv])
+        return out
+
+    return vector
+
+
 def _si(unit: str) -> Callable[[Any, str], str]:
     """Table text in SI units; `{}` in `unit` is the counting unit (FLOP or OP)."""
 
@@ -295,11 +402,11 @@ def _dram(value: Any, counting: str) -> str:
 
 
 FIELDS: tuple[Field, ...] = (
-    Field("case", "case", _case, ("case",), table="case"),
-    Field("kernel", "count", _kernel, ("kernel",)),
-    Field("device", "pair", _device, ("device",), table="device"),
-    Field("precision", "pair", _precision, ("precision",), table="precision"),
-    Field("declared", "cell", _declared, ("declared",)),
+    Field("case", "case", _case, ("case",), table="case", kind="text"),
+    Field("kernel", "count", _kernel, ("kernel",), kind="text"),
+    Field("device", "pair", _device, ("device",), table="device", kind="text"),
+    Field("precision", "pair", _precision, ("precision",), table="precision", kind="text"),
+    Field("declared", "cell", _declared, ("declared",), kind="flag", vector=_declared_vector),
     Field("flops", "count", _flops, ("flops [OP]",), table="operations", show=_si("{}")),
     Field("bytes", "count", _bytes, tuple(f"bytes_{lv} [B]" for lv in LEVELS), LEVELS),
     Field(
@@ -314,7 +421,7 @@ FIELDS: tuple[Field, ...] = (
     Field("peak", "pair", _peak, ("peak [OP/s]",), json=False),
     Field(
         "bandwidth",
-        "cell",
+        "kernel_pair",
         _bandwidth,
         tuple(f"bandwidth_{lv} [B/s]" for lv in LEVELS),
         LEVELS,
@@ -327,8 +434,18 @@ FIELDS: tuple[Field, ...] = (
         ("attainable [OP/s]",),
         table="attainable",
         show=_si("{}/s"),
+        vector=_column("attainable"),
     ),
-    Field("limited_by", "cell", _limited_by, ("limited_by",), table="limited by"),
+    Field(
+        "limited_by",
+        "cell",
+        _limited_by,
+        ("limited_by",),
+        table="limited by",
+        kind="text",
+        vector=_limited_by_vector,
+        choices=LIMITED_BY,
+    ),
     Field(
         "share_of_peak",
         "cell",
@@ -339,6 +456,7 @@ FIELDS: tuple[Field, ...] = (
         ("share_of_peak [1]",),
         table="share of peak",
         show=_percent,
+        vector=_column("share_of_peak"),
     ),
     Field(
         "time",
@@ -347,6 +465,7 @@ FIELDS: tuple[Field, ...] = (
         ("time [s]",),
         table="time",
         show=_si("s"),
+        vector=_column("time"),
     ),
     Field(
         "bandwidth_sweep",
@@ -354,6 +473,7 @@ FIELDS: tuple[Field, ...] = (
         _sweep("bandwidth_sweep", peak=False),
         tuple(f"bandwidth_x{k} [OP/s]" for k in SWEEP_KEYS),
         SWEEP_KEYS,
+        vector=_column("bandwidth_sweep"),
     ),
     Field(
         "peak_sweep",
@@ -361,12 +481,14 @@ FIELDS: tuple[Field, ...] = (
         _sweep("peak_sweep", peak=True),
         tuple(f"peak_x{k} [OP/s]" for k in SWEEP_KEYS),
         SWEEP_KEYS,
+        vector=_column("peak_sweep"),
     ),
     Field(
         "measured",
         "cell",
         _floats("measured", lambda s, c: s.counts.measured.get(c)),
         ("measured [OP/s]",),
+        vector=_column("measured"),
     ),
     Field(
         "efficiency",
@@ -375,6 +497,7 @@ FIELDS: tuple[Field, ...] = (
         ("efficiency [1]",),
         table="efficiency",
         show=_percent,
+        vector=_column("efficiency"),
     ),
     Field(
         "measured_intensity",
@@ -383,6 +506,7 @@ FIELDS: tuple[Field, ...] = (
         tuple(f"measured_intensity_{lv} [OP/B]" for lv in LEVELS),
         LEVELS,
         optional=True,
+        vector=_run_vector(lambda r: r.measured_intensity),
     ),
     Field(
         "measured_bandwidth",
@@ -391,6 +515,7 @@ FIELDS: tuple[Field, ...] = (
         tuple(f"measured_bandwidth_{lv} [B/s]" for lv in LEVELS),
         LEVELS,
         optional=True,
+        vector=_run_vector(lambda r: r.measured_bandwidth),
     ),
     Field(
         "traffic_ratio",
@@ -399,6 +524,7 @@ FIELDS: tuple[Field, ...] = (
         tuple(f"traffic_ratio_{lv} [1]" for lv in LEVELS),
         LEVELS,
         optional=True,
+        vector=_run_vector(lambda r: r.traffic_ratio),
     ),
 )
 
@@ -423,6 +549,17 @@ CSV_PLAIN_COLUMNS: list[str] = [plain_header(h) for h in CSV_COLUMNS]
 # --------------------------------------------------------------------------- laying out
 
 
+def shared_sizes(src: _Source) -> dict[str, int]:
+    """How many rows each shared scope has."""
+    c = src.counts
+    return {
+        "case": len(c.cases),
+        "count": len(c.flops),
+        "pair": len(c.pair_device),
+        "kernel_pair": len(src.kernels) * src.n_pairs,
+    }
+
+
 class _Rows:
     """Field texts for cells, a batch at a time; a field shared by many cells (per case,
     per row of counts, per pair) is read and formatted once."""
@@ -441,12 +578,14 @@ class _Rows:
             return [i // src.n_pairs for i in cells]
         if scope == "pair":
             return [i % src.n_pairs for i in cells]
+        if scope == "kernel_pair":
+            n, kernel = src.n_pairs, src.kernel_of_case
+            return [kernel[i // n] * n + i % n for i in cells]
         return [src.counts.count_row(i) for i in cells]
 
     def batch(self, cells: Sequence[int]) -> list[list[Any]]:
         """Per field, its text for each of `cells`."""
-        c = self.src.counts
-        sizes = {"case": len(c.cases), "count": len(c.flops), "pair": len(c.pair_device)}
+        sizes = shared_sizes(self.src)
         out = []
         for field in self.fields:
             if field.scope == "cell":
@@ -520,8 +659,11 @@ def _header(compiled: Compiled, cells: Sequence[int]) -> dict[str, Any]:
     }
 
 
-def write_json(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
-    """The results contract, laid out as `json.dumps(document, indent=2)` would."""
+def write_json(
+    compiled: Compiled, cells: Sequence[int], out: TextIO, progress: Progress | None = None
+) -> None:
+    """The results contract, laid out as `json.dumps(document, indent=2)` would; each batch
+    of rows is written as soon as it is laid out."""
     head = json.dumps(_header(compiled, cells), indent=2, ensure_ascii=False)
     if not cells:
         out.write(head + "\n")
@@ -537,6 +679,8 @@ def write_json(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
             chunk.append(f"{separator}    {{\n" + ",\n".join(p for p in parts if p) + "\n    }")
             separator = ",\n"
         out.write("".join(chunk))
+        if progress is not None:
+            progress(len(batch))
     out.write("\n  ]\n}\n")
 
 
@@ -551,7 +695,9 @@ def _jsonl_field(field: Field, value: Any) -> str:
     return f'"{field.key}": {{{inner}}}'
 
 
-def write_jsonl(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
+def write_jsonl(
+    compiled: Compiled, cells: Sequence[int], out: TextIO, progress: Progress | None = None
+) -> None:
     """JSON Lines: one result per line, the rows of the results contract as records.
 
     pandas (`read_json(lines=True)`), polars (`read_ndjson`) and duckdb (`read_json`) read
@@ -565,42 +711,13 @@ def write_jsonl(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
                 for parts in zip(*rows.batch(batch), strict=True)
             )
         )
+        if progress is not None:
+            progress(len(batch))
 
 
-def _csv_text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        # Every text cell here is an id or a fixed term (ids cannot start with a formula
-        # character); guarded all the same, as every CSV rooflinec writes.
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="").writerow([spreadsheet_text(value)])
-        return buffer.getvalue()
-    return repr(value)
-
-
-def _csv_field(field: Field, value: Any) -> str:
-    """A field's CSV cells: one per key of a mapping, empty where a key is absent."""
-    if field.keys:
-        return ",".join(_csv_text(value.get(k)) for k in field.keys)
-    return _csv_text(value)
-
-
-def write_csv(
-    compiled: Compiled, cells: Sequence[int], out: TextIO, header: CsvHeader = "units"
+def write_table(
+    compiled: Compiled, cells: Sequence[int], out: TextIO, progress: Progress | None = None
 ) -> None:
-    """One row per cell; empty cells where a level is absent. The header row names each
-    column with its unit (`time [s]`), or with `header="plain"` by name alone (`time`)."""
-    columns = CSV_PLAIN_COLUMNS if header == "plain" else CSV_COLUMNS
-    csv.writer(out, lineterminator="\n").writerow(columns)
-    rows = _Rows(compiled, FIELDS, _csv_field)
-    for batch in _batches(cells):
-        out.write("".join(",".join(parts) + "\n" for parts in zip(*rows.batch(batch), strict=True)))
-
-
-def write_table(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
     """A readable terminal table; `*` marks a precision other than the case's declared one."""
     fields = [f for f in FIELDS if f.table is not None]
     header = [str(f.table) for f in fields]
@@ -614,6 +731,8 @@ def write_table(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
             if not declared[n]:
                 line[header.index("precision")] += "*"
             table.append(line)
+        if progress is not None:
+            progress(len(batch))
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     lines = []
     for n, row in enumerate(table):
@@ -625,12 +744,14 @@ def write_table(compiled: Compiled, cells: Sequence[int], out: TextIO) -> None:
 
 
 _DECLARED = next(f for f in FIELDS if f.key == "declared")
-_WRITERS: dict[str, Callable[[Compiled, Sequence[int], TextIO], None]] = {
+_WRITERS: dict[str, Callable[[Compiled, Sequence[int], TextIO, Progress | None], None]] = {
     "json": write_json,
     "jsonl": write_jsonl,
-    "csv": write_csv,
     "table": write_table,
 }
+TEXT_FORMATS: tuple[Format, ...] = ("json", "jsonl", "csv", "table")
+"""The formats `write_results` writes to a text stream; Parquet is written to a file or a
+folder of files (`rooflinec.columnar.write_parquet`)."""
 
 
 def write_results(
@@ -640,15 +761,19 @@ def write_results(
     out: TextIO,
     *,
     csv_header: CsvHeader = "units",
+    progress: Progress | None = None,
 ) -> None:
     """Write the cells `cells` (from `Compiled.rows`) as `format`: json, jsonl, csv or table.
 
     `csv_header` picks the CSV header style (see `CSV_HEADERS`); other formats ignore it.
+    `progress` is told the rows written after each batch.
     """
     if format == "csv":
-        write_csv(compiled, cells, out, csv_header)
+        from rooflinec.columnar import write_csv
+
+        write_csv(compiled, cells, out, csv_header, progress=progress)
         return
-    _WRITERS[format](compiled, cells, out)
+    _WRITERS[format](compiled, cells, out, progress)
 
 
 def results_text(
