@@ -50,9 +50,9 @@ __all__ = [
     "TEXT_FORMATS",
     "CsvHeader",
     "Progress",
+    "csv_text",
     "num",
     "results_text",
-    "csv_text",
     "spreadsheet_text",
     "write_results",
 ]
