@@ -79,7 +79,9 @@ def compute(specs: Path) -> pa.Table:
     peak_a = np.array(peak)
     bw = np.array(bandwidth)  # (P, levels)
     width = np.array([float(precisions[p]["bytes"]) for p in pair_precision])
-    pair_index = {(d, p): j for j, (d, p) in enumerate(zip(pair_device, pair_precision))}
+    pair_index = {
+        (d, p): j for j, (d, p) in enumerate(zip(pair_device, pair_precision, strict=True))
+    }
 
     case_ids, case_kernel, case_precision, flops_parts = [], [], [], []
     traffic = {lv: [] for lv in LEVELS}  # (cases, P) per level
@@ -87,15 +89,21 @@ def compute(specs: Path) -> pa.Table:
     for k in kernels:
         flops_fn, dram_fn, l2_fn = NUMPY_FORMULAS[k["id"]]
         symbols = list(k["symbols"])
-        shape = {s: np.array([c["shape"][s] for c in k["cases"]], dtype=np.float64) for s in symbols}
+        shape = {
+            s: np.array([c["shape"][s] for c in k["cases"]], dtype=np.float64) for s in symbols
+        }
         args = [shape[s][:, None] for s in symbols]
-        flops_parts.append(np.broadcast_to(flops_fn(*shape.values())[:, None], (len(k["cases"]), n_pairs)))
+        flops_parts.append(
+            np.broadcast_to(flops_fn(*shape.values())[:, None], (len(k["cases"]), n_pairs))
+        )
         traffic["dram"].append(dram_fn(width[None, :], *args))
         traffic["l2"].append(l2_fn(width[None, :], *args))
         traffic["l1"].append(np.full((len(k["cases"]), n_pairs), np.nan))
         for c in k["cases"]:
             for m in c.get("measured", []):
-                measured_entries.append((len(case_ids), pair_index[(m["device"], m["precision"])], quantity(m["rate"])))
+                measured_entries.append(
+                    (len(case_ids), pair_index[(m["device"], m["precision"])], quantity(m["rate"]))
+                )
             case_ids.append(c["id"])
             case_kernel.append(k["id"])
             case_precision.append(c["precision"])
@@ -137,14 +145,18 @@ def compute(specs: Path) -> pa.Table:
     columns["limited_by"] = pa.array(["compute", *LEVELS]).take(limited_by.ravel())
     columns["share_of_peak [1]"] = flat(attainable / peak_a[None, :])
     columns["time [s]"] = flat(flops / attainable)
-    for f, key in zip(_SWEEP, ("0.5", "1", "2", "4")):
+    for f, key in zip(_SWEEP, ("0.5", "1", "2", "4"), strict=True):
         columns[f"bandwidth_x{key} [OP/s]"] = flat(np.minimum(peak_a[None, :], memory * f))
-    for f, key in zip(_SWEEP, ("0.5", "1", "2", "4")):
+    for f, key in zip(_SWEEP, ("0.5", "1", "2", "4"), strict=True):
         columns[f"peak_x{key} [OP/s]"] = flat(np.minimum(peak_a[None, :] * f, memory))
     columns["measured [OP/s]"] = flat(measured)
     columns["efficiency [1]"] = flat(measured / attainable)
     empty = pa.nulls(n_cases * n_pairs, pa.float64())
-    for name, unit in (("measured_intensity", "OP/B"), ("measured_bandwidth", "B/s"), ("traffic_ratio", "1")):
+    for name, unit in (
+        ("measured_intensity", "OP/B"),
+        ("measured_bandwidth", "B/s"),
+        ("traffic_ratio", "1"),
+    ):
         for lv in LEVELS:
             columns[f"{name}_{lv} [{unit}]"] = empty
     return pa.table(columns)

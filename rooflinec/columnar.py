@@ -26,13 +26,15 @@ Hive partitions, `device=ID/part-0.parquet`, that DuckDB, Polars and Spark read 
 table.
 
 pyarrow is imported here only: `check` and the command line's parsing never load it.
+The field table is `rooflinec.export`'s, handed in as a `FieldTable` (this module does
+not import it: `export`'s writers call this one).
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
@@ -42,29 +44,22 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rooflinec import __version__
-from rooflinec.compiler import Compiled
-from rooflinec.export import (
-    CSV_COLUMNS,
-    CSV_PLAIN_COLUMNS,
-    FIELDS,
-    CsvHeader,
-    Field,
-    Progress,
-    _Source,
-    csv_text,
-    shared_sizes,
-)
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
+
+    from rooflinec.export import Field, Progress, _Source
 
     Ints = NDArray[np.int64]
 
 __all__ = [
     "BATCH_ROWS",
-    "COLUMNS",
     "PARTITIONS",
     "Column",
+    "FieldTable",
+    "Layout",
+    "columns_of",
+    "number_text",
     "parquet_schema",
     "write_csv",
     "write_parquet",
@@ -80,6 +75,16 @@ PARQUET_COMPRESSION = "zstd"
 
 
 @dataclass(frozen=True)
+class FieldTable:
+    """What the writers read: a compile's field sources and the field table itself."""
+
+    src: _Source
+    fields: Sequence[Field]
+    sizes: dict[str, int]  # rows of each shared scope
+    text: Callable[[str], str]  # a text cell as CSV writes it
+
+
+@dataclass(frozen=True)
 class Column:
     """One output column: a field, or one key of a field with keys (a level, a factor)."""
 
@@ -90,9 +95,10 @@ class Column:
     unit: str | None  # `B`; None for text and flags
 
 
-def _columns() -> tuple[Column, ...]:
+def columns_of(fields: Sequence[Field]) -> tuple[Column, ...]:
+    """Every column of the field table, in order."""
     out = []
-    for field in FIELDS:
+    for field in fields:
         for k, header in enumerate(field.headers):
             name, _, unit = header.partition(" [")
             out.append(
@@ -101,30 +107,26 @@ def _columns() -> tuple[Column, ...]:
     return tuple(out)
 
 
-COLUMNS: tuple[Column, ...] = _columns()
-assert [c.header for c in COLUMNS] == CSV_COLUMNS
-
-
 def _arrow_type(column: Column) -> pa.DataType:
     kind = column.field.kind
     return pa.string() if kind == "text" else pa.bool_() if kind == "flag" else pa.float64()
 
 
-def parquet_schema(without: Sequence[str] = ()) -> pa.Schema:
+def parquet_schema(fields: Sequence[Field], without: Sequence[str] = ()) -> pa.Schema:
     """The Parquet schema: units in each number's field metadata, the version in the
     schema's; `without` leaves out partition columns (their values are folder names)."""
-    fields = [
+    columns = [
         pa.field(c.name, _arrow_type(c), metadata={"unit": c.unit} if c.unit else None)
-        for c in COLUMNS
+        for c in columns_of(fields)
         if c.name not in without
     ]
-    return pa.schema(fields, metadata={"rooflinec": __version__})
+    return pa.schema(columns, metadata={"rooflinec": __version__})
 
 
 # --------------------------------------------------------------------------- laying out
 
 
-def _number_text(values: Sequence[Any]) -> pa.Array:
+def number_text(values: Sequence[Any]) -> pa.Array:
     """Exact counts as CSV text: an int as its digits, a float as pyarrow writes it."""
     floats = pa.array([v if isinstance(v, float) else None for v in values], pa.float64())
     float_text = pc.cast(floats, pa.string()).to_pylist()
@@ -137,14 +139,14 @@ def _number_text(values: Sequence[Any]) -> pa.Array:
     )
 
 
-def _shared(field: Field, values: Sequence[Any], text: bool) -> pa.Array:
+def _shared(field: Field, values: Sequence[Any], text: Callable[[str], str] | None) -> pa.Array:
     """A shared field's values (one key's) as an array: CSV text, or typed for Parquet."""
     if field.kind == "text":
-        return pa.array([csv_text(v) if text else v for v in values], pa.string())
+        return pa.array([text(v) if text else v for v in values], pa.string())
     if field.kind == "flag":
         return pa.array(values, pa.bool_())
-    if text:
-        return _number_text(values)
+    if text is not None:
+        return number_text(values)
     return pa.array([None if v is None else float(v) for v in values], pa.float64())
 
 
@@ -154,27 +156,26 @@ _FLAGS_TEXT = pa.array(["false", "true"])
 class Layout:
     """Arrow arrays for batches of cells of one compile: CSV text (`text=True`) or typed."""
 
-    def __init__(self, compiled: Compiled, *, text: bool) -> None:
-        self.src = _Source(compiled)
+    def __init__(self, table: FieldTable, *, text: bool) -> None:
+        self.src = src = table.src
+        self.fields = table.fields
         self.text = text
-        src = self.src
-        c = src.counts
-        sizes = shared_sizes(src)
+        as_text = table.text if text else None
         self._shared: dict[str, list[pa.Array]] = {}
         self._choices: dict[str, pa.Array] = {}
-        for field in FIELDS:
+        for field in self.fields:
             if field.scope == "cell":
                 if field.choices:
-                    choices = [csv_text(v) if text else v for v in field.choices]
+                    choices = [as_text(v) if as_text else v for v in field.choices]
                     self._choices[field.key] = pa.array(choices, pa.string())
                 continue
-            values = field.values(src, range(sizes[field.scope]))
+            values = field.values(src, range(table.sizes[field.scope]))
             if field.keys:
                 per_key = [[v.get(k) for v in values] for k in field.keys]
-                self._shared[field.key] = [_shared(field, vs, text) for vs in per_key]
+                self._shared[field.key] = [_shared(field, vs, as_text) for vs in per_key]
             else:
-                self._shared[field.key] = [_shared(field, values, text)]
-        self._pair_width = np.array(c.pair_width, dtype=np.int64)
+                self._shared[field.key] = [_shared(field, values, as_text)]
+        self._pair_width = np.array(src.counts.pair_width, dtype=np.int64)
         self._kernel_of_case = np.array(src.kernel_of_case, dtype=np.int64)
 
     def _index(self, scope: str, cells: Ints) -> Ints:
@@ -188,10 +189,10 @@ class Layout:
         return (cells // n) * self.src.n_widths + self._pair_width[cells % n]  # count
 
     def batch(self, cells: Ints) -> list[pa.Array]:
-        """One array per column of `COLUMNS`, a row per cell of `cells`."""
+        """One array per column of the field table, a row per cell of `cells`."""
         out: list[pa.Array] = []
         index: dict[str, Ints] = {}
-        for field in FIELDS:
+        for field in self.fields:
             if field.scope != "cell":
                 rows = index.get(field.scope)
                 if rows is None:
@@ -260,22 +261,21 @@ def _csv_rows(arrays: Sequence[pa.Array]) -> memoryview:
 
 
 def write_csv(
-    compiled: Compiled,
+    table: FieldTable,
     cells: Sequence[int] | Ints,
     out: TextIO | BinaryIO,
-    header: CsvHeader = "units",
+    names: Sequence[str],
     *,
     progress: Progress | None = None,
 ) -> None:
-    """The cells as CSV: a header row (units, or plain names), then one row per cell."""
-    names = CSV_PLAIN_COLUMNS if header == "plain" else CSV_COLUMNS
+    """The cells as CSV: a header row of `names`, then one row per cell."""
     line = io.StringIO()
     csv.writer(line, lineterminator="\n").writerow(names)
     sink = _binary(out)
     sink.write(line.getvalue().encode("utf-8"))
     if len(cells) == 0:
         return
-    layout = Layout(compiled, text=True)
+    layout = Layout(table, text=True)
     for batch in _batches(cells):
         sink.write(_csv_rows(layout.batch(batch)))
         if progress is not None:
@@ -286,7 +286,7 @@ def write_csv(
 
 
 def write_parquet(
-    compiled: Compiled,
+    table: FieldTable,
     cells: Sequence[int] | Ints,
     target: Path | BinaryIO,
     *,
@@ -297,10 +297,10 @@ def write_parquet(
     `partition="device"` as a folder of Hive partitions under the path `target`
     (`device=ID/part-0.parquet`, one per device that has rows). Writes in place: callers
     write to a temporary file or folder and move it in (`rooflinec.outfile`)."""
-    layout = Layout(compiled, text=False)
+    layout = Layout(table, text=False)
     array = np.asarray(cells, dtype=np.int64)
     if partition is None:
-        _write_file(layout, parquet_schema(), array, target, progress)
+        _write_file(layout, parquet_schema(table.fields), array, target, progress)
         return
     if not isinstance(target, Path) or partition not in PARTITIONS:
         raise ValueError(f"cannot partition by {partition!r}")
@@ -313,7 +313,7 @@ def write_parquet(
     of_cell = device_code[array % layout.src.n_pairs] if len(array) else array
     order = np.argsort(of_cell, kind="stable")
     bounds = np.searchsorted(of_cell[order], np.arange(len(codes) + 1))
-    schema = parquet_schema(without=(partition,))
+    schema = parquet_schema(table.fields, without=(partition,))
     for device, code in codes.items():
         part = array[order[bounds[code] : bounds[code + 1]]]
         if not len(part):
@@ -332,7 +332,7 @@ def _write_file(
 ) -> None:
     import pyarrow.parquet as pq
 
-    keep = [i for i, c in enumerate(COLUMNS) if c.name in schema.names]
+    keep = [i for i, c in enumerate(columns_of(layout.fields)) if c.name in schema.names]
     with pq.ParquetWriter(path, schema, compression=PARQUET_COMPRESSION) as writer:
         for batch in _batches(cells):
             arrays = layout.batch(batch)

@@ -26,7 +26,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal, TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO
 
 from rooflinec import __version__
 from rooflinec.catalog import LEVELS, Kernel
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
+    from rooflinec.columnar import FieldTable
     from rooflinec.columns import Columns
 
     Ints = NDArray[np.int64]
@@ -754,6 +756,48 @@ TEXT_FORMATS: tuple[Format, ...] = ("json", "jsonl", "csv", "table")
 folder of files (`rooflinec.columnar.write_parquet`)."""
 
 
+def _field_table(compiled: Compiled) -> FieldTable:
+    from rooflinec.columnar import FieldTable
+
+    src = _Source(compiled)
+    return FieldTable(src, FIELDS, shared_sizes(src), csv_text)
+
+
+def write_csv(
+    compiled: Compiled,
+    cells: Sequence[int],
+    out: TextIO | BinaryIO,
+    header: CsvHeader = "units",
+    *,
+    progress: Progress | None = None,
+) -> None:
+    """One row per cell, a batch at a time through pyarrow (`rooflinec.columnar`); empty
+    cells where a level is absent. The header row names each column with its unit
+    (`time [s]`), or with `header="plain"` by name alone (`time`)."""
+    from rooflinec import columnar
+
+    names = CSV_PLAIN_COLUMNS if header == "plain" else CSV_COLUMNS
+    columnar.write_csv(_field_table(compiled), cells, out, names, progress=progress)
+
+
+def write_parquet(
+    compiled: Compiled,
+    cells: Sequence[int],
+    target: Path | BinaryIO,
+    *,
+    partition: str | None = None,
+    progress: Progress | None = None,
+) -> None:
+    """The cells as Parquet: one file (`target` a path or a binary file), or with
+    `partition="device"` a folder of Hive partitions, `device=ID/part-0.parquet`, under
+    the path `target` (`rooflinec.columnar.write_parquet`)."""
+    from rooflinec import columnar
+
+    columnar.write_parquet(
+        _field_table(compiled), cells, target, partition=partition, progress=progress
+    )
+
+
 def write_results(
     compiled: Compiled,
     cells: Sequence[int],
@@ -769,8 +813,6 @@ def write_results(
     `progress` is told the rows written after each batch.
     """
     if format == "csv":
-        from rooflinec.columnar import write_csv
-
         write_csv(compiled, cells, out, csv_header, progress=progress)
         return
     _WRITERS[format](compiled, cells, out, progress)

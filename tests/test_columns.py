@@ -107,7 +107,10 @@ def test_csv_rows_match_json_rows(synthetic: Compiled) -> None:
             pairs = (
                 [(value, field.headers[0])]
                 if not field.keys
-                else [((value or {}).get(k), h) for k, h in zip(field.keys, field.headers)]
+                else [
+                    ((value or {}).get(k), h)
+                    for k, h in zip(field.keys, field.headers, strict=True)
+                ]
             )
             for expected, header in pairs:
                 text = row[header]

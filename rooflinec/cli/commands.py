@@ -74,7 +74,7 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
         from rooflinec.outfile import atomic_file, atomic_folder
 
         if opts.format == "parquet":
-            from rooflinec.columnar import write_parquet
+            from rooflinec.export import write_parquet
 
             if opts.partition is not None:
                 with atomic_folder(opts.out) as folder:
