@@ -15,6 +15,7 @@ from rooflinec.errors import Location
 
 if TYPE_CHECKING:
     from rooflinec.formulas import Formula
+    from rooflinec.grid_values import Grid
     from rooflinec.loader import Document
 
 LEVELS: tuple[str, ...] = ("dram", "l2", "l1")
@@ -231,6 +232,9 @@ class Case:
     measured: tuple[Measured, ...]
     location: Location
     launches: int = 1  # kernel launches one run of the case takes (the latency floor's count)
+    # A grid case stands for every shape of its grid (`shape` is then the grid's first,
+    # for what needs one shape); it has no cells of its own: `rooflinec.grids` expands it.
+    grid: Grid | None = None
 
 
 @dataclass(frozen=True)

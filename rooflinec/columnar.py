@@ -33,8 +33,9 @@ not import it: `export`'s writers call this one).
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
@@ -82,6 +83,19 @@ class FieldTable:
     fields: Sequence[Field]
     sizes: dict[str, int]  # rows of each shared scope
     text: Callable[[str], str]  # a text cell as CSV writes it
+    mapping: Callable[[Any], str]  # a mapping field's value (a shape) as one text, `M=1 N=2`
+    layouts: dict[bool, Layout] = dataclasses.field(default_factory=dict, compare=False)
+
+    def layout(self, text: bool) -> Layout:
+        """The arrays of this compile's shared fields, laid out once (CSV text or typed)."""
+        found = self.layouts.get(text)
+        if found is None:
+            found = self.layouts[text] = Layout(self, text=text)
+        return found
+
+
+Parts = Iterable[tuple[FieldTable, "Sequence[int] | Ints"]]
+"""Rows to write, in order: runs of cells, each of the compile its field table reads."""
 
 
 @dataclass(frozen=True)
@@ -170,6 +184,8 @@ class Layout:
                     self._choices[field.key] = pa.array(choices, pa.string())
                 continue
             values = field.values(src, range(table.sizes[field.scope]))
+            if field.mapping:
+                values = [table.mapping(v) for v in values]
             if field.keys:
                 per_key = [[v.get(k) for v in values] for k in field.keys]
                 self._shared[field.key] = [_shared(field, vs, as_text) for vs in per_key]
@@ -261,83 +277,120 @@ def _csv_rows(arrays: Sequence[pa.Array]) -> memoryview:
 
 
 def write_csv(
-    table: FieldTable,
-    cells: Sequence[int] | Ints,
+    parts: Parts,
     out: TextIO | BinaryIO,
     names: Sequence[str],
     *,
     progress: Progress | None = None,
 ) -> None:
-    """The cells as CSV: a header row of `names`, then one row per cell."""
+    """The rows as CSV: a header row of `names`, then one row per cell."""
     line = io.StringIO()
     csv.writer(line, lineterminator="\n").writerow(names)
     sink = _binary(out)
     sink.write(line.getvalue().encode("utf-8"))
-    if len(cells) == 0:
-        return
-    layout = Layout(table, text=True)
-    for batch in _batches(cells):
-        sink.write(_csv_rows(layout.batch(batch)))
-        if progress is not None:
-            progress(len(batch))
+    for table, cells in parts:
+        if not len(cells):
+            continue
+        layout = table.layout(text=True)
+        for batch in _batches(cells):
+            sink.write(_csv_rows(layout.batch(batch)))
+            if progress is not None:
+                progress(len(batch))
 
 
 # --------------------------------------------------------------------------- Parquet
 
 
 def write_parquet(
-    table: FieldTable,
-    cells: Sequence[int] | Ints,
+    parts: Parts,
+    fields: Sequence[Field],
     target: Path | BinaryIO,
     *,
     partition: str | None = None,
     progress: Progress | None = None,
 ) -> None:
-    """The cells as one Parquet file (`target` a path or a binary file), or with
+    """The rows as one Parquet file (`target` a path or a binary file), or with
     `partition="device"` as a folder of Hive partitions under the path `target`
-    (`device=ID/part-0.parquet`, one per device that has rows). Writes in place: callers
-    write to a temporary file or folder and move it in (`rooflinec.outfile`)."""
-    layout = Layout(table, text=False)
-    array = np.asarray(cells, dtype=np.int64)
-    if partition is None:
-        _write_file(layout, parquet_schema(table.fields), array, target, progress)
-        return
-    if not isinstance(target, Path) or partition not in PARTITIONS:
-        raise ValueError(f"cannot partition by {partition!r}")
-    # Each device's cells in catalog order: a stable sort by device keeps the order.
-    counts = layout.src.counts
-    codes: dict[str, int] = {}
-    device_code = np.array(
-        [codes.setdefault(d, len(codes)) for d in counts.pair_device], dtype=np.int64
-    )
-    of_cell = device_code[array % layout.src.n_pairs] if len(array) else array
-    order = np.argsort(of_cell, kind="stable")
-    bounds = np.searchsorted(of_cell[order], np.arange(len(codes) + 1))
-    schema = parquet_schema(table.fields, without=(partition,))
-    for device, code in codes.items():
-        part = array[order[bounds[code] : bounds[code + 1]]]
-        if not len(part):
-            continue
-        path = target / f"{partition}={device}" / "part-0.parquet"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _write_file(layout, schema, part, path, progress)
-
-
-def _write_file(
-    layout: Layout,
-    schema: pa.Schema,
-    cells: Ints,
-    path: Path | BinaryIO,
-    progress: Progress | None,
-) -> None:
+    (`device=ID/part-0.parquet`, one per device that has rows, its rows in catalog order).
+    Writes in place: callers write to a temporary file or folder and move it in
+    (`rooflinec.outfile`)."""
     import pyarrow.parquet as pq
 
-    keep = [i for i, c in enumerate(columns_of(layout.fields)) if c.name in schema.names]
-    with pq.ParquetWriter(path, schema, compression=PARQUET_COMPRESSION) as writer:
-        for batch in _batches(cells):
-            arrays = layout.batch(batch)
-            writer.write_batch(pa.RecordBatch.from_arrays([arrays[i] for i in keep], schema=schema))
-            if progress is not None:
-                progress(len(batch))
-        if not len(cells):
-            writer.write_table(schema.empty_table())
+    if partition is None:
+        schema = parquet_schema(fields)
+        with pq.ParquetWriter(target, schema, compression=PARQUET_COMPRESSION) as writer:
+            for table, cells in parts:
+                layout = table.layout(text=False)
+                for batch in _batches(cells):
+                    arrays = layout.batch(batch)
+                    writer.write_batch(pa.RecordBatch.from_arrays(arrays, schema=schema))
+                    if progress is not None:
+                        progress(len(batch))
+        return
+    if not isinstance(target, Path) or partition not in PARTITIONS:
+        raise ValueError(f"cannot partition by {partition!r} into {target!r}")
+    _write_partitions(parts, fields, target, partition, progress)
+
+
+class _Partition:
+    """One device's file of a partitioned folder: rows gathered until a row group is full."""
+
+    def __init__(self, path: Path, schema: pa.Schema) -> None:
+        import pyarrow.parquet as pq
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.writer = pq.ParquetWriter(path, schema, compression=PARQUET_COMPRESSION)
+        self.pending: list[pa.RecordBatch] = []
+        self.rows = 0
+
+    def add(self, batch: pa.RecordBatch) -> None:
+        self.pending.append(batch)
+        self.rows += batch.num_rows
+
+    def flush(self) -> None:
+        if self.pending:
+            self.writer.write_table(pa.Table.from_batches(self.pending))
+            self.pending, self.rows = [], 0
+
+
+_GATHER_ROWS = 1 << 20  # rows held for all partitions together before they are written
+
+
+def _write_partitions(
+    parts: Parts,
+    fields: Sequence[Field],
+    target: Path,
+    partition: str,
+    progress: Progress | None,
+) -> None:
+    """One pass over the rows, each batch split by device: every device's rows go to its
+    own file in order, written a row group at a time (rows gathered per device, all
+    devices together holding at most `_GATHER_ROWS`)."""
+    columns = columns_of(fields)
+    keep = [i for i, c in enumerate(columns) if c.name != partition]
+    at = next(i for i, c in enumerate(columns) if c.name == partition)
+    schema = parquet_schema(fields, without=(partition,))
+    files: dict[str, _Partition] = {}
+    try:
+        for table, cells in parts:
+            layout = table.layout(text=False)
+            for batch in _batches(cells):
+                arrays = layout.batch(batch)
+                rows = pa.RecordBatch.from_arrays([arrays[i] for i in keep], schema=schema)
+                device = arrays[at]
+                for value in pc.unique(device).to_pylist():
+                    part = files.get(value)
+                    if part is None:
+                        path = target / f"{partition}={value}" / "part-0.parquet"
+                        part = files[value] = _Partition(path, schema)
+                    part.add(rows.filter(pc.equal(device, value)))
+                if sum(p.rows for p in files.values()) >= _GATHER_ROWS:
+                    for part in files.values():
+                        part.flush()
+                if progress is not None:
+                    progress(len(batch))
+        for part in files.values():
+            part.flush()
+    finally:
+        for part in files.values():
+            part.writer.close()

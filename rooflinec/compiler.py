@@ -90,6 +90,7 @@ class Result:
     measured: Fraction | None
     floor: Fraction | None = None  # launches × the device's launch latency, s; None: no floor
     run: Run | None = None  # the measured run, where one was recorded
+    shape: dict[str, int] | None = None  # the shape evaluated (a grid case's row has its own)
 
     @property
     def intensity(self) -> dict[str, Fraction]:
@@ -326,6 +327,7 @@ class Compiled:
             c.measured.get(cell),
             c.floor(cell),
             c.runs.get(cell),
+            case.shape,
         )
 
     @cached_property
@@ -384,13 +386,15 @@ def compile_catalog(catalog: Catalog) -> Compiled:
     flops: list[Fraction] = []
     byte_counts: list[dict[str, Fraction]] = []
     for kernel in catalog.kernels.values():
-        if not kernel.cases or not widths:
+        # A grid case has no cells here: `rooflinec.grids` expands it a chunk at a time.
+        plain = [case for case in kernel.cases if case.grid is None]
+        if not plain or not widths:
             continue
-        cases.extend(kernel.cases)
-        kernels.extend([kernel] * len(kernel.cases))
-        kernel_flops = _evaluate(kernel.flops, kernel.cases, widths)
-        by_level = {lv: _evaluate(f, kernel.cases, widths) for lv, f in kernel.bytes.items()}
-        for i in range(len(kernel.cases)):
+        cases.extend(plain)
+        kernels.extend([kernel] * len(plain))
+        kernel_flops = _evaluate(kernel.flops, plain, widths)
+        by_level = {lv: _evaluate(f, plain, widths) for lv, f in kernel.bytes.items()}
+        for i in range(len(plain)):
             for k in range(len(widths)):
                 flops.append(kernel_flops[i][k])
                 byte_counts.append({lv: values[i][k] for lv, values in by_level.items()})

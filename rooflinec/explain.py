@@ -37,7 +37,7 @@ def explain(catalog: Catalog, result: Result) -> str:
         add(f"  note: the case declares {case.precision}; this row evaluates it at {precision.id}")
     add("")
     add("1. Shape and precision")
-    for name, value in case.shape.items():
+    for name, value in (result.shape or case.shape).items():
         add(f"   {name} = {value:,}    ({kernel.symbols[name]})")
     add(f"   w = {format_number(precision.bytes)} B per value ({precision.label})")
     add("")
@@ -136,7 +136,9 @@ def crossover_phrase(catalog: Catalog, result: Result, symbol: str) -> str:
 
     try:
         regions = solve_regions(
-            problem_of(catalog, result.case, result.device, result.precision, symbol)
+            problem_of(
+                catalog, result.case, result.device, result.precision, symbol, shape=result.shape
+            )
         )
     except SolveError as exc:
         return f"not solved ({exc})"

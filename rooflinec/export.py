@@ -33,6 +33,7 @@ from rooflinec import __version__
 from rooflinec.catalog import LEVELS, Kernel
 from rooflinec.compiler import Compiled, Result
 from rooflinec.formatting import format_percent, format_si
+from rooflinec.grids import Selection
 from rooflinec.terms import LIMITED_BY, SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:
@@ -223,6 +224,7 @@ class Field:
     table: str | None = None  # the table's column header, when the table shows it
     show: Callable[[Any, str], str] = lambda value, counting: str(value)  # -> table text
     optional: bool = False  # JSON leaves the field out of a row where it is empty
+    mapping: bool = False  # a mapping with its own keys (a shape): one CSV cell, `M=1 N=2`
     kind: Kind = "number"
     vector: Vector | None = None
     choices: tuple[str, ...] = ()
@@ -282,6 +284,15 @@ def _number(
 
 def _case(src: _Source, rows: Sequence[int]) -> list[Any]:
     return [src.counts.cases[i].id for i in rows]
+
+
+def _shape(src: _Source, rows: Sequence[int]) -> list[Any]:
+    return [src.counts.cases[i].shape for i in rows]
+
+
+def _shape_text(value: Any, counting: str = "") -> str:
+    """A shape in one cell, symbols in the kernel's order: `M=8192 N=8192 K=8192`."""
+    return " ".join(f"{k}={v}" for k, v in value.items())
 
 
 def _kernel(src: _Source, rows: Sequence[int]) -> list[Any]:
@@ -406,6 +417,16 @@ def _dram(value: Any, counting: str) -> str:
 FIELDS: tuple[Field, ...] = (
     Field("case", "case", _case, ("case",), table="case", kind="text"),
     Field("kernel", "count", _kernel, ("kernel",), kind="text"),
+    Field(
+        "shape",
+        "case",
+        _shape,
+        ("shape",),
+        table="shape",
+        show=_shape_text,
+        mapping=True,
+        kind="text",
+    ),
     Field("device", "pair", _device, ("device",), table="device", kind="text"),
     Field("precision", "pair", _precision, ("precision",), table="precision", kind="text"),
     Field("declared", "cell", _declared, ("declared",), kind="flag", vector=_declared_vector),
@@ -609,6 +630,28 @@ def _batches(cells: Sequence[int]) -> Iterator[Sequence[int]]:
         yield cells[start : start + _BATCH]
 
 
+Cells = Sequence[int] | Selection
+"""What the writers take: cells of the `Compiled` given (`Compiled.rows`), or a
+`rooflinec.grids.Selection` (`grids.select`), which adds the rows of grid cases."""
+
+
+def _row_batches(
+    compiled: Compiled, cells: Cells, fields: Sequence[Field], text: Callable[[Field, Any], Any]
+) -> Iterator[tuple[_Rows, Sequence[int]]]:
+    """The rows of `cells` a batch at a time, each with the `_Rows` that lays it out (a
+    grid's chunk is a `Compiled` of its own; the catalog's rows share one `_Rows`)."""
+    if not isinstance(cells, Selection):
+        rows = _Rows(compiled, fields, text)
+        for batch in _batches(cells):
+            yield rows, batch
+        return
+    own = _Rows(cells.compiled, fields, text)
+    for part in cells.batches():
+        rows = own if part.grid is None else _Rows(part.compiled, fields, text)
+        for batch in _batches(part.cells):
+            yield rows, batch
+
+
 def _json_value(value: Any) -> str:
     if value is None:
         return "null"
@@ -624,7 +667,7 @@ def _json_field(field: Field, value: Any) -> str:
     pad = "      "
     if field.optional and not value:
         return ""
-    if not field.keys:
+    if not field.keys and not field.mapping:
         return f'{pad}"{field.key}": {_json_value(value)}'
     if not value:
         return f'{pad}"{field.key}": {{}}'
@@ -632,12 +675,15 @@ def _json_field(field: Field, value: Any) -> str:
     return f'{pad}"{field.key}": {{{inner}\n{pad}}}'
 
 
-def _header(compiled: Compiled, cells: Sequence[int]) -> dict[str, Any]:
+def _header(compiled: Compiled, cells: Cells) -> dict[str, Any]:
     """The results document without its rows."""
     catalog = compiled.catalog
     pair_device = compiled.counts.pair_device
     n_pairs = len(pair_device)
-    device_ids = {pair_device[i % n_pairs] for i in cells} or set(compiled.devices)
+    if isinstance(cells, Selection):
+        device_ids = cells.device_ids() or set(compiled.devices)
+    else:
+        device_ids = {pair_device[i % n_pairs] for i in cells} or set(compiled.devices)
     return {
         "rooflinec": __version__,
         "precisions": {
@@ -662,19 +708,18 @@ def _header(compiled: Compiled, cells: Sequence[int]) -> dict[str, Any]:
 
 
 def write_json(
-    compiled: Compiled, cells: Sequence[int], out: TextIO, progress: Progress | None = None
+    compiled: Compiled, cells: Cells, out: TextIO, progress: Progress | None = None
 ) -> None:
     """The results contract, laid out as `json.dumps(document, indent=2)` would; each batch
     of rows is written as soon as it is laid out."""
     head = json.dumps(_header(compiled, cells), indent=2, ensure_ascii=False)
-    if not cells:
+    if not len(cells):
         out.write(head + "\n")
         return
     tail = '"results": []\n}'
     out.write(head[: -len(tail)] + '"results": [')
-    rows = _Rows(compiled, [f for f in FIELDS if f.json], _json_field)
     separator = "\n"
-    for batch in _batches(cells):
+    for rows, batch in _row_batches(compiled, cells, [f for f in FIELDS if f.json], _json_field):
         texts = rows.batch(batch)
         chunk = []
         for parts in zip(*texts, strict=True):
@@ -691,22 +736,22 @@ def _jsonl_field(field: Field, value: Any) -> str:
     an optional field without a value gives none (""), as in the JSON document."""
     if field.optional and not value:
         return ""
-    if not field.keys:
+    if not field.keys and not field.mapping:
         return f'"{field.key}": {_json_value(value)}'
     inner = ", ".join(f'"{k}": {_json_value(v)}' for k, v in value.items())
     return f'"{field.key}": {{{inner}}}'
 
 
 def write_jsonl(
-    compiled: Compiled, cells: Sequence[int], out: TextIO, progress: Progress | None = None
+    compiled: Compiled, cells: Cells, out: TextIO, progress: Progress | None = None
 ) -> None:
     """JSON Lines: one result per line, the rows of the results contract as records.
 
     pandas (`read_json(lines=True)`), polars (`read_ndjson`) and duckdb (`read_json`) read
     it as a table of one row per result; every value has the JSON document's own text.
     """
-    rows = _Rows(compiled, [f for f in FIELDS if f.json], _jsonl_field)
-    for batch in _batches(cells):
+    fields = [f for f in FIELDS if f.json]
+    for rows, batch in _row_batches(compiled, cells, fields, _jsonl_field):
         out.write(
             "".join(
                 "{" + ", ".join(p for p in parts if p) + "}\n"
@@ -718,14 +763,13 @@ def write_jsonl(
 
 
 def write_table(
-    compiled: Compiled, cells: Sequence[int], out: TextIO, progress: Progress | None = None
+    compiled: Compiled, cells: Cells, out: TextIO, progress: Progress | None = None
 ) -> None:
     """A readable terminal table; `*` marks a precision other than the case's declared one."""
     fields = [f for f in FIELDS if f.table is not None]
     header = [str(f.table) for f in fields]
-    rows = _Rows(compiled, [*fields, _DECLARED], lambda field, value: value)
     table = [header]
-    for batch in _batches(cells):
+    for rows, batch in _row_batches(compiled, cells, [*fields, _DECLARED], lambda f, v: v):
         *values, declared = rows.batch(batch)
         for n, cell in enumerate(batch):
             unit = rows.src.unit(cell)
@@ -746,7 +790,7 @@ def write_table(
 
 
 _DECLARED = next(f for f in FIELDS if f.key == "declared")
-_WRITERS: dict[str, Callable[[Compiled, Sequence[int], TextIO, Progress | None], None]] = {
+_WRITERS: dict[str, Callable[[Compiled, Cells, TextIO, Progress | None], None]] = {
     "json": write_json,
     "jsonl": write_jsonl,
     "table": write_table,
@@ -756,16 +800,26 @@ TEXT_FORMATS: tuple[Format, ...] = ("json", "jsonl", "csv", "table")
 folder of files (`rooflinec.columnar.write_parquet`)."""
 
 
-def _field_table(compiled: Compiled) -> FieldTable:
+def _tables(compiled: Compiled, cells: Cells) -> Iterator[tuple[FieldTable, Sequence[int]]]:
+    """The rows of `cells` as (field table, cells of its compile) parts, in order: the
+    catalog's rows share one table; a grid's chunk is a compile, and a table, of its own."""
     from rooflinec.columnar import FieldTable
 
-    src = _Source(compiled)
-    return FieldTable(src, FIELDS, shared_sizes(src), csv_text)
+    def table(of: Compiled) -> FieldTable:
+        src = _Source(of)
+        return FieldTable(src, FIELDS, shared_sizes(src), csv_text, _shape_text)
+
+    own = table(compiled)
+    if not isinstance(cells, Selection):
+        yield own, cells
+        return
+    for part in cells.batches():
+        yield (own if part.grid is None else table(part.compiled)), part.cells
 
 
 def write_csv(
     compiled: Compiled,
-    cells: Sequence[int],
+    cells: Cells,
     out: TextIO | BinaryIO,
     header: CsvHeader = "units",
     *,
@@ -777,12 +831,12 @@ def write_csv(
     from rooflinec import columnar
 
     names = CSV_PLAIN_COLUMNS if header == "plain" else CSV_COLUMNS
-    columnar.write_csv(_field_table(compiled), cells, out, names, progress=progress)
+    columnar.write_csv(_tables(compiled, cells), out, names, progress=progress)
 
 
 def write_parquet(
     compiled: Compiled,
-    cells: Sequence[int],
+    cells: Cells,
     target: Path | BinaryIO,
     *,
     partition: str | None = None,
@@ -794,20 +848,21 @@ def write_parquet(
     from rooflinec import columnar
 
     columnar.write_parquet(
-        _field_table(compiled), cells, target, partition=partition, progress=progress
+        _tables(compiled, cells), FIELDS, target, partition=partition, progress=progress
     )
 
 
 def write_results(
     compiled: Compiled,
-    cells: Sequence[int],
+    cells: Cells,
     format: str,
     out: TextIO,
     *,
     csv_header: CsvHeader = "units",
     progress: Progress | None = None,
 ) -> None:
-    """Write the cells `cells` (from `Compiled.rows`) as `format`: json, jsonl, csv or table.
+    """Write the cells `cells` (from `Compiled.rows`, or a `grids.Selection` with grid rows)
+    as `format`: json, jsonl, csv or table.
 
     `csv_header` picks the CSV header style (see `CSV_HEADERS`); other formats ignore it.
     `progress` is told the rows written after each batch.
@@ -819,7 +874,7 @@ def write_results(
 
 
 def results_text(
-    compiled: Compiled, cells: Sequence[int], format: str, *, csv_header: CsvHeader = "units"
+    compiled: Compiled, cells: Cells, format: str, *, csv_header: CsvHeader = "units"
 ) -> str:
     """`write_results` into a string."""
     buffer = io.StringIO()

@@ -26,7 +26,7 @@ from rooflinec.errors import Diagnostic, Location, SpecError, json_path
 
 MAX_BYTES = 1_000_000
 MAX_DEPTH = 24
-MAX_NODES = 10_000
+MAX_NODES = 10_000_000
 
 PathKey = tuple[str | int, ...]
 Segments = tuple[tuple[int, int, str], ...]
@@ -315,8 +315,8 @@ def _parser(text: str) -> Any:
 def _pure_parser(text: str) -> _PeekableEvents:
     """ruamel's pure-Python parser over `text`.
 
-    It costs tens of microseconds a value, so `MAX_NODES` (not the byte limit) is what
-    bounds its time.
+    It costs tens of microseconds a value, so a 1 MB file takes it seconds (libyaml's
+    parser, the one installed with rooflinec, a tenth of that).
     """
     from ruamel.yaml import YAML
 
@@ -348,9 +348,15 @@ class _EventComposer:
     """Nodes from a parser's events, with every refusal at the event's own position."""
 
     def __init__(self, parser: Any, file: str) -> None:
+        from ruamel.yaml import events, nodes
+
         self.parser = parser
         self.file = file
         self.nodes = 0
+        # Imported once here, not in `node` (which runs once a value: an import statement
+        # there, even of a loaded module, was a third of the time of a large file).
+        self.events = events
+        self.node_types = nodes
 
     def document(self) -> Any:
         from ruamel.yaml.events import StreamEndEvent
@@ -367,18 +373,10 @@ class _EventComposer:
         return node
 
     def node(self, depth: int) -> Any:
-        from ruamel.yaml.events import (
-            AliasEvent,
-            MappingEndEvent,
-            MappingStartEvent,
-            SequenceEndEvent,
-            SequenceStartEvent,
-        )
-        from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
-
+        events, node_types = self.events, self.node_types
         event = self.parser.get_event()
         line, col = _mark(event)
-        if isinstance(event, AliasEvent):
+        if isinstance(event, events.AliasEvent):
             raise _diag(self.file, line, col, "aliases (*name) are not allowed in specs")
         if event.anchor is not None:
             raise _diag(self.file, line, col, "anchors (&name) are not allowed in specs")
@@ -389,22 +387,24 @@ class _EventComposer:
             raise _diag(self.file, line, col, f"more than {MAX_NODES} values in one spec file")
         if depth > MAX_DEPTH:
             raise _diag(self.file, line, col, f"nesting deeper than {MAX_DEPTH} levels")
-        if isinstance(event, MappingStartEvent):
+        if isinstance(event, events.MappingStartEvent):
             pairs = []
-            while not self.parser.check_event(MappingEndEvent):
+            while not self.parser.check_event(events.MappingEndEvent):
                 key = self.node(depth + 1)
                 pairs.append((key, self.node(depth + 1)))
             end = self.parser.get_event()
-            return MappingNode(None, pairs, event.start_mark, end.end_mark)
-        if isinstance(event, SequenceStartEvent):
+            return node_types.MappingNode(None, pairs, event.start_mark, end.end_mark)
+        if isinstance(event, events.SequenceStartEvent):
             items = []
-            while not self.parser.check_event(SequenceEndEvent):
+            while not self.parser.check_event(events.SequenceEndEvent):
                 items.append(self.node(depth + 1))
             end = self.parser.get_event()
-            return SequenceNode(None, items, event.start_mark, end.end_mark)
+            return node_types.SequenceNode(None, items, event.start_mark, end.end_mark)
         # libyaml calls a plain scalar's style '', ruamel's own parser None.
         style = event.style or None
-        return ScalarNode(None, event.value, event.start_mark, event.end_mark, style=style)
+        return node_types.ScalarNode(
+            None, event.value, event.start_mark, event.end_mark, style=style
+        )
 
 
 def _parse_error(exc: Exception, text: str, file: str) -> SpecError:
@@ -454,15 +454,13 @@ class _Builder:
         self.multiline: dict[PathKey, tuple[str, Segments]] = {}
 
     def build(self, node: Any, path: PathKey) -> Any:
-        from ruamel.yaml.nodes import MappingNode, SequenceNode
-
         line, col = _mark(node)
-        if isinstance(node, MappingNode):
+        if node.id == "mapping":
             self.values[path] = (line, col)
             out: dict[str, Any] = {}
             for key_node, value_node in node.value:
                 kl, kc = _mark(key_node)
-                if isinstance(key_node, (MappingNode, SequenceNode)):
+                if key_node.id != "scalar":
                     raise _diag(self.file, kl, kc, "mapping keys must be plain names")
                 key = str(key_node.value)
                 if key_node.style in ("'", '"'):
@@ -486,7 +484,7 @@ class _Builder:
                     # the next token (which may be lines further down) nor after the colon.
                     self.values[(*path, key)] = (kl, kc)
             return out
-        if isinstance(node, SequenceNode):
+        if node.id == "sequence":
             self.values[path] = (line, col)
             return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
         # Scalars: point at the first character of the content, inside any quote.

@@ -42,9 +42,16 @@ class Crossover:
 
 
 def problem_of(
-    catalog: Catalog, case_id: str, device_id: str, precision: str, symbol: str
+    catalog: Catalog,
+    case_id: str,
+    device_id: str,
+    precision: str,
+    symbol: str,
+    *,
+    shape: dict[str, int] | None = None,
 ) -> Problem:
-    """The exact question for a catalog case; `UsageError` for anything unknown."""
+    """The exact question for a catalog case (held at `shape`, default the case's own:
+    for a grid case, its first shape); `UsageError` for anything unknown."""
     case = catalog.cases.get(case_id)
     if case is None:
         raise UsageError(f"unknown case '{case_id}' (known: {', '.join(sorted(catalog.cases))})")
@@ -67,13 +74,14 @@ def problem_of(
             f" (it has: {', '.join(kernel.symbols)})"
         )
     figures = device_figures(device)
-    shape: dict[str, int | Fraction] = {k: v for k, v in case.shape.items() if k != symbol}
+    held = case.shape if shape is None else shape
+    values: dict[str, int | Fraction] = {k: v for k, v in held.items() if k != symbol}
     width = catalog.precisions[precision].bytes
-    shape[WIDTH] = int(width) if width.denominator == 1 else width
+    values[WIDTH] = int(width) if width.denominator == 1 else width
     return Problem(
         kernel.flops,
         tuple(kernel.bytes.items()),
-        tuple(sorted(shape.items())),
+        tuple(sorted(values.items())),
         symbol,
         figures.peaks[precision],
         tuple(
@@ -85,15 +93,23 @@ def problem_of(
 
 
 def solve_case(
-    catalog: Catalog, case_id: str, device_id: str, precision: str | None, symbol: str
+    catalog: Catalog,
+    case_id: str,
+    device_id: str,
+    precision: str | None,
+    symbol: str,
+    *,
+    shape: dict[str, int] | None = None,
 ) -> Crossover:
-    """The crossover of `case_id` varying `symbol` (default precision: the case's own)."""
+    """The crossover of `case_id` varying `symbol` (default precision: the case's own),
+    the other symbols held at `shape` (default: the case's shape)."""
     case = catalog.cases.get(case_id)
     chosen = precision if precision is not None else case.precision if case else ""
-    problem = problem_of(catalog, case_id, device_id, chosen, symbol)
+    problem = problem_of(catalog, case_id, device_id, chosen, symbol, shape=shape)
     assert case is not None
+    held = case.shape if shape is None else shape
     regions = solve_regions(problem)
-    own = {**dict(problem.shape), symbol: case.shape[symbol]}
+    own = {**dict(problem.shape), symbol: held[symbol]}
     flops = problem.flops.evaluate(own)
     to_compute: dict[str, Fraction] = {}
     ceilings: list[Fraction] = []
@@ -107,7 +123,7 @@ def solve_case(
         device_id,
         chosen,
         symbol,
-        dict(case.shape),
+        dict(held),
         regions,
         to_compute,
         min(ceilings) if ceilings else None,

@@ -53,6 +53,7 @@ def test_json_contract_shape() -> None:
     fields = {
         "case",
         "kernel",
+        "shape",
         "device",
         "precision",
         "declared",

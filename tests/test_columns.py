@@ -120,6 +120,8 @@ def test_csv_rows_match_json_rows(synthetic: Compiled) -> None:
                     assert ("true" if expected else "false") == text
                 elif isinstance(expected, str):
                     assert expected == text
+                elif isinstance(expected, dict):  # a shape: one cell, `M=1 N=2`
+                    assert " ".join(f"{k}={v}" for k, v in expected.items()) == text
                 else:
                     assert float(expected) == float(text), (header, expected, text)
     assert "2.057856e+13" in {r["attainable [OP/s]"] for r in rows}  # pyarrow's float text

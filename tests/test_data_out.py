@@ -130,7 +130,7 @@ def test_plain_header_names() -> None:
     assert "time" == plain_header("time [s]")
     assert "bytes_dram" == plain_header("bytes_dram [B]")
     assert "bandwidth_x0_5" == plain_header("bandwidth_x0.5 [OP/s]")
-    assert ["case_id", "kernel_id", "device_id", "precision_id"] == CSV_PLAIN_COLUMNS[:4]
+    assert ["case_id", "kernel_id", "shape", "device_id", "precision_id"] == CSV_PLAIN_COLUMNS[:5]
 
 
 def test_plain_headers_are_unique_sql_identifiers() -> None:

@@ -63,7 +63,7 @@ def test_out_file_replaces_an_older_one(tmp_path: Path) -> None:
     target = tmp_path / "r.csv"
     target.write_text("old\n", "utf-8")
     assert 0 == compile_to(target, "--format", "csv", "--case", "gemm-large")
-    assert target.read_text("utf-8").startswith("case,kernel,device,precision,declared,")
+    assert target.read_text("utf-8").startswith("case,kernel,shape,device,precision,declared,")
 
 
 def test_failed_write_leaves_the_old_file_and_no_temporary(
@@ -138,6 +138,8 @@ def test_parquet_rows_are_the_json_rows(tmp_path: Path, bundled_json: dict[str, 
             expected = record.get(column.field.key)
             if column.field.keys:
                 expected = (expected or {}).get(column.field.keys[column.key])
+            if column.field.mapping:  # a shape: one text, as in CSV
+                expected = " ".join(f"{k}={v}" for k, v in expected.items())
             if isinstance(expected, int | float) and not isinstance(expected, bool):
                 expected = float(expected)
             assert expected == row[column.name], (column.name, expected, row[column.name])

@@ -36,7 +36,7 @@ def csv_rows(text: str) -> dict[tuple[str, str, str], str]:
     lines = text.splitlines()[1:]
     out = {}
     for line in lines:
-        case, _kernel, device, precision = line.split(",")[:4]
+        case, _kernel, _shape, device, precision = line.split(",")[:5]
         out[(case, device, precision)] = line
     return out
 

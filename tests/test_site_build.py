@@ -116,6 +116,18 @@ def test_charts_are_embedded_safely_with_a_static_fallback(site: Path) -> None:
     assert svg.startswith("<svg") and "<script" not in svg
 
 
+def test_charts_that_grow_with_the_catalog_are_fetched_not_inlined(site: Path) -> None:
+    """A kernel's attainable chart (a point per device) is not copied into the page: the
+    live view names its downloadable spec, which exists and parses; the SVG stays."""
+    text = (site / "kernels" / "gemm.html").read_text("utf-8")
+    assert re.findall(r'<script type="application/json"', text) == []
+    sources = re.findall(r'<div class="rooflinec-chart-view" data-src="([^"]+)">', text)
+    assert sources == ["gemm.attainable.vl.json"]
+    spec = json.loads((site / "kernels" / sources[0]).read_text("utf-8"))
+    assert len(spec["datasets"]["results"]) >= 30
+    assert "gemm.attainable.svg" in text
+
+
 _EXTERNAL = re.compile(
     r"<(script|link|img|iframe|source|video|audio|embed|object)\b[^>]*?\s(src|href|data)="
     r"[\"']?(https?:)?//",

@@ -1,4 +1,5 @@
-"""The cases of a kernel typed: shapes binding every symbol, measured rates and times."""
+"""The cases of a kernel typed: shapes (or grids of shapes) binding every symbol, measured
+rates and times."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from rooflinec.assemble.builder import Builder
 from rooflinec.catalog import Case, Measured, Precision, Source
+from rooflinec.grid_values import MAX_GRID_SHAPES, Grid, GridAxis, axis_text
 from rooflinec.loader import Document, PathKey
 from rooflinec.quantities import Dimension
 
@@ -26,21 +28,36 @@ def build_case(
     errors_before = len(builder.out.errors)
     builder.claim(doc, (*path, "id"), entry["id"], "case")
     builder.precision_ref(doc, (*path, "precision"), entry["precision"], precisions)
-    shape: dict[str, int] = entry["shape"]
-    for name in symbols:
-        if name not in shape:
+    grid = None
+    if "grid" in entry:
+        grid = build_grid(builder, doc, (*path, "grid"), entry["grid"], entry["id"], symbols)
+        if grid is not None and entry.get("measured"):
             builder.out.add(
                 doc.error(
-                    (*path, "shape"),
-                    f"symbol '{name}' is not bound: give it a positive whole number",
+                    (*path, "measured"),
+                    "a grid case cannot carry measured runs: a run has one shape;"
+                    " record it on a case with `shape`",
+                    key=True,
                     code="shape",
                 )
             )
-    for name in shape:
+    shape: dict[str, int] = grid.first if grid is not None else entry.get("shape", {})
+    key = "grid" if "grid" in entry else "shape"
+    for name in symbols:
+        if name not in entry[key]:
+            what = "a list or a range" if key == "grid" else "a positive whole number"
+            builder.out.add(
+                doc.error(
+                    (*path, key),
+                    f"symbol '{name}' is not bound: give it {what}",
+                    code="shape",
+                )
+            )
+    for name in entry[key]:
         if name not in symbols:
             builder.out.add(
                 doc.error(
-                    (*path, "shape", name),
+                    (*path, key, name),
                     f"'{name}' is not a symbol of this kernel (symbols: {', '.join(symbols)})",
                     key=True,
                     code="shape",
@@ -94,7 +111,84 @@ def build_case(
         tuple(measured),
         doc.locate(path),
         entry.get("launches", 1),
+        grid,
     )
+
+
+def build_grid(
+    builder: Builder,
+    doc: Document,
+    path: PathKey,
+    raw: dict[str, Any],
+    case_id: str,
+    symbols: dict[str, str],
+) -> Grid | None:
+    """A case's grid, its axes in the kernel's symbol order; None when it has errors.
+
+    The schema has checked the types (whole numbers from 1 to 10^15, `times` >= 2,
+    `step` >= 1, exactly one of them); what is left is order and size, each reported at
+    its own value: a range whose `from` is above its `to`, a value listed twice, a
+    symbol missing or unknown, and more than `MAX_GRID_SHAPES` shapes (counted from the
+    axes, never expanded).
+    """
+    errors_before = len(builder.out.errors)
+    axes: list[GridAxis] = []
+    for name in symbols:
+        if name not in raw:
+            continue  # reported with the other unbound symbols
+        value = raw[name]
+        where = (*path, name)
+        if isinstance(value, list):
+            seen: dict[int, int] = {}
+            for i, item in enumerate(value):
+                if item in seen:
+                    builder.out.add(
+                        doc.error(
+                            (*where, i),
+                            f"{item:,} is listed twice (also item {seen[item] + 1});"
+                            " give each value once",
+                            code="shape",
+                        )
+                    )
+                seen.setdefault(item, i)
+            axes.append(GridAxis(name, axis_text(value), values=tuple(sorted(set(value)))))
+            continue
+        start, stop = value["from"], value["to"]
+        if start > stop:
+            builder.out.add(
+                doc.error(
+                    (*where, "to"),
+                    f"the range is empty: `to` ({stop:,}) is below `from` ({start:,})",
+                    code="shape",
+                )
+            )
+            continue
+        axes.append(
+            GridAxis(
+                name,
+                axis_text(value),
+                start=start,
+                stop=stop,
+                times=value.get("times"),
+                step=value.get("step"),
+            )
+        )
+    if len(builder.out.errors) > errors_before or len(axes) != len(symbols):
+        return None
+    grid = Grid(tuple(axes))
+    if grid.size > MAX_GRID_SHAPES:
+        counts = " x ".join(f"{a.count:,}" for a in axes)
+        builder.out.add(
+            doc.error(
+                path,
+                f"case '{case_id}': the grid has {grid.size:,} shapes ({counts}); a grid may"
+                f" have at most {MAX_GRID_SHAPES:,}: split it into several cases",
+                key=True,
+                code="shape",
+            )
+        )
+        return None
+    return grid
 
 
 def _count(

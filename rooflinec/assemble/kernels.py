@@ -97,15 +97,17 @@ def _evaluate_all(
     formulas += [(("bytes", role), f, f"{role} byte count") for role, f in byte_formulas.items()]
     for case in cases:
         for path, formula, what in formulas:
-            for w in widths if RESERVED_SYMBOL in formula.symbols else widths[:1]:
-                values: dict[str, int | Fraction] = {**case.shape, RESERVED_SYMBOL: w}
+            for w, shape in _samples(
+                case, widths if RESERVED_SYMBOL in formula.symbols else widths[:1]
+            ):
+                values: dict[str, int | Fraction] = {**shape, RESERVED_SYMBOL: w}
                 try:
                     result = formula.evaluate(values)
                 except (EvaluationError, FormulaError) as exc:
                     builder.out.add(
                         doc.error(
                             path,
-                            f"case '{case.id}': {exc.message}",
+                            f"{_where(case, shape)}: {exc.message}",
                             offset=exc.column,
                             code="formula",
                         )
@@ -116,12 +118,36 @@ def _evaluate_all(
                     builder.out.add(
                         doc.error(
                             path,
-                            f"case '{case.id}': the {what} {problem}"
+                            f"{_where(case, shape)}: the {what} {problem}"
                             f" ({short_number(result)} with w={w})",
                             code="formula",
                         )
                     )
                     break
+
+
+def _samples(case: Case, widths: list[Fraction]) -> list[tuple[Fraction, dict[str, int]]]:
+    """The (width, shape) pairs a case is checked at: its shape; for a grid, every corner
+    (each symbol at its smallest or largest value; the first and last shapes only when
+    there are more than 256 corners). `compile` checks every shape of a grid again."""
+    if case.grid is None:
+        return [(w, case.shape) for w in widths]
+    axes = case.grid.axes
+    if len(axes) > 8:
+        corners = [case.grid.first, case.grid.last]
+    else:
+        corners = [
+            {a.symbol: (a.last if bits >> k & 1 else a.first) for k, a in enumerate(axes)}
+            for bits in range(1 << len(axes))
+        ]
+    return [(w, shape) for shape in corners for w in widths]
+
+
+def _where(case: Case, shape: dict[str, int]) -> str:
+    """`case 'x'`, and for a grid the shape: `case 'x' at M=1, N=4096`."""
+    if case.grid is None:
+        return f"case '{case.id}'"
+    return f"case '{case.id}' at " + ", ".join(f"{k}={v}" for k, v in shape.items())
 
 
 def _reserved(name: str) -> str | None:

@@ -43,6 +43,7 @@ def _unknown(kind: str, wanted: Iterable[str], known: Collection[str]) -> None:
 
 def cmd_compile(opts: Options, out: TextIO) -> int:
     from rooflinec.export import CsvHeader, write_results
+    from rooflinec.grids import select
     from rooflinec.progress import progress_line
 
     if opts.format == "parquet" and opts.out is None:
@@ -58,12 +59,14 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
     _unknown("device", opts.devices, catalog.devices)
     _unknown("case", opts.cases, catalog.cases)
     _unknown("precision", opts.precisions, catalog.precisions)
-    cells = compiled.rows(
+    cells = select(
+        compiled,
         devices=opts.devices or None,
         cases=opts.cases or None,
         precisions=opts.precisions or None,
         declared_only=opts.declared_only,
     )
+    cells.check()  # a grid shape with a bad count stops the compile before any output
     header: CsvHeader = "plain" if opts.csv_header == "plain" else "units"
     # No progress line over rows printed to the same terminal.
     shown = opts.out is not None or not _is_terminal(out)
@@ -111,13 +114,57 @@ def _one_result(opts: Options) -> tuple[Catalog, Result]:
     device = catalog.devices[opts.devices[0]]
     precision = opts.precisions[0] if opts.precisions else case.precision
     _unknown("precision", [precision], catalog.precisions)
-    result = compiled.result(case.id, device.id, precision)
+    if case.grid is not None or opts.shape:
+        from rooflinec.grids import grid_result
+
+        shape = grid_shape(catalog, case.id, opts.shape, required=True)
+        result = grid_result(compiled, case, shape, device.id, precision)
+    else:
+        result = compiled.result(case.id, device.id, precision)
     if result is None:
         raise UsageError(
             f"device '{device.id}' has no peak for precision '{precision}'"
             f" (it has: {', '.join(device.peaks)})"
         )
     return catalog, result
+
+
+def grid_shape(catalog: Catalog, case_id: str, text: str, *, required: bool) -> dict[str, int]:
+    """The shape `--shape M=1,N=2,..` names in a grid case, checked against its grid; the
+    grid's first shape when none is given and none is `required`."""
+    case = catalog.cases[case_id]
+    grid = case.grid
+    if grid is None:
+        raise UsageError(f"case '{case_id}' has one shape; --shape is for grid cases")
+    example = ",".join(f"{k}={v}" for k, v in grid.first.items())
+    if not text:
+        if not required:
+            return grid.first
+        raise UsageError(
+            f"case '{case_id}' is a grid of {grid.size:,} shapes: pick one with --shape"
+            f" {example} (every symbol, each a value of the grid)"
+        )
+    shape: dict[str, int] = {}
+    for item in text.split(","):
+        name, _, value = item.strip().partition("=")
+        name, value = name.strip(), value.strip().replace("_", "")
+        if name not in grid.symbols or not value.isdigit() or name in shape:
+            raise UsageError(
+                f"--shape {text!r}: expected SYMBOL=VALUE for each of"
+                f" {', '.join(grid.symbols)} once, such as --shape {example}"
+            )
+        shape[name] = int(value)
+    missing = [s for s in grid.symbols if s not in shape]
+    if missing:
+        raise UsageError(f"--shape {text!r}: no value for {', '.join(missing)}")
+    outside = [a for a in grid.axes if not a.contains(shape[a.symbol])]
+    if outside:
+        axis = outside[0]
+        raise UsageError(
+            f"--shape: {axis.symbol}={shape[axis.symbol]} is not a value of the grid"
+            f" of case '{case_id}' ({axis.symbol}: {axis.text})"
+        )
+    return {s: shape[s] for s in grid.symbols}
 
 
 def cmd_explain(opts: Options, out: TextIO) -> int:
@@ -210,7 +257,11 @@ def cmd_solve(opts: Options, out: TextIO) -> int:
     compiled = compiled_or_raise(specs_folder(opts.specs))
     catalog = compiled.catalog
     precision = opts.precisions[0] if opts.precisions else None
-    answer = solve_case(catalog, opts.case, opts.devices[0], precision, opts.vary)
+    shape = None
+    case = catalog.cases.get(opts.case)
+    if case is not None and (case.grid is not None or opts.shape):
+        shape = grid_shape(catalog, opts.case, opts.shape, required=False)
+    answer = solve_case(catalog, opts.case, opts.devices[0], precision, opts.vary, shape=shape)
     if opts.format == "json":
         import json
 

@@ -179,9 +179,21 @@ def _device_and_precision(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _shape(p: argparse.ArgumentParser, default: str) -> None:
+    """`--shape M=..,N=..`: one shape of a grid case."""
+    p.add_argument(
+        "--shape",
+        default="",
+        metavar="M=1,N=2,...",
+        help=f"for a grid case, the shape to use: every symbol, each a value of the grid"
+        f" ({default})",
+    )
+
+
 def _explain(p: argparse.ArgumentParser) -> None:
     p.add_argument("case", metavar="CASE", help="a case id")
     _device_and_precision(p)
+    _shape(p, "required for a grid case")
     p.add_argument(
         "--symbolic",
         action="store_true",
@@ -243,6 +255,7 @@ def _solve(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--vary", required=True, metavar="SYMBOL", help="the symbol varied over 1..10^12"
     )
+    _shape(p, "default: the grid's first shape, every symbol at its smallest value")
     p.add_argument(
         "--format", choices=["text", "json"], default="text", help="text (default) or json"
     )

@@ -39,6 +39,7 @@ class Options:
     partition: str | None = None  # compile --format parquet: a column to partition by
     # explain
     case: str = ""
+    shape: str = ""  # explain and solve: `M=1,N=2` picks one shape of a grid case
     symbolic: bool = False
     # solve (with `case`, `devices`, `precisions` and `format`)
     vary: str = ""

@@ -103,6 +103,11 @@ class Chart:
     title: str
     description: str  # alt text of the static rendering
     spec: dict[str, Any]
+    # False for the charts whose data grows with the catalog (a point per device): their
+    # spec would double the page (the table beside the chart holds the same rows), so the
+    # live view fetches the downloadable `.vl.json` instead, and the static SVG stays
+    # where fetching is not possible (a page opened from disk).
+    inline: bool = True
 
 
 def chart_precision(catalog: Catalog, wanted: str = DEFAULT_CHART_PRECISION) -> str:
@@ -717,7 +722,7 @@ def comparison_chart(
     The chart draws the `featured` devices (default: `featured_devices`) until a reader
     picks a vendor in the select box under it, then that vendor's devices."""
     roofline, description = _comparison_parts(compiled, device_ids, precision, featured)
-    return Chart("comparison", roofline.title, description, roofline.spec())
+    return Chart("comparison", roofline.title, description, roofline.spec(), inline=False)
 
 
 def featured_devices(
@@ -905,7 +910,7 @@ class KernelDots:
 def kernel_chart(compiled: Compiled, kernel_id: str, results: Sequence[Result]) -> Chart:
     """Attainable rate of each case of a kernel on every device (its declared precision)."""
     dots, description = _kernel_parts(compiled, kernel_id, results)
-    return Chart("attainable", dots.title, description, dots.spec())
+    return Chart("attainable", dots.title, description, dots.spec(), inline=False)
 
 
 def _kernel_parts(

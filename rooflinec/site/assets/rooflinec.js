@@ -1,7 +1,7 @@
 /* rooflinec: replace each chart's static SVG by the live Vega chart.
  * The runtime (vega-bundle.js, beside this file) is loaded only on pages with a chart.
- * Chart specs are inline JSON (<script type="application/json">); nothing is fetched
- * from another host. Without JavaScript, or if anything fails, the static SVG stays. */
+ * Chart specs are inline JSON (<script type="application/json">), or, for big charts,
+ * the `.vl.json` beside the page; nothing is fetched from another host. Without JavaScript, or if anything fails, the static SVG stays. */
 (function () {
   "use strict";
   var self = document.currentScript;
@@ -15,10 +15,24 @@
     document.head.appendChild(script);
   }
 
+  function specOf(view) {
+    var id = view.getAttribute("data-spec");
+    if (id) {
+      var data = document.getElementById(id);
+      return data ? Promise.resolve(JSON.parse(data.textContent)) : Promise.reject();
+    }
+    /* a big chart's spec sits beside the page, on the same host */
+    return fetch(view.getAttribute("data-src")).then(function (response) {
+      if (!response.ok) { throw new Error(response.statusText); }
+      return response.json();
+    });
+  }
+
   function render(view) {
-    var data = document.getElementById(view.getAttribute("data-spec"));
-    if (!data) { return; }
-    var spec = JSON.parse(data.textContent);
+    specOf(view).then(function (spec) { draw(view, spec); }, function () {});
+  }
+
+  function draw(view, spec) {
     var live = document.createElement("div");
     live.className = "rooflinec-live";
     live.style.display = "none";
@@ -34,7 +48,8 @@
   }
 
   function start() {
-    var views = document.querySelectorAll(".rooflinec-chart-view[data-spec]");
+    var views = document.querySelectorAll(
+      ".rooflinec-chart-view[data-spec], .rooflinec-chart-view[data-src]");
     if (!views.length) { return; }
     loadRuntime(function () {
       Array.prototype.forEach.call(views, render);

@@ -210,14 +210,21 @@ class Page:
         self.assets[posixpath.join(here, f"{base}.svg")] = svg
         self.assets[posixpath.join(here, f"{base}.vl.json")] = charts.spec_json(chart.spec)
         width, height = _svg_size(svg)
-        spec_id = f"rooflinec-spec-{chart.name}"
+        if chart.inline:
+            spec_id = f"rooflinec-spec-{chart.name}"
+            source = f'data-spec="{spec_id}"'
+            script = (
+                f'<script type="application/json" id="{spec_id}">{script_json(chart.spec)}</script>'
+            )
+        else:
+            source, script = f'data-src="{attr(base)}.vl.json"', ""
         fragment = (
             f'<figure class="rooflinec-chart" id="chart-{chart.name}">'
-            f'<div class="rooflinec-chart-view" data-spec="{spec_id}">'
+            f'<div class="rooflinec-chart-view" {source}>'
             f'<img class="rooflinec-chart-static" src="{attr(base)}.svg"'
             f' alt="{attr(chart.description)}"'
             f' width="{width}" height="{height}"></div>'
-            f'<script type="application/json" id="{spec_id}">{script_json(chart.spec)}</script>'
+            f"{script}"
             f"<figcaption>{attr(chart.title)}. "
             '<span class="rooflinec-hint">Hover a point for its values; the sliders below the '
             "chart scale the ceilings (they need JavaScript).</span> "

@@ -12,13 +12,17 @@ if TYPE_CHECKING:
 
 
 def downloads(site: Site) -> dict[str, str]:
-    """Whole-catalog files: every result and every device figure (with its provenance)
-    as JSON and CSV at the site root, and the JSON Schemas under `schemas/`."""
+    """Whole-catalog files: every result of the plain cases and every device figure (with
+    its provenance) as JSON and CSV at the site root, each grid case's results as
+    `results/<case>.csv`, and the JSON Schemas under `schemas/`."""
     from rooflinec.resources import schemas_dir
 
     today = site.catalog_date
+    from rooflinec.site.pages.grid_summary import grid_downloads
+
     out = {
         **results_files(site.compiled),
+        **grid_downloads(site),
         "catalog.json": catalog_export.catalog_json(site.catalog, today=today),
         "catalog.csv": catalog_export.catalog_csv(site.catalog, today=today),
     }

@@ -17,6 +17,7 @@ from rooflinec.site.pages.common import (
     Page,
     level_name,
 )
+from rooflinec.site.pages.grid_summary import grid_summaries
 from rooflinec.site.pages.parts import paged_index, sources_context
 from rooflinec.terms import COMPUTE
 
@@ -55,7 +56,8 @@ def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
     path = f"kernels/{kernel.id}.md"
     page = Page(path, site)
     cat = site.catalog
-    cases = kernel.cases[:MAX_CASES]
+    grids = [c for c in kernel.cases if c.grid is not None]
+    cases = [c for c in kernel.cases if c.grid is None][:MAX_CASES]
     case_ids = {c.id for c in cases}
     results = [r for r in site.compiled.results if r.kernel == kernel.id and r.case in case_ids]
     declared = [r for r in results if r.declared][:MAX_ATTAINABLE]
@@ -164,7 +166,8 @@ def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
         symbols=sorted(kernel.symbols.items()),
         uses_w=any("w" in f.symbols for f in kernel.bytes.values()),
         cases=case_rows,
-        hidden=len(kernel.cases) - len(cases),
+        hidden=len(kernel.cases) - len(grids) - len(cases),
+        grids=grid_summaries(site, page, kernel, grids),
         precisions=[cat.precisions[p].label for p in precisions],
         intensity=intensity,
         chart=chart,
@@ -213,13 +216,23 @@ def _traffic_rows(site: Site, page: Page, run: Result, precision: str) -> list[d
 MAX_CROSSOVER_ROWS = 8
 
 
-def crossover_cell(site: Site, case: str, device: str, precision: str, symbol: str) -> str:
-    """The least value of `symbol` from which on the case stays compute bound, as shown."""
+def crossover_cell(
+    site: Site,
+    case: str,
+    device: str,
+    precision: str,
+    symbol: str,
+    *,
+    shape: dict[str, int] | None = None,
+) -> str:
+    """The least value of `symbol` from which on the case stays compute bound, as shown
+    (the others held at `shape`, default the case's own)."""
     from rooflinec.solve import SolveError, crossover, solve_regions
     from rooflinec.solve_case import problem_of
 
     try:
-        regions = solve_regions(problem_of(site.catalog, case, device, precision, symbol))
+        problem = problem_of(site.catalog, case, device, precision, symbol, shape=shape)
+        regions = solve_regions(problem)
     except SolveError:
         return "not solved"
     at = crossover(regions)

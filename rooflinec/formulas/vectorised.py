@@ -1,0 +1,149 @@
+"""Exact evaluation over int64 columns, or a refusal: never a wrapped or rounded value.
+
+A grid evaluates one formula over many shapes. Where the result is a whole number that
+int64 holds at every step, numpy computes it exactly, many shapes at a time; anywhere
+else (a step that could pass 2^62, a division that leaves a remainder or divides by
+zero, a fractional literal or width) `evaluate_int64` returns None and the caller
+evaluates those shapes with the exact engine (`bulk_evaluate`, Python ints and
+Fractions). Overflow is ruled out before any arithmetic: a bound on the magnitude of
+every intermediate value is computed from the largest magnitude of each input (|a + b|
+<= |a| + |b|, |a * b| = |a| |b|, |a / b| <= |a| for a whole nonzero b) and the
+evaluation is refused when a bound reaches 2^62. The bounds are floats; 2^62 leaves a
+factor of two against rounding (their relative error is ~10^-16 a step).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rooflinec.formulas.tree import _Call, _Neg, _Node, _Num, _Pow, _Prod, _Sum, _Sym
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from rooflinec.formulas.formula import Formula
+
+    Ints = NDArray[np.int64]
+
+__all__ = ["INT64_SAFE", "evaluate_int64"]
+
+#: Every intermediate value must stay below this in magnitude (int64 holds 2^63 - 1).
+INT64_SAFE = float(2**62)
+
+
+class _Refused(Exception):
+    """This formula or these inputs are not for int64: evaluate them exactly instead."""
+
+
+def evaluate_int64(
+    formula: Formula, columns: Mapping[str, Ints], scalars: Mapping[str, int | Fraction]
+) -> Ints | None:
+    """`formula` over int64 `columns` (symbol -> values) and `scalars` (such as `w`),
+    exactly, or None when int64 cannot give the exact value for every row."""
+    values: dict[str, int | Ints] = {}
+    bounds: dict[str, float] = {}
+    for name in formula.symbols:
+        if name in columns:
+            column = columns[name]
+            values[name] = column
+            bounds[name] = float(np.abs(column).max()) if len(column) else 0.0
+        elif name in scalars:
+            scalar = scalars[name]
+            if isinstance(scalar, Fraction) and scalar.denominator != 1:
+                return None
+            values[name] = int(scalar)
+            bounds[name] = float(abs(int(scalar)))
+        else:
+            return None
+    try:
+        if _bound(formula._tree, bounds) >= INT64_SAFE:
+            return None
+        n = len(next(iter(columns.values()))) if columns else 1
+        result = _evaluate(formula._tree, values)
+    except _Refused:
+        return None
+    if isinstance(result, int):
+        return np.full(n, result, dtype=np.int64)
+    return result
+
+
+def _bound(node: _Node, bounds: Mapping[str, float]) -> float:
+    """An upper bound on |node| over every row, refusing what int64 cannot hold."""
+    if isinstance(node, _Num):
+        value = node.value
+        if isinstance(value, Fraction) and value.denominator != 1:
+            raise _Refused
+        return float(abs(int(value)))
+    if isinstance(node, _Sym):
+        return bounds[node.name]
+    if isinstance(node, _Neg):
+        return _bound(node.operand, bounds)
+    if isinstance(node, _Pow):
+        return _check(_bound(node.base, bounds) ** node.exponent)
+    if isinstance(node, _Call):
+        return max(_bound(arg, bounds) for arg in node.args)
+    if isinstance(node, _Sum):
+        return _check(sum(_bound(term, bounds) for _, term in node.terms))
+    assert isinstance(node, _Prod)
+    acc = 1.0
+    for factor in node.factors:
+        b = _bound(factor.node, bounds)
+        # A whole, nonzero divisor never makes a whole quotient larger.
+        acc = acc if factor.divide else _check(acc * b)
+    return acc
+
+
+def _check(bound: float) -> float:
+    if not bound < INT64_SAFE:  # also refuses inf and nan
+        raise _Refused
+    return bound
+
+
+def _evaluate(node: _Node, values: Mapping[str, int | Ints]) -> int | Ints:
+    """The node's value; `_Refused` where a quotient is not whole (or divides by 0)."""
+    if isinstance(node, _Num):
+        return int(node.value)
+    if isinstance(node, _Sym):
+        return values[node.name]
+    if isinstance(node, _Neg):
+        return -_evaluate(node.operand, values)
+    if isinstance(node, _Pow):
+        base = _evaluate(node.base, values)
+        acc: int | Ints = 1
+        for _ in range(node.exponent):
+            acc = acc * base
+        return acc
+    if isinstance(node, _Call):
+        args = [_evaluate(arg, values) for arg in node.args]
+        if node.name in ("ceil", "floor"):
+            return args[0]  # every value here is whole
+        pick = np.minimum if node.name == "min" else np.maximum
+        out = args[0]
+        for arg in args[1:]:
+            out = pick(out, arg)
+        return out
+    if isinstance(node, _Sum):
+        (_, first), *rest = node.terms
+        total = _evaluate(first, values)
+        for negated, term in rest:
+            value = _evaluate(term, values)
+            total = total - value if negated else total + value
+        return total
+    assert isinstance(node, _Prod)
+    product = _evaluate(node.factors[0].node, values)
+    for factor in node.factors[1:]:
+        value = _evaluate(factor.node, values)
+        if not factor.divide:
+            product = product * value
+            continue
+        if np.any(np.asarray(value) == 0):
+            raise _Refused  # the exact engine reports the division by zero, with its row
+        quotient, remainder = np.divmod(product, value)
+        if np.any(remainder != 0):
+            raise _Refused
+        product = quotient
+    return product
