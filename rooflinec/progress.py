@@ -1,4 +1,4 @@
-"""A progress line on stderr for long jobs: rows done of the total, the rate, time left.
+"""A progress line on stderr for long jobs: items done of the total, the rate, time left.
 
 Shown only when stderr is a terminal and the job has run longer than `DELAY` seconds, so
 a quick command, a pipe, a CI log or a test's captured stderr never sees it; redrawn at
@@ -44,13 +44,15 @@ class ProgressLine:
         stream: TextIO,
         *,
         clock: Callable[[], float] = time.monotonic,
-        delay: float = DELAY,
+        delay: float | None = None,
+        unit: str = "rows",
     ) -> None:
-        self.total = total
+        self.total = total  # may be set later, once known (0: unknown)
         self.what = what
+        self.unit = unit
         self.stream = stream
         self.clock = clock
-        self.delay = delay
+        self.delay = DELAY if delay is None else delay
         self.done = 0
         self.started = clock()
         self.drawn = 0.0  # when the line was last drawn; 0: never
@@ -64,10 +66,10 @@ class ProgressLine:
             return
         self.drawn = now
         rate = self.done / elapsed if elapsed > 0 else 0.0
-        text = f"{self.what}: {self.done:,} / {self.total:,} rows"
+        text = f"{self.what}: {self.done:,} / {self.total:,} {self.unit}"
         if self.total:
             text += f" ({100 * self.done / self.total:.0f}%)"
-        text += f", {_count(rate)} rows/s"
+        text += f", {_count(rate)} {self.unit}/s"
         if rate > 0 and self.done < self.total:
             text += f", {_duration((self.total - self.done) / rate)} left"
         self._write("\r" + text.ljust(self.width))
@@ -95,15 +97,20 @@ def _is_terminal(stream: TextIO) -> bool:
 
 @contextmanager
 def progress_line(
-    total: int, what: str, stream: TextIO | None = None, *, enabled: bool = True
-) -> Iterator[Callable[[int], None] | None]:
+    total: int,
+    what: str,
+    stream: TextIO | None = None,
+    *,
+    enabled: bool = True,
+    unit: str = "rows",
+) -> Iterator[ProgressLine | None]:
     """A `ProgressLine` on `stream` (default: stderr) when it is a terminal (and `enabled`),
     else None; erased when the block ends, however it ends."""
     stream = sys.stderr if stream is None else stream
     if not enabled or not _is_terminal(stream):
         yield None
         return
-    line = ProgressLine(total, what, stream)
+    line = ProgressLine(total, what, stream, unit=unit)
     try:
         yield line
     finally:

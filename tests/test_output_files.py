@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -307,3 +308,24 @@ def test_no_progress_line_off_a_terminal(
         assert progress is None
     assert 0 == compile_to(tmp_path / "r.csv", "--format", "csv")
     assert "" == capsys.readouterr().err
+
+
+def test_build_progress_counts_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a terminal, a build longer than the delay shows pages written of the total, and
+    erases the line at the end."""
+    pytest.importorskip("mkdocs")
+    from rooflinec import progress
+    from rooflinec.site.build import build_site
+
+    stream = _Terminal()
+    monkeypatch.setattr(sys, "stderr", stream)
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    monkeypatch.setattr(progress, "INTERVAL", 0.0)
+    build_site(BUNDLED, tmp_path / "site")
+    text = stream.getvalue()
+    counts = [(int(a), int(b)) for a, b in re.findall(r"\rbuild: (\d+) / (\d+) pages", text)]
+    html = len(list((tmp_path / "site").rglob("*.html")))
+    assert (1, counts[0][1]) == counts[0]
+    assert counts[0][1] == counts[-1][0] == counts[-1][1] > 50
+    assert html - 1 <= counts[-1][1] <= html  # every page but 404.html, written by a template
+    assert text.endswith("\r")
