@@ -329,3 +329,17 @@ def test_build_progress_counts_pages(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert counts[0][1] == counts[-1][0] == counts[-1][1] > 50
     assert html - 1 <= counts[-1][1] <= html  # every page but 404.html, written by a template
     assert text.endswith("\r")
+
+
+def test_check_never_loads_pyarrow() -> None:
+    """`check` of the bundled catalog runs without importing pyarrow (only the CSV and
+    Parquet writers do), so the pre-commit hook pays nothing for it."""
+    code = (
+        "import io, sys; from rooflinec.cli.main import main; "
+        f"main(['check', '--specs', {str(BUNDLED)!r}], out=io.StringIO()); "
+        "print('pyarrow' in sys.modules)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert "False" == proc.stdout.strip()
