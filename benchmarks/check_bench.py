@@ -32,6 +32,7 @@ def baseline_commands(specs: Path) -> list[list[str]]:
         "device": sorted((specs / "devices").glob("*.yaml")),
         "kernel": sorted((specs / "kernels").glob("*.yaml")),
         "method": sorted((specs / "methods").glob("*.yaml")),
+        "model": sorted((specs / "models").glob("*.yaml")),
     }
     commands = []
     for kind, paths in kinds.items():

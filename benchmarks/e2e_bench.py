@@ -1,11 +1,11 @@
-"""(e) End to end: YAML in, a file out, as a user waits for it.
+"""(f) End to end: YAML in, a file out, as a user waits for it.
 
-- `e-csv`, `e-parquet`: `rooflinec compile --format csv|parquet --out FILE` of the
+- `f-csv`, `f-parquet`: `rooflinec compile --format csv|parquet --out FILE` of the
   synthetic catalog (N devices × M cases × 6 precisions), a cold process each, against
   `benchmarks.e2e_baseline` (ruamel.yaml + numpy + pyarrow, the same rows) run the same
   way, the two alternating; the run checks that both wrote the same rows. Parquet's
   target is to be no slower than rooflinec's own CSV.
-- `e-grid-memory`, `e-grid-linear`: a grid case of GEMM shapes (M and N from 1 to 2^20
+- `f-grid-memory`, `f-grid-linear`: a grid case of GEMM shapes (M and N from 1 to 2^20
   doubling, K from 128 in steps of 128) on N devices × 6 precisions, compiled to one
   Parquet file: the process's peak resident memory, and the CPU time per row against a
   grid a tenth the size (K to 512 instead of 5,120).
@@ -92,7 +92,7 @@ def measure_files(specs: Path, work: Path, cells: int, repeat: int) -> list[Row]
     parquet_ratio = t["ours-parquet"] / t["ours-csv"]
     return [
         Row(
-            "e-csv",
+            "f-csv",
             f"YAML to CSV, {cells:,} rows (cold process)",
             f"ruamel.yaml + numpy + pyarrow {t['base-csv']:.2f} s",
             f"{t['ours-csv']:.2f} s",
@@ -102,7 +102,7 @@ def measure_files(specs: Path, work: Path, cells: int, repeat: int) -> list[Row]
             f"CPU time, median of {repeat}; same rows checked",
         ),
         Row(
-            "e-parquet",
+            "f-parquet",
             f"YAML to Parquet, {cells:,} rows, vs YAML to CSV",
             f"rooflinec CSV {t['ours-csv']:.2f} s",
             f"{t['ours-parquet']:.2f} s",
@@ -181,7 +181,7 @@ def measure_grid(work: Path, devices: int, k_to: int, k_small: int) -> list[Row]
     growth = per_row / small_per_row
     return [
         Row(
-            "e-grid-memory",
+            "f-grid-memory",
             f"peak memory, grid of {rows:,} rows to Parquet (fresh process)",
             f"limit {MEMORY_LIMIT_MB} MB",
             f"{b_peak:.0f} MB",
@@ -191,7 +191,7 @@ def measure_grid(work: Path, devices: int, k_to: int, k_small: int) -> list[Row]
             "VmHWM of the process, YAML loading included",
         ),
         Row(
-            "e-grid-linear",
+            "f-grid-linear",
             f"time per row, grid of {rows:,} vs {small_rows:,} rows to Parquet",
             f"{small_per_row * 1e9:.0f} ns/row",
             f"{per_row * 1e9:.0f} ns/row",

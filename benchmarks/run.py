@@ -87,7 +87,7 @@ SIZES = {
     ),
 }
 
-SECTIONS = ("a", "b", "c", "d", "e")
+SECTIONS = ("a", "b", "c", "d", "e", "f")
 
 
 def _synthetic(work: Path, name: str, devices: int, cases: int) -> Path:
@@ -132,7 +132,8 @@ def run_c(size: Size, work: Path, record: Record) -> None:
     if size.site_catalog is not None:
         specs = _synthetic(work, "site", *size.site_catalog)
         what = f"a {size.site_catalog[0]}-device synthetic catalog"
-    record(site_bench.measure_site(specs, work, size.site_repeat, what))
+    for row in site_bench.measure_site(specs, work, size.site_repeat, what):
+        record(row)
     large = _synthetic(work, "large-site", *size.large_site)
     for row in site_bench.measure_large_site(large, work, size.large_site[0]):
         record(row)
@@ -150,6 +151,14 @@ def run_d(size: Size, work: Path, record: Record) -> None:
 
 
 def run_e(size: Size, work: Path, record: Record) -> None:
+    from benchmarks import models_bench
+    from rooflinec.resources import bundled_specs_dir
+
+    for row in models_bench.measure(bundled_specs_dir(), work, size.check_repeat):
+        record(row)
+
+
+def run_f(size: Size, work: Path, record: Record) -> None:
     from benchmarks import e2e_bench
 
     specs = _synthetic(work, "files", size.devices, size.cases)
@@ -166,6 +175,7 @@ RUNNERS: dict[str, Callable[[Size, Path, Record], None]] = {
     "c": run_c,
     "d": run_d,
     "e": run_e,
+    "f": run_f,
 }
 SECTION_KEYS = {s: [k for k in KEYS if k.startswith(s + "-")] for s in SECTIONS}
 

@@ -53,8 +53,9 @@ def site_available() -> str | None:
     return None
 
 
-def export_static(specs: Path, work: Path) -> Path:
-    """Write a plain mkdocs project with the pages of a rooflinec build; return its config."""
+def export_static(specs: Path, work: Path) -> tuple[Path, float]:
+    """Write a plain mkdocs project with the pages of a rooflinec build; return its config
+    and the share of that (profiled) build spent solving the crossover tables."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
@@ -76,6 +77,7 @@ def export_static(specs: Path, work: Path) -> Path:
     finally:
         logger.setLevel(level)
     info(f"where a rooflinec build spends its time (cProfile, cumulative): {_phases(profile)}")
+    crossovers = _share(profile, "rooflinec/site/pages/kernels.py", ("crossover_cell",))
     plugin = config.plugins["rooflinec"]
     generated = getattr(plugin, "generated", None)
     home = getattr(plugin, "home", None)
@@ -114,7 +116,7 @@ def export_static(specs: Path, work: Path) -> Path:
     plain["extra_javascript"] = [str(x) for x in config.extra_javascript]
     plain_file = work / "static-mkdocs.yml"
     plain_file.write_text(json.dumps(plain, indent=1), "utf-8")
-    return plain_file
+    return plain_file, crossovers
 
 
 # Where a build's time goes: (label, file name ending, functions), cumulative time.
@@ -131,28 +133,41 @@ _PHASES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 )
 
 
-def _phases(profile: cProfile.Profile) -> str:
-    """The cumulative time of the build's main phases, as shares of the profiled build."""
+def _share(profile: cProfile.Profile, ending: str, functions: tuple[str, ...]) -> float:
+    """The cumulative time of `functions` (in a file whose path ends with `ending`) as a
+    share of the whole profiled run; 0.0 when none of them ran."""
     stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
     total = max((row[3] for row in stats.values()), default=0.0)
-    parts = []
-    for label, ending, functions in _PHASES:
-        found = {
-            name: cum
-            for (filename, _line, name), (_cc, _nc, _own, cum, _callers) in stats.items()
-            if name in functions and filename.replace("\\", "/").endswith(ending)
-        }
-        if found and total:
-            parts.append(f"{label} {sum(found.values()) / total:.0%}")
+    found = sum(
+        cum
+        for (filename, _line, name), (_cc, _nc, _own, cum, _callers) in stats.items()
+        if name in functions and filename.replace("\\", "/").endswith(ending)
+    )
+    return found / total if total else 0.0
+
+
+def _phases(profile: cProfile.Profile) -> str:
+    """The cumulative time of the build's main phases, as shares of the profiled build."""
+    parts = [
+        f"{label} {share:.0%}"
+        for label, ending, functions in _PHASES
+        if (share := _share(profile, ending, functions))
+    ]
     return ", ".join(parts) or "phases not found"
 
 
-def measure_site(specs: Path, work: Path, repeat: int, what: str = "the bundled catalog") -> Row:
+def measure_site(
+    specs: Path, work: Path, repeat: int, what: str = "the bundled catalog"
+) -> tuple[Row, Row]:
     measurement = f"site of {what}, cold process"
+    share_measurement = f"crossover tables' share of the site build of {what}"
     why = site_available()
     if why:
-        return skipped("c-site", measurement, "<= 1.2x", why)
-    plain = export_static(specs, work)
+        return (
+            skipped("c-site", measurement, "<= 1.2x", why),
+            skipped("c-crossovers", share_measurement, "<= 0.2x", why),
+        )
+    plain, crossovers = export_static(specs, work)
     ours_argv = [*rooflinec_argv(), "build", "--specs", str(specs), "--out", str(work / "out")]
     base_argv = [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(plain)]
     ours_runs, base_runs = [], []
@@ -176,6 +191,15 @@ def measure_site(specs: Path, work: Path, repeat: int, what: str = "the bundled 
         "<= 1.2x",
         ours / base <= 1.2,
         f"CPU time, median of {repeat}",
+    ), Row(
+        "c-crossovers",
+        share_measurement,
+        "the whole build (1.0x)",
+        f"{crossovers:.1%} of it",
+        crossovers,
+        "<= 0.2x",
+        crossovers <= 0.2,
+        "cumulative time of crossover_cell under cProfile, device and kernel pages",
     )
 
 

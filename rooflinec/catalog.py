@@ -22,6 +22,7 @@ LEVELS: tuple[str, ...] = ("dram", "l2", "l1")
 LEVEL_NAMES = {"dram": "DRAM", "l2": "last on-chip level (L2)", "l1": "L1"}
 LEVEL_SHORT_NAMES = {"dram": "DRAM", "l2": "L2", "l1": "L1"}  # table headers, chart labels
 Counting = Literal["FLOP", "OP"]
+WIDTH = "w"  # the formula symbol bound to the evaluated precision's bytes per value
 
 
 @dataclass(frozen=True)
@@ -133,6 +134,17 @@ class Expectation:
     location: Location
     tolerance_at: Location | None = None  # where an explicit `tolerance:` is written
     tolerance_path: str = ""  # its JSON path
+    step: str | None = None  # in an example about a model: the step (None: the pass)
+
+
+@dataclass(frozen=True)
+class ExampleFigures:
+    """Ceilings an example runs on instead of a catalog device's: another tool's figures."""
+
+    name: str
+    peak: Fraction  # OP/s at the example's precision
+    bandwidths: dict[str, Fraction]  # B/s per level
+    latency: Fraction | None  # s per launch; None: no floor
 
 
 @dataclass(frozen=True)
@@ -148,6 +160,9 @@ class Example:
     expect: tuple[Expectation, ...]
     owner: str  # the spec file's id
     location: Location
+    model: str | None = None  # the model (with `phase`) the expectations are about
+    phase: str | None = None
+    figures: ExampleFigures | None = None  # instead of `device` ("" then)
 
 
 @dataclass(frozen=True)
@@ -235,6 +250,7 @@ class Case:
     # A grid case stands for every shape of its grid (`shape` is then the grid's first,
     # for what needs one shape); it has no cells of its own: `rooflinec.grids` expands it.
     grid: Grid | None = None
+    widths: dict[str, str] = field(default_factory=dict)  # width symbol -> precision id bound
 
 
 @dataclass(frozen=True)
@@ -251,6 +267,19 @@ class Kernel:
     versions: tuple[Version, ...]
     examples: tuple[Example, ...]
     document: Document = field(repr=False, compare=False)
+    # Width symbols beside w (name -> meaning): each is w unless a case or step binds it.
+    widths: dict[str, str] = field(default_factory=dict)
+
+    def width_values(
+        self, w: Fraction, bound: dict[str, str], precisions: dict[str, Precision]
+    ) -> dict[str, Fraction]:
+        """`w` and every width symbol's bytes per value: a bound width takes its
+        precision's bytes, an unbound one is `w`."""
+        out = {WIDTH: w}
+        for name in self.widths:
+            pid = bound.get(name)
+            out[name] = precisions[pid].bytes if pid is not None else w
+        return out
 
 
 @dataclass(frozen=True)
@@ -272,6 +301,64 @@ class Method:
     versions: tuple[Version, ...]
     examples: tuple[Example, ...]
     document: Document = field(repr=False, compare=False)
+    # The formulas of the models section: how steps add up to a forward pass.
+    model_formulas: tuple[MethodFormula, ...] = ()
+
+
+@dataclass(frozen=True)
+class ModelStep:
+    """One kernel of a model's pass: its shape and count as formulas, and their values
+    in every phase (checked positive whole numbers when the model was built)."""
+
+    id: str
+    name: str
+    description: str | None
+    kernel: str
+    shape: dict[str, Formula]  # kernel symbol -> formula over parameters and phase variables
+    count: Formula
+    precision: str | None  # None: the model's (or the row's) precision
+    widths: dict[str, str]  # width symbol -> precision id bound
+    shapes: dict[str, dict[str, int]]  # phase -> kernel symbol -> value
+    counts: dict[str, int]  # phase -> count
+    location: Location
+
+
+@dataclass(frozen=True)
+class ModelMeasured:
+    """A measured time of one pass of a phase on a device at a precision."""
+
+    device: str
+    phase: str
+    precision: str
+    time: Fraction  # s
+    text: str
+    source: str
+    note: str | None
+    location: Location
+
+
+@dataclass(frozen=True)
+class Model:
+    """Catalog kernels composed into one forward pass, evaluated per phase."""
+
+    id: str
+    name: str
+    description: str
+    precision: str
+    parameters: dict[str, int]
+    phases: dict[str, dict[str, int]]
+    tokens: Formula
+    tokens_by_phase: dict[str, int]
+    steps: tuple[ModelStep, ...]
+    measured: tuple[ModelMeasured, ...]
+    sources: dict[str, Source]
+    assumptions: tuple[str, ...]
+    versions: tuple[Version, ...]
+    document: Document = field(repr=False, compare=False)
+
+    def variables(self, phase: str) -> dict[str, int]:
+        """The parameters and the phase's variables: what every formula is evaluated over."""
+        return {**self.parameters, **self.phases[phase]}
 
 
 @dataclass(frozen=True)
@@ -281,6 +368,7 @@ class Catalog:
     kernels: dict[str, Kernel]
     methods: dict[str, Method]
     root: str  # the specs folder as given
+    models: dict[str, Model] = field(default_factory=dict)
 
     @property
     def cases(self) -> dict[str, Case]:

@@ -28,6 +28,7 @@ from rooflinec.terms import COMPUTE, LATENCY, LIMITED_BY, SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:
     from rooflinec.columns import Columns
+    from rooflinec.models import ModelEngine, ModelResult
 
 _WIDTH = "w"  # the formula symbol bound to the precision's bytes per value
 
@@ -241,6 +242,28 @@ class Compiled:
         return compute_columns(self)
 
     @cached_property
+    def model_engine(self) -> ModelEngine:
+        """The models' rows over this catalog's devices (computed on demand)."""
+        from rooflinec.models import ModelEngine
+
+        return ModelEngine(self.catalog, self.devices, self.counts.latencies)
+
+    @property
+    def models(self) -> tuple[ModelResult, ...]:
+        """Every model row (model × phase × device × precision), in catalog order."""
+        return self.model_engine.all
+
+    def model_result(
+        self, model: str, phase: str, device: str, precision: str
+    ) -> ModelResult | None:
+        """One model row, or None when the model, phase, device or peak is not there."""
+        keys = self.model_engine.keys(
+            models=[model], phases=[phase], devices=[device], precisions=[precision]
+        )
+        key = next(keys, None)
+        return None if key is None else self.model_engine.row(*key)
+
+    @cached_property
     def _pair_index(self) -> dict[tuple[str, str], int]:
         c = self.counts
         return {pair: j for j, pair in enumerate(zip(c.pair_device, c.pair_precision, strict=True))}
@@ -392,8 +415,9 @@ def compile_catalog(catalog: Catalog) -> Compiled:
             continue
         cases.extend(plain)
         kernels.extend([kernel] * len(plain))
+        bound = [_bound_widths(kernel, case.widths, catalog) for case in plain]
         kernel_flops = _evaluate(kernel.flops, plain, widths)
-        by_level = {lv: _evaluate(f, plain, widths) for lv, f in kernel.bytes.items()}
+        by_level = {lv: _evaluate(f, plain, widths, bound) for lv, f in kernel.bytes.items()}
         for i in range(len(plain)):
             for k in range(len(widths)):
                 flops.append(kernel_flops[i][k])
@@ -414,26 +438,53 @@ def compile_catalog(catalog: Catalog) -> Compiled:
     )
     compiled = Compiled(catalog, figures, counts, ())
     diagnostics = _measure(compiled)
+    diagnostics += compiled.model_engine.measured_diagnostics()
     return Compiled(catalog, figures, counts, tuple(diagnostics))
 
 
+def _bound_widths(kernel: Kernel, binding: dict[str, str], catalog: Catalog) -> dict[str, Fraction]:
+    """The width symbols a case or step binds, with their precisions' bytes per value."""
+    return {
+        name: catalog.precisions[pid].bytes
+        for name, pid in binding.items()
+        if name in kernel.widths and pid in catalog.precisions
+    }
+
+
+def _exact(width: Fraction) -> int | Fraction:
+    # An integral width goes in as an int: the same exact values, without Fraction
+    # arithmetic on every term (bytes per value are 8, 4, 2, 1 for most precisions).
+    return int(width) if width.denominator == 1 else width
+
+
 def _evaluate(
-    formula: Formula, cases: Sequence[Case], widths: Sequence[Fraction]
+    formula: Formula,
+    cases: Sequence[Case],
+    widths: Sequence[Fraction],
+    bound: Sequence[dict[str, Fraction]] | None = None,
 ) -> list[list[Fraction]]:
-    """The formula for every case at every width, exactly: result[case][width]."""
-    names = sorted(formula.symbols - {_WIDTH})
+    """The formula for every case at every width, exactly: result[case][width].
+
+    `bound[i]` holds the width symbols case `i` binds to a precision; every other width
+    symbol (and `w`) takes the evaluated width.
+    """
+    widthlike = formula.reserved
+    names = sorted(formula.symbols - widthlike)
     n = len(cases)
-    if _WIDTH not in formula.symbols:
+    if not widthlike:
         values = bulk_evaluate(formula, {name: [c.shape[name] for c in cases] for name in names})
         return [[v] * len(widths) for v in values]
     columns: dict[str, list[int | Fraction]] = {}
     for name in names:
         column: list[int | Fraction] = [c.shape[name] for c in cases]
         columns[name] = column * len(widths)
-    # An integral width goes in as an int: the same exact values, without Fraction
-    # arithmetic on every term (bytes per value are 8, 4, 2, 1 for most precisions).
-    exact_widths = [int(w) if w.denominator == 1 else w for w in widths]
-    columns[_WIDTH] = [w for w in exact_widths for _ in range(n)]
+    exact_widths = [_exact(w) for w in widths]
+    for name in widthlike:
+        if name == _WIDTH or bound is None:
+            columns[name] = [w for w in exact_widths for _ in range(n)]
+        else:
+            fixed = [bound[i].get(name) for i in range(n)]
+            columns[name] = [w if b is None else _exact(b) for w in exact_widths for b in fixed]
     flat = bulk_evaluate(formula, columns)
     return [[flat[k * n + i] for k in range(len(widths))] for i in range(n)]
 

@@ -13,6 +13,7 @@ from rooflinec.catalog import Example, Expectation
 from rooflinec.compiler import Compiled, Result
 from rooflinec.errors import Diagnostic
 from rooflinec.formatting import format_percent, format_si
+from rooflinec.models import ModelResult
 from rooflinec.terms import COMPUTE
 
 
@@ -32,6 +33,50 @@ def _results(compiled: Compiled, example: Example) -> list[Result]:
         wanted = set(example.cases)
         out = [r for r in out if r.case in wanted]
     return out
+
+
+def model_row(compiled: Compiled, example: Example) -> ModelResult | None:
+    """The model row an example is about: on a catalog device (with its measured time), or
+    on the example's own figures; None when the model, phase or a peak is missing."""
+    from rooflinec.compiler import DeviceFigures
+
+    model = compiled.catalog.models.get(example.model or "")
+    if model is None or example.phase not in model.phases:
+        return None
+    if example.figures is None:
+        return compiled.model_result(model.id, example.phase, example.device, example.precision)
+    f = example.figures
+    figures = DeviceFigures(example.id, f.name, {example.precision: f.peak}, f.bandwidths)
+    if any(s.precision not in (None, example.precision) for s in model.steps):
+        return None  # the figures give one peak, at the example's precision
+    return compiled.model_engine.evaluate(
+        model, example.phase, figures, example.precision, f.latency
+    )
+
+
+def _model_actual(row: ModelResult, e: Expectation) -> Fraction | int | str | None:
+    level = e.level or "dram"
+    if e.step is not None:
+        s = row.step(e.step)
+        if s is None:
+            return None
+        values: dict[str, Fraction | str | None] = {
+            "flops": s.flops,
+            "bytes": s.bytes.get(level),
+            "intensity": s.intensity.get(level),
+            "attainable": s.attainable,
+            "limited_by": s.limited_by,
+            "time": s.time,
+        }
+        return values.get(e.output)
+    totals: dict[str, Fraction | None] = {
+        "flops": row.flops,
+        "bytes": row.bytes.get(level),
+        "attainable": row.attainable,
+        "time": row.time,
+        "efficiency": row.efficiency,
+    }
+    return totals.get(e.output)
 
 
 def _actual(
@@ -72,10 +117,14 @@ def _actual(
 
 
 def run_example(compiled: Compiled, example: Example) -> list[Outcome]:
-    results = _results(compiled, example)
+    row = model_row(compiled, example) if example.model is not None else None
+    results = _results(compiled, example) if example.model is None else []
     outcomes = []
     for e in example.expect:
-        actual = _actual(compiled, example, e, results)
+        if example.model is not None:
+            actual = None if row is None else _model_actual(row, e)
+        else:
+            actual = _actual(compiled, example, e, results)
         if actual is None:
             outcomes.append(Outcome(e, None, False, "no such output in the compiled results"))
             continue
@@ -115,6 +164,7 @@ def describe_failure(outcome: Outcome) -> str:
     target = (
         f"{e.output}"
         + (f" of case '{e.case}'" if e.case else "")
+        + (f" of step '{e.step}'" if e.step else "")
         + (f" at {e.level}" if e.level else "")
     )
     if outcome.problem:

@@ -40,6 +40,8 @@ def explain(catalog: Catalog, result: Result) -> str:
     for name, value in (result.shape or case.shape).items():
         add(f"   {name} = {value:,}    ({kernel.symbols[name]})")
     add(f"   w = {format_number(precision.bytes)} B per value ({precision.label})")
+    for line in width_lines(catalog, kernel.widths, case.widths):
+        add(f"   {line}")
     add("")
     add("2. Operations")
     add(f"   {unit} = {kernel.flops.text}")
@@ -129,6 +131,22 @@ def explain(catalog: Catalog, result: Result) -> str:
     return "\n".join(lines) + "\n"
 
 
+def width_lines(catalog: Catalog, widths: dict[str, str], bound: dict[str, str]) -> list[str]:
+    """One line per width symbol of a kernel: bound to a precision's bytes, or w."""
+    out = []
+    for name, meaning in widths.items():
+        pid = bound.get(name)
+        if pid is None:
+            out.append(f"{name} = w    ({meaning}; not bound)")
+        else:
+            p = catalog.precisions[pid]
+            out.append(
+                f"{name} = {format_number(p.bytes)} B per value    ({meaning}; bound to"
+                f" {p.id}, {p.label})"
+            )
+    return out
+
+
 def crossover_phrase(catalog: Catalog, result: Result, symbol: str) -> str:
     """Where the result turns compute bound as `symbol` varies, in a few words."""
     from rooflinec.solve import DOMAIN, SolveError, crossover, solve_regions
@@ -162,6 +180,8 @@ def explain_symbolic(catalog: Catalog, result: Result) -> tuple[str, str]:
 
     kernel = catalog.kernels[result.kernel]
     precision = catalog.precisions[result.precision]
+    case = catalog.cases[result.case]
+    widths = kernel.width_values(precision.bytes, case.widths, catalog.precisions)
 
     def term(expr: object, divisor: Fraction) -> object:
         # Keep the shape's structure: c * (M*K + K*N + M*N), not c*M*K + c*K*N + ...
@@ -172,9 +192,10 @@ def explain_symbolic(catalog: Catalog, result: Result) -> tuple[str, str]:
     terms = [term(kernel.flops.expr, result.peak)]
     for level, bw in result.bandwidths.items():
         expr = kernel.bytes[level].expr
-        # Substitute w by name: the formula engine creates its own Symbol objects.
+        # Substitute w (and the width symbols) by name: the formula engine creates its
+        # own Symbol objects.
         expr = expr.subs(
-            {s: _rational(precision.bytes) for s in expr.free_symbols if s.name == "w"}
+            {s: _rational(widths[s.name]) for s in expr.free_symbols if s.name in widths}
         )
         terms.append(term(expr, bw))
     time = terms[0] if len(terms) == 1 else sympy.Max(*terms, evaluate=False)

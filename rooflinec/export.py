@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
     from rooflinec.columnar import FieldTable
     from rooflinec.columns import Columns
+    from rooflinec.models import ModelResult
 
     Ints = NDArray[np.int64]
 
@@ -675,15 +676,16 @@ def _json_field(field: Field, value: Any) -> str:
     return f'{pad}"{field.key}": {{{inner}\n{pad}}}'
 
 
-def _header(compiled: Compiled, cells: Cells) -> dict[str, Any]:
+def _header(compiled: Compiled, cells: Cells, models: Sequence[ModelResult] = ()) -> dict[str, Any]:
     """The results document without its rows."""
     catalog = compiled.catalog
     pair_device = compiled.counts.pair_device
     n_pairs = len(pair_device)
     if isinstance(cells, Selection):
-        device_ids = cells.device_ids() or set(compiled.devices)
+        device_ids = cells.device_ids()
     else:
-        device_ids = {pair_device[i % n_pairs] for i in cells} or set(compiled.devices)
+        device_ids = {pair_device[i % n_pairs] for i in cells}
+    device_ids = (device_ids | {r.device for r in models}) or set(compiled.devices)
     return {
         "rooflinec": __version__,
         "precisions": {
@@ -704,31 +706,43 @@ def _header(compiled: Compiled, cells: Cells) -> dict[str, Any]:
             if d.id in device_ids
         },
         "results": [],
+        "models": [],
     }
 
 
 def write_json(
-    compiled: Compiled, cells: Cells, out: TextIO, progress: Progress | None = None
+    compiled: Compiled,
+    cells: Cells,
+    out: TextIO,
+    models: Sequence[ModelResult] = (),
+    progress: Progress | None = None,
 ) -> None:
-    """The results contract, laid out as `json.dumps(document, indent=2)` would; each batch
-    of rows is written as soon as it is laid out."""
-    head = json.dumps(_header(compiled, cells), indent=2, ensure_ascii=False)
-    if not len(cells):
-        out.write(head + "\n")
-        return
-    tail = '"results": []\n}'
+    """The results contract, laid out as `json.dumps(document, indent=2)` would: the
+    kernel results, then the model rows beside them; each batch of rows is written as
+    soon as it is laid out."""
+    from rooflinec.model_export import write_model_json_rows
+
+    head = json.dumps(_header(compiled, cells, models), indent=2, ensure_ascii=False)
+    tail = '"results": [],\n  "models": []\n}'
     out.write(head[: -len(tail)] + '"results": [')
-    separator = "\n"
-    for rows, batch in _row_batches(compiled, cells, [f for f in FIELDS if f.json], _json_field):
-        texts = rows.batch(batch)
-        chunk = []
-        for parts in zip(*texts, strict=True):
-            chunk.append(f"{separator}    {{\n" + ",\n".join(p for p in parts if p) + "\n    }")
-            separator = ",\n"
-        out.write("".join(chunk))
-        if progress is not None:
-            progress(len(batch))
-    out.write("\n  ]\n}\n")
+    if len(cells):
+        separator = "\n"
+        fields = [f for f in FIELDS if f.json]
+        for rows, batch in _row_batches(compiled, cells, fields, _json_field):
+            texts = rows.batch(batch)
+            chunk = []
+            for parts in zip(*texts, strict=True):
+                chunk.append(f"{separator}    {{\n" + ",\n".join(p for p in parts if p) + "\n    }")
+                separator = ",\n"
+            out.write("".join(chunk))
+            if progress is not None:
+                progress(len(batch))
+        out.write("\n  ")
+    out.write('],\n  "models": [')
+    if models:
+        write_model_json_rows(models, out)
+        out.write("\n  ")
+    out.write("]\n}\n")
 
 
 def _jsonl_field(field: Field, value: Any) -> str:
@@ -743,13 +757,27 @@ def _jsonl_field(field: Field, value: Any) -> str:
 
 
 def write_jsonl(
-    compiled: Compiled, cells: Cells, out: TextIO, progress: Progress | None = None
+    compiled: Compiled,
+    cells: Cells,
+    out: TextIO,
+    models: Sequence[ModelResult] = (),
+    progress: Progress | None = None,
 ) -> None:
-    """JSON Lines: one result per line, the rows of the results contract as records.
+    """JSON Lines: one result per line, the rows of the results contract as records, then
+    one line per model row (with its steps; it has `model` where a result has `case`).
 
     pandas (`read_json(lines=True)`), polars (`read_ndjson`) and duckdb (`read_json`) read
     it as a table of one row per result; every value has the JSON document's own text.
     """
+    from rooflinec.model_export import write_model_jsonl
+
+    _write_jsonl_results(compiled, cells, out, progress)
+    write_model_jsonl(models, out)
+
+
+def _write_jsonl_results(
+    compiled: Compiled, cells: Cells, out: TextIO, progress: Progress | None
+) -> None:
     fields = [f for f in FIELDS if f.json]
     for rows, batch in _row_batches(compiled, cells, fields, _jsonl_field):
         out.write(
@@ -763,9 +791,27 @@ def write_jsonl(
 
 
 def write_table(
-    compiled: Compiled, cells: Cells, out: TextIO, progress: Progress | None = None
+    compiled: Compiled,
+    cells: Cells,
+    out: TextIO,
+    models: Sequence[ModelResult] = (),
+    progress: Progress | None = None,
 ) -> None:
-    """A readable terminal table; `*` marks a precision other than the case's declared one."""
+    """A readable terminal table; `*` marks a precision other than the case's declared one.
+    Model rows follow in a table of their own; with model rows alone, only that one."""
+    from rooflinec.model_export import write_model_table
+
+    if len(cells) or not models:
+        _write_results_table(compiled, cells, out, progress)
+    if models:
+        if len(cells):
+            out.write("\n")
+        write_model_table(compiled.catalog, models, out)
+
+
+def _write_results_table(
+    compiled: Compiled, cells: Cells, out: TextIO, progress: Progress | None
+) -> None:
     fields = [f for f in FIELDS if f.table is not None]
     header = [str(f.table) for f in fields]
     table = [header]
@@ -790,7 +836,9 @@ def write_table(
 
 
 _DECLARED = next(f for f in FIELDS if f.key == "declared")
-_WRITERS: dict[str, Callable[[Compiled, Cells, TextIO, Progress | None], None]] = {
+_WRITERS: dict[
+    str, Callable[[Compiled, Cells, TextIO, Sequence[ModelResult], Progress | None], None]
+] = {
     "json": write_json,
     "jsonl": write_jsonl,
     "table": write_table,
@@ -859,24 +907,37 @@ def write_results(
     out: TextIO,
     *,
     csv_header: CsvHeader = "units",
+    models: Sequence[ModelResult] = (),
     progress: Progress | None = None,
 ) -> None:
     """Write the cells `cells` (from `Compiled.rows`, or a `grids.Selection` with grid rows)
-    as `format`: json, jsonl, csv or table.
+    and the model rows `models` as `format`: json, jsonl, csv or table.
 
-    `csv_header` picks the CSV header style (see `CSV_HEADERS`); other formats ignore it.
-    `progress` is told the rows written after each batch.
+    A CSV holds one kind of row, named by its header: the results when any cell is
+    selected, else the model rows. `csv_header` picks the CSV header style (see
+    `CSV_HEADERS`); other formats ignore it. `progress` is told the rows written after
+    each batch.
     """
     if format == "csv":
+        if models and not len(cells):
+            from rooflinec.model_export import write_model_csv
+
+            write_model_csv(models, out, plain=csv_header == "plain")
+            return
         write_csv(compiled, cells, out, csv_header, progress=progress)
         return
-    _WRITERS[format](compiled, cells, out, progress)
+    _WRITERS[format](compiled, cells, out, models, progress)
 
 
 def results_text(
-    compiled: Compiled, cells: Cells, format: str, *, csv_header: CsvHeader = "units"
+    compiled: Compiled,
+    cells: Cells,
+    format: str,
+    *,
+    csv_header: CsvHeader = "units",
+    models: Sequence[ModelResult] = (),
 ) -> str:
     """`write_results` into a string."""
     buffer = io.StringIO()
-    write_results(compiled, cells, format, buffer, csv_header=csv_header)
+    write_results(compiled, cells, format, buffer, csv_header=csv_header, models=models)
     return buffer.getvalue()

@@ -154,7 +154,8 @@ class Selection:
             step = max(1, BATCH_ROWS)
             for start in range(0, size, step):
                 shapes = part.case.grid.columns(start, min(size, start + step))
-                _counts(part.case, part.kernel, shapes, widths, start)
+                bound = _bound(self.compiled, part.case, part.kernel)
+                _counts(part.case, part.kernel, shapes, widths, start, bound)
 
 
 def select(
@@ -222,7 +223,7 @@ def grid_compiled(
     pairs): one plain case per shape, the exact counts, the catalog's device figures."""
     c = compiled.counts
     widths, pair_width = _widths(compiled, pairs)
-    flops, traffic = _counts(case, kernel, shapes, widths, start)
+    flops, traffic = _counts(case, kernel, shapes, widths, start, _bound(compiled, case, kernel))
     symbols = list(shapes)
     rows = zip(*(shapes[s].tolist() for s in symbols), strict=True)
     cases = tuple(
@@ -236,6 +237,7 @@ def grid_compiled(
             (),
             case.location,
             case.launches,
+            widths=case.widths,
         )
         for values in rows
     )
@@ -291,18 +293,26 @@ def _widths(
     return tuple(widths), tuple(index)
 
 
+def _bound(compiled: Compiled, case: Case, kernel: Kernel) -> dict[str, Fraction]:
+    """The width symbols the case binds to a precision, with that precision's bytes."""
+    precisions = compiled.catalog.precisions
+    return {n: precisions[p].bytes for n, p in case.widths.items() if n in kernel.widths}
+
+
 def _counts(
     case: Case,
     kernel: Kernel,
     shapes: dict[str, Ints],
     widths: Sequence[Fraction],
     start: int,
+    bound: dict[str, Fraction] | None = None,
 ) -> tuple[list[Fraction], list[dict[str, Fraction]]]:
-    """Operations and bytes per (shape, width), exactly, row `shape * len(widths) + k`."""
+    """Operations and bytes per (shape, width), exactly, row `shape * len(widths) + k`;
+    a width symbol the case binds takes its precision's bytes, any other one the width."""
     n = len(next(iter(shapes.values())))
     flops = _formula(case, kernel.flops, shapes, widths, start, "operation count")
     levels = {
-        lv: _formula(case, f, shapes, widths, start, f"{lv} byte count")
+        lv: _formula(case, f, shapes, widths, start, f"{lv} byte count", bound or {})
         for lv, f in kernel.bytes.items()
     }
     out_flops: list[Fraction] = []
@@ -321,31 +331,40 @@ def _formula(
     widths: Sequence[Fraction],
     start: int,
     what: str,
+    bound: dict[str, Fraction] | None = None,
 ) -> list[list[Fraction]]:
     """One formula over the shapes at each width: result[width][shape], exactly, each
-    value checked positive and plausible as the specs' own cases are."""
+    value checked positive and plausible as the specs' own cases are. `w` and every
+    width symbol not in `bound` take the width."""
     columns = {s: v for s, v in shapes.items() if s in formula.symbols}
     by_width: list[list[Fraction]] = []
-    for width in widths if _WIDTH in formula.symbols else widths[:1]:
-        w = int(width) if width.denominator == 1 else width
-        fast = evaluate_int64(formula, columns, {_WIDTH: w})
+    widthlike = formula.reserved
+    for width in widths if widthlike else widths[:1]:
+        constants = {
+            name: _scalar((bound or {}).get(name, width)) for name in widthlike or {_WIDTH}
+        }
+        fast = evaluate_int64(formula, columns, constants)
         if fast is not None:
             if len(fast) and int(fast.min()) <= 0:
                 _refuse(case, shapes, int(np.argmax(fast <= 0)), start, what, "is not positive")
             values = [Fraction(v) for v in fast.tolist()]
         else:
-            values = _exact(case, formula, shapes, w, start, what)
+            values = _exact(case, formula, shapes, constants, start, what)
         by_width.append(values)
-    if _WIDTH not in formula.symbols:
+    if not widthlike:
         by_width *= len(widths)
     return by_width
+
+
+def _scalar(value: Fraction) -> int | Fraction:
+    return int(value) if value.denominator == 1 else value
 
 
 def _exact(
     case: Case,
     formula: Formula,
     shapes: dict[str, Ints],
-    w: int | Fraction,
+    constants: dict[str, int | Fraction],
     start: int,
     what: str,
 ) -> list[Fraction]:
@@ -354,8 +373,9 @@ def _exact(
     columns: dict[str, list[int | Fraction]] = {
         s: list(v.tolist()) for s, v in shapes.items() if s in formula.symbols
     }
-    if _WIDTH in formula.symbols:
-        columns[_WIDTH] = [w] * n
+    for name, value in constants.items():
+        if name in formula.symbols:
+            columns[name] = [value] * n
     try:
         values = bulk_evaluate(formula, columns) if columns else [formula.evaluate({})] * n
     except EvaluationError as exc:

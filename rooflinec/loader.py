@@ -43,6 +43,9 @@ class Document:
     keys: Mapping[PathKey, tuple[int, int]] = field(repr=False)
     multiline: Mapping[PathKey, tuple[str, Segments]] = field(default_factory=dict, repr=False)
     """Each scalar written over several lines: its value and the lines it came from."""
+    signature: tuple[str, str | None, int, int] | None = field(default=None, repr=False)
+    """(path, display name, size, change time) when a `DocumentCache` loaded it: the same
+    signature is the same text, so checks of it can be remembered (`schema.validate`)."""
 
     def locate(self, path: PathKey, *, key: bool = False, offset: int = 0) -> Location:
         """Location of the value (or key) at `path`; the nearest ancestor if unknown.
@@ -211,7 +214,8 @@ class DocumentCache:
         signature = (stat.st_size, stat.st_mtime_ns)
         hit = self._documents.get(key)
         if hit is None or hit[0] != signature:
-            hit = (signature, load_file(path, display))  # a failed load raises, uncached
+            loaded = load_file(path, display)  # a failed load raises, uncached
+            hit = (signature, dataclasses.replace(loaded, signature=(*key, *signature)))
         self._used[key] = hit
         return dataclasses.replace(hit[1], data=copy.deepcopy(hit[1].data))
 

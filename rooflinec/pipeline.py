@@ -48,6 +48,7 @@ def checked(
         + len(files.devices)
         + len(files.kernels)
         + len(files.methods)
+        + len(files.models)
     )
     catalog, diagnostics = build_catalog(folder, **({"load": load} if load else {}))
     if catalog is None:

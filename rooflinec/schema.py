@@ -113,8 +113,26 @@ def _calendar_date(instance: object) -> bool:
 _DATE_SHAPE = re.compile(r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])\Z")
 
 
+# Problems of documents loaded by a `DocumentCache`, by (signature, kind): in `serve`,
+# an edit to one spec validates that file alone.
+_VALIDATED: dict[tuple[tuple[str, str | None, int, int], str], tuple[Diagnostic, ...]] = {}
+_VALIDATED_LIMIT = 4096
+
+
 def validate(doc: Document, kind: str) -> list[Diagnostic]:
     """Every schema problem of `doc` as a diagnostic, one per problem."""
+    if doc.signature is None:
+        return _validate(doc, kind)
+    key = (doc.signature, kind)
+    hit = _VALIDATED.get(key)
+    if hit is None:
+        if len(_VALIDATED) >= _VALIDATED_LIMIT:
+            _VALIDATED.clear()
+        hit = _VALIDATED[key] = tuple(_validate(doc, kind))
+    return list(hit)
+
+
+def _validate(doc: Document, kind: str) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     seen: set[tuple[PathKey, str]] = set()
     found: list[_Found] = []

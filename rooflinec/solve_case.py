@@ -20,8 +20,6 @@ from rooflinec.formatting import format_si
 from rooflinec.solve import DOMAIN, Problem, Region, crossover, solve_regions
 from rooflinec.terms import COMPUTE
 
-WIDTH = "w"
-
 
 @dataclass(frozen=True)
 class Crossover:
@@ -77,7 +75,8 @@ def problem_of(
     held = case.shape if shape is None else shape
     values: dict[str, int | Fraction] = {k: v for k, v in held.items() if k != symbol}
     width = catalog.precisions[precision].bytes
-    values[WIDTH] = int(width) if width.denominator == 1 else width
+    for name, value in kernel.width_values(width, case.widths, catalog.precisions).items():
+        values[name] = int(value) if value.denominator == 1 else value
     return Problem(
         kernel.flops,
         tuple(kernel.bytes.items()),

@@ -8,7 +8,7 @@ import pytest
 
 from tests.specfactory import BUNDLED
 
-KIND_OF = {"devices": "device", "kernels": "kernel", "methods": "method"}
+KIND_OF = {"devices": "device", "kernels": "kernel", "methods": "method", "models": "model"}
 SPECS = sorted(BUNDLED.rglob("*.yaml"))
 
 

@@ -44,7 +44,7 @@ def test_json_contract_shape() -> None:
     """Every result row carries exactly the contract's fields; one row per case × device × peak."""
     _, text = run("compile", "--specs", str(BUNDLED), "--format", "json")
     doc = json.loads(text)
-    assert {"rooflinec", "precisions", "devices", "results"} == set(doc)
+    assert {"rooflinec", "precisions", "devices", "results", "models"} == set(doc)
     assert {"label": "INT8", "bytes": 1, "unit": "OP"} == doc["precisions"]["int8"]
     h100 = doc["devices"]["nvidia-h100-sxm"]
     assert {"name", "peaks", "bandwidths", "ridges"} == set(h100)

@@ -51,6 +51,7 @@ SUBPROCESS_SAMPLE = (
     "yaml-deep-nesting",
     "formula-import-os-system",
     "formula-power-tower",
+    "model-formula-code",
     "formula-parentheses-5000",
     "formula-100kb",
     "shape-missing-symbol",
@@ -68,7 +69,7 @@ EXPECT = re.compile(
 )
 GENERATE = re.compile(r"^# generate: (\S+)\s*$")
 REPEAT = re.compile(r'\{\{repeat (\d+) "(.*?)"\}\}')
-PLACES = re.compile(r"^(precisions\.yaml|(devices|kernels|methods)/[^/]+\.ya?ml)$")
+PLACES = re.compile(r"^(precisions\.yaml|(devices|kernels|methods|models)/[^/]+\.ya?ml)$")
 
 
 @dataclass(frozen=True)

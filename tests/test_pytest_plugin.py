@@ -21,7 +21,8 @@ def pytest_in(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_examples_are_items_with_spec_ids(tmp_path: Path) -> None:
-    """The bundled example is collected as specs/methods/roofline.yaml::h100-worked-example."""
+    """The bundled examples are collected as specs/methods/roofline.yaml::h100-worked-example
+    and so on."""
     copy_bundled(tmp_path)
     (tmp_path / "pytest.ini").write_text("[pytest]\n", "utf-8")
     proc = pytest_in(tmp_path, "--collect-only")
@@ -30,7 +31,7 @@ def test_examples_are_items_with_spec_ids(tmp_path: Path) -> None:
     )
     proc = pytest_in(tmp_path)
     assert 0 == proc.returncode, proc.stdout + proc.stderr
-    assert "1 passed" in proc.stdout
+    assert "3 passed" in proc.stdout  # the worked example and the two about a model
 
 
 def test_failing_example_names_file_and_line(tmp_path: Path) -> None:
@@ -80,7 +81,8 @@ def test_last_failed_reruns_only_the_failures(tmp_path: Path) -> None:
     text = method.read_text("utf-8")
     # a second example, a copy of the first with its own id, so one passes and one fails
     start = text.index("  - id: h100-worked-example")
-    end = text.index("\nsources:", start) + 1  # the example is the last item of `examples`
+    # the example ends where the next item of `examples` or the next field begins
+    end = min(text.index("\n  - id: ", start + 1), text.index("\nsources:", start)) + 1
     broken = (
         text[start:end]
         .replace("h100-worked-example", "h100-broken-copy")
@@ -90,7 +92,7 @@ def test_last_failed_reruns_only_the_failures(tmp_path: Path) -> None:
     method.write_text(text[:end] + broken + text[end:], "utf-8")
     first = pytest_in(tmp_path)
     assert 1 == first.returncode, first.stdout + first.stderr
-    assert "1 failed, 1 passed" in first.stdout
+    assert "1 failed, 3 passed" in first.stdout
     again = pytest_in(tmp_path, "--lf")
     assert 1 == again.returncode, again.stdout + again.stderr
     assert "FAILED specs/methods/roofline.yaml::h100-broken-copy" in again.stdout

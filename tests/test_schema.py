@@ -17,7 +17,7 @@ from rooflinec.schema import MAX_ERRORS_PER_FILE, validate
 SCHEMAS = sorted(schemas_dir().glob("*.schema.json"))
 REPO = Path(__file__).parents[1]
 BASE = Path(__file__).parent / "cases" / "base"
-KINDS = ("precisions", "device", "kernel", "method")
+KINDS = ("precisions", "device", "kernel", "method", "model")
 
 # Keywords of drafts 2019-09 and 2020-12 that draft-7 tools (yaml-language-server in
 # editors) do not know: a schema using them would be silently weaker in an editor.

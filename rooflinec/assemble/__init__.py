@@ -6,7 +6,8 @@ diagnostic found, all at once, so a pull request sees all its mistakes in one ru
 The stages, in order, one module each: `files` (find the spec files), `load` (read and
 schema-check them, remembering what failed in `collect.Broken`), then typing, by kind of
 file, with a shared `builder.Builder`: `precisions`, `devices`, `kernels` (with
-`cases`), `methods`, each with its `examples`; last `references`, across files.
+`cases`), `methods`, each with its `examples`, `models` (whose steps name kernels);
+last `references`, across files.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from rooflinec.assemble.files import SpecFiles, discover, display_path
 from rooflinec.assemble.kernels import MAX_COUNT, RESERVED_SYMBOL, build_kernel
 from rooflinec.assemble.load import load_documents
 from rooflinec.assemble.methods import build_method
+from rooflinec.assemble.models import build_model
 from rooflinec.assemble.precisions import build_precisions
 from rooflinec.assemble.references import cross_check
 from rooflinec.catalog import Catalog
@@ -71,7 +73,12 @@ def build_catalog(
         k.id: k for k in (build_kernel(builder, doc, precisions) for doc in docs["kernel"]) if k
     }
     methods = {m.id: m for m in (build_method(builder, doc) for doc in docs["method"]) if m}
-    catalog = Catalog(precisions, devices, kernels, methods, display_path(folder))
+    models = {
+        m.id: m
+        for m in (build_model(builder, doc, kernels, precisions) for doc in docs["model"])
+        if m
+    }
+    catalog = Catalog(precisions, devices, kernels, methods, display_path(folder), models)
     cross_check(builder, catalog)
     out.diagnostics.sort(key=Diagnostic.sort_key)
     if out.errors:

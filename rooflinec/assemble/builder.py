@@ -144,10 +144,16 @@ class Builder:
             )
 
     def formula(
-        self, doc: Document, path: PathKey, text: str, symbols: Iterable[str]
+        self,
+        doc: Document,
+        path: PathKey,
+        text: str,
+        symbols: Iterable[str],
+        *,
+        reserved: Iterable[str] = ("w",),
     ) -> Formula | None:
         try:
-            return parse_formula(text, tuple(symbols))
+            return parse_formula(text, tuple(symbols), reserved=tuple(reserved))
         except FormulaError as exc:
             self.out.add(doc.error(path, exc.message, offset=exc.column, code="formula"))
             return None

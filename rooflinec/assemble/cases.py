@@ -22,6 +22,7 @@ def build_case(
     symbols: dict[str, str],
     precisions: dict[str, Precision],
     sources: dict[str, Source],
+    widths: dict[str, str] | None = None,
 ) -> Case | None:
     """The case at `index` of a kernel file, or None when it has errors."""
     path: PathKey = ("cases", index)
@@ -63,6 +64,7 @@ def build_case(
                     code="shape",
                 )
             )
+    bound = bind_widths(builder, doc, (*path, "widths"), entry.get("widths"), widths, precisions)
     measured: list[Measured] = []
     for j, m in enumerate(entry.get("measured") or []):
         mpath = (*path, "measured", j)
@@ -112,7 +114,36 @@ def build_case(
         doc.locate(path),
         entry.get("launches", 1),
         grid,
+        bound,
     )
+
+
+def bind_widths(
+    builder: Builder,
+    doc: Document,
+    path: PathKey,
+    binding: dict[str, str] | None,
+    widths: dict[str, str] | None,
+    precisions: dict[str, Precision],
+    *,
+    kernel: str = "this kernel",
+) -> dict[str, str]:
+    """A case's or model step's `widths: {wb: int4}`: each a declared width symbol bound
+    to a known precision. Every problem is reported at its own key or value."""
+    declared = widths or {}
+    for name, pid in (binding or {}).items():
+        if name not in declared:
+            listing = ", ".join(declared) or "none; it has only w"
+            builder.out.add(
+                doc.error(
+                    (*path, name),
+                    f"'{name}' is not a width of {kernel} (widths: {listing})",
+                    key=True,
+                    code="widths",
+                )
+            )
+        builder.precision_ref(doc, (*path, name), pid, precisions)
+    return dict(binding or {})
 
 
 def build_grid(

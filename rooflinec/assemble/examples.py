@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 from rooflinec.assemble.builder import Builder
-from rooflinec.catalog import Example, Expectation
+from rooflinec.catalog import Example, ExampleFigures, Expectation
 from rooflinec.errors import json_path
 from rooflinec.loader import Document, PathKey
 from rooflinec.quantities import Dimension
@@ -38,10 +38,17 @@ def build_examples(builder: Builder, doc: Document) -> tuple[Example, ...]:
     for i, ex in enumerate(doc.data.get("examples") or []):
         path: PathKey = ("examples", i)
         builder.claim(doc, (*path, "id"), ex["id"], "example")
+        about_model = "model" in ex
+        if about_model != ("phase" in ex):
+            builder.out.add(
+                doc.error(
+                    path, "an example about a model names both model and phase", code="examples"
+                )
+            )
         expects: list[Expectation] = []
         for j, e in enumerate(ex["expect"]):
             epath = (*path, "expect", j)
-            exp = _expectation(builder, doc, epath, e)
+            exp = _expectation(builder, doc, epath, e, about_model=about_model)
             if exp is not None:
                 expects.append(exp)
         out.append(
@@ -49,12 +56,15 @@ def build_examples(builder: Builder, doc: Document) -> tuple[Example, ...]:
                 ex["id"],
                 ex["name"],
                 ex.get("description"),
-                ex["device"],
+                ex.get("device", ""),
                 ex["precision"],
                 tuple(ex.get("cases") or ()),
                 tuple(expects),
                 owner,
                 doc.locate(path),
+                ex.get("model"),
+                ex.get("phase"),
+                _figures(builder, doc, (*path, "figures"), ex.get("figures")),
             )
         )
     examples = tuple(out)
@@ -62,8 +72,34 @@ def build_examples(builder: Builder, doc: Document) -> tuple[Example, ...]:
     return examples
 
 
+def _figures(
+    builder: Builder, doc: Document, path: PathKey, raw: dict[str, Any] | None
+) -> ExampleFigures | None:
+    """An example's own ceilings (another tool's figures), parsed exactly."""
+    if raw is None:
+        return None
+    peak = builder.quantity(doc, (*path, "peak"), raw["peak"], Dimension.RATE)
+    bandwidths = {
+        level: builder.quantity(doc, (*path, "bandwidth", level), text, Dimension.BANDWIDTH)
+        for level, text in raw["bandwidth"].items()
+    }
+    latency = (
+        builder.quantity(doc, (*path, "latency"), raw["latency"], Dimension.TIME)
+        if "latency" in raw
+        else None
+    )
+    if peak is None or None in bandwidths.values() or ("latency" in raw and latency is None):
+        return None
+    return ExampleFigures(
+        raw["name"],
+        peak[0],
+        {level: q[0] for level, q in bandwidths.items() if q is not None},
+        latency[0] if latency is not None else None,
+    )
+
+
 def _expectation(
-    builder: Builder, doc: Document, path: PathKey, e: dict[str, Any]
+    builder: Builder, doc: Document, path: PathKey, e: dict[str, Any], *, about_model: bool = False
 ) -> Expectation | None:
     output = e["output"]
     raw = e["value"]
@@ -114,7 +150,27 @@ def _expectation(
         "time",
         "efficiency",
     )
-    if needs_case and not e.get("case"):
+    if about_model:
+        problem = None
+        if e.get("case"):
+            problem = "an example about a model names steps, not cases"
+        elif output in ("peak", "bandwidth", "ridge", "memory_bound_count", "share_of_peak"):
+            problem = f"{output} is not an output of a model or its steps"
+        elif output in ("intensity", "limited_by") and not e.get("step"):
+            problem = f"an expected {output} names the step it is for"
+        elif output == "efficiency" and e.get("step"):
+            problem = "efficiency is the whole pass's, not a step's"
+        if problem is not None:
+            builder.out.add(doc.error(path, problem, code="examples"))
+            return None
+    elif e.get("step"):
+        builder.out.add(
+            doc.error(
+                (*path, "step"), "a step belongs to an example about a model", code="examples"
+            )
+        )
+        return None
+    elif needs_case and not e.get("case"):
         builder.out.add(
             doc.error(path, f"an expected {output} names the case it is for", code="examples")
         )
@@ -130,6 +186,7 @@ def _expectation(
         doc.locate(path),
         doc.locate((*path, "tolerance")) if explicit else None,
         json_path((*path, "tolerance")) if explicit else "",
+        e.get("step"),
     )
 
 

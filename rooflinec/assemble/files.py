@@ -19,7 +19,7 @@ from rooflinec.errors import Diagnostic, Location
 __all__ = ["KINDS", "SPEC_SUFFIXES", "SpecFiles", "discover", "display_path", "is_spec_name"]
 
 SPEC_SUFFIXES = (".yaml", ".yml")
-KINDS = ("devices", "kernels", "methods")
+KINDS = ("devices", "kernels", "methods", "models")
 _OUTSIDE = "a link to {what} outside the specs folder: not read (copy the file into the catalog)"
 
 
@@ -32,6 +32,7 @@ class SpecFiles:
     kernels: tuple[Path, ...]
     methods: tuple[Path, ...]
     problems: tuple[Diagnostic, ...] = ()
+    models: tuple[Path, ...] = ()
 
 
 def is_spec_name(name: str) -> bool:
@@ -45,7 +46,7 @@ def inside(path: Path, root: Path) -> bool:
 
 
 def discover(folder: Path) -> SpecFiles:
-    """Find `precisions.yaml`, `devices/*.yaml`, `kernels/*.yaml`, `methods/*.yaml`.
+    """Find `precisions.yaml` and the `devices/`, `kernels/`, `methods/`, `models/` files.
 
     Links leaving `folder` are refused (an error each, at line 1 of the link); entries
     of a spec folder that are not spec files are named in a warning.
@@ -87,13 +88,14 @@ def discover(folder: Path) -> SpecFiles:
     readable = inside(precisions, root)
     if not readable:
         refuse(precisions, "a file")
-    devices, kernels, methods = (listing(kind) for kind in KINDS)
+    devices, kernels, methods, models = (listing(kind) for kind in KINDS)
     return SpecFiles(
         precisions if readable and precisions.is_file() else None,
         devices,
         kernels,
         methods,
         tuple(problems),
+        models,
     )
 
 

@@ -27,42 +27,48 @@ def build_kernel(
     data = doc.data
     typed = TypedFile(builder, doc, "kernel")
     symbols: dict[str, str] = data["symbols"]
-    for name in symbols:
-        reason = _reserved(name)
-        if reason is not None:
-            builder.out.add(
-                doc.error(
-                    ("symbols", name),
-                    f"'{name}' is reserved: {reason}; choose another symbol name",
-                    key=True,
-                    code="formula",
+    widths: dict[str, str] = data.get("widths") or {}
+    for section, names in (("symbols", symbols), ("widths", widths)):
+        for name in names:
+            reason = reserved_reason(name)
+            if reason is None and section == "widths" and name in symbols:
+                reason = "it is also a shape symbol of this kernel"
+            if reason is not None:
+                builder.out.add(
+                    doc.error(
+                        (section, name),
+                        f"'{name}' is reserved: {reason}; choose another symbol name",
+                        key=True,
+                        code="formula",
+                    )
                 )
-            )
-    flops = builder.formula(doc, ("flops",), data["flops"], symbols)
-    if flops is not None and RESERVED_SYMBOL in flops.symbols:
+    reserved = (RESERVED_SYMBOL, *(name for name in widths if name not in symbols))
+    flops = builder.formula(doc, ("flops",), data["flops"], symbols, reserved=reserved)
+    if flops is not None and flops.reserved:
+        name = sorted(flops.reserved)[0]
         builder.out.add(
             doc.error(
                 ("flops",),
-                "the operation count cannot depend on w (bytes per value)",
+                f"the operation count cannot depend on {name} (bytes per value)",
                 code="formula",
             )
         )
     byte_formulas: dict[str, Formula] = {}
     for role, text in data["bytes"].items():
-        formula = builder.formula(doc, ("bytes", role), text, symbols)
+        formula = builder.formula(doc, ("bytes", role), text, symbols, reserved=reserved)
         if formula is not None:
             byte_formulas[role] = formula
     sources = builder.sources(doc)
     cases = tuple(
         c
         for c in (
-            build_case(builder, doc, i, entry, data["id"], symbols, precisions, sources)
+            build_case(builder, doc, i, entry, data["id"], symbols, precisions, sources, widths)
             for i, entry in enumerate(data["cases"])
         )
         if c is not None
     )
     if flops is not None and typed.clean:
-        _evaluate_all(builder, doc, flops, byte_formulas, cases, precisions)
+        _evaluate_all(builder, doc, flops, byte_formulas, cases, precisions, widths)
     finished = typed.finish(also=(c["id"] for c in data["cases"]))
     if finished is None or flops is None:  # a formula that did not parse is an error too
         return None
@@ -80,6 +86,7 @@ def build_kernel(
         versions,
         examples,
         doc,
+        dict(widths),
     )
 
 
@@ -90,6 +97,7 @@ def _evaluate_all(
     byte_formulas: dict[str, Formula],
     cases: tuple[Case, ...],
     precisions: dict[str, Precision],
+    width_symbols: dict[str, str],
 ) -> None:
     """Evaluate every formula for every case and precision: catch zero traffic early."""
     widths = sorted({p.bytes for p in precisions.values()}) or [Fraction(1)]
@@ -97,10 +105,11 @@ def _evaluate_all(
     formulas += [(("bytes", role), f, f"{role} byte count") for role, f in byte_formulas.items()]
     for case in cases:
         for path, formula, what in formulas:
-            for w, shape in _samples(
-                case, widths if RESERVED_SYMBOL in formula.symbols else widths[:1]
-            ):
+            for w, shape in _samples(case, widths if formula.reserved else widths[:1]):
                 values: dict[str, int | Fraction] = {**shape, RESERVED_SYMBOL: w}
+                for name in width_symbols:
+                    bound = case.widths.get(name)
+                    values[name] = precisions[bound].bytes if bound in precisions else w
                 try:
                     result = formula.evaluate(values)
                 except (EvaluationError, FormulaError) as exc:
@@ -150,7 +159,7 @@ def _where(case: Case, shape: dict[str, int]) -> str:
     return f"case '{case.id}' at " + ", ".join(f"{k}={v}" for k, v in shape.items())
 
 
-def _reserved(name: str) -> str | None:
+def reserved_reason(name: str) -> str | None:
     """Why a kernel may not declare the symbol `name`, or None when it may."""
     if name == RESERVED_SYMBOL:
         return "it is the bytes per value of the precision evaluated"

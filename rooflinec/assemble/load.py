@@ -25,7 +25,7 @@ def _record_broken(broken: Broken, kind: str, data: Any) -> None:
     ident = data.get("id")
     if isinstance(ident, str):
         broken.ids.add(ident)
-    elif kind in ("device", "kernel"):
+    elif kind in ("device", "kernel", "model"):
         broken.unknown.add(kind)
     if kind == "precisions":
         broken.unknown.add("precision")
@@ -53,8 +53,9 @@ def load_documents(
         ("device", files.devices),
         ("kernel", files.kernels),
         ("method", files.methods),
+        ("model", files.models),
     ]
-    docs: dict[str, list[Document]] = {"precisions": [], "device": [], "kernel": [], "method": []}
+    docs: dict[str, list[Document]] = {kind: [] for kind, _ in kinds}
     for kind, paths in kinds:
         for path in paths:
             try:

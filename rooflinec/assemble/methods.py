@@ -20,6 +20,12 @@ def build_method(builder: Builder, doc: Document) -> Method | None:
         formula = builder.formula(doc, where, f["expression"], data["symbols"])
         if formula is not None:
             formulas.append(MethodFormula(f["name"], formula, f["meaning"]))
+    model_formulas: list[MethodFormula] = []
+    for i, f in enumerate((data.get("models") or {}).get("formulas") or ()):
+        where = ("models", "formulas", i, "expression")
+        formula = builder.formula(doc, where, f["expression"], data["symbols"])
+        if formula is not None:
+            model_formulas.append(MethodFormula(f["name"], formula, f["meaning"]))
     finished = typed.finish()
     if finished is None:
         return None
@@ -35,4 +41,5 @@ def build_method(builder: Builder, doc: Document) -> Method | None:
         versions,
         examples,
         doc,
+        tuple(model_formulas),
     )

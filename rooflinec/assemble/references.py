@@ -9,7 +9,7 @@ from typing import Any
 
 from rooflinec.assemble.builder import Builder
 from rooflinec.assemble.ceilings import memory_ceilings
-from rooflinec.catalog import Catalog, Example
+from rooflinec.catalog import Catalog, Example, Model
 from rooflinec.loader import Document, PathKey
 
 
@@ -27,6 +27,8 @@ def cross_check(builder: Builder, catalog: Catalog) -> None:
                     m.precision,
                     precision_known=m.precision in catalog.precisions,
                 )
+    for model in catalog.models.values():
+        _model_refs(builder, catalog, model)
     memory_ceilings(builder, catalog)
     # Examples of every typed document, built or not: a file with one error still
     # gets its examples' references checked (their own owner is in `broken`).
@@ -65,21 +67,58 @@ def _device_ref(
         )
 
 
+def _model_refs(builder: Builder, catalog: Catalog, model: Model) -> None:
+    """A model's precisions are peaks of some device; its measurements name real devices."""
+    doc = model.document
+    if catalog.devices and not builder.broken.unknown & {"device", "precision"}:
+        offered = {p for device in catalog.devices.values() for p in device.peaks}
+        wanted: list[tuple[PathKey, str]] = [(("precision",), model.precision)]
+        # A model is built only when all its steps are: step i is entry i of the file.
+        for index, step in enumerate(model.steps):
+            if step.precision is not None:
+                wanted.append((("steps", index, "precision"), step.precision))
+        for path, pid in wanted:
+            if pid in catalog.precisions and pid not in offered:
+                builder.out.add(
+                    doc.error(
+                        path,
+                        f"no device of the catalog has a peak for precision '{pid}':"
+                        " the model would have no result",
+                        code="refs",
+                    )
+                )
+    for j, m in enumerate(model.measured):
+        _device_ref(
+            builder,
+            catalog,
+            doc,
+            ("measured", j),
+            m.device,
+            m.precision,
+            precision_known=m.precision in catalog.precisions,
+        )
+
+
 def _check_examples(
     builder: Builder, catalog: Catalog, doc: Document, examples: tuple[Example, ...]
 ) -> None:
     cases = catalog.cases
     for i, ex in enumerate(examples):
         path: PathKey = ("examples", i)
-        _device_ref(
-            builder,
-            catalog,
-            doc,
-            path,
-            ex.device,
-            ex.precision,
-            precision_known=not builder.broken.covers("precision", ex.precision),
-        )
+        if ex.device:  # else the example gives its own figures
+            _device_ref(
+                builder,
+                catalog,
+                doc,
+                path,
+                ex.device,
+                ex.precision,
+                precision_known=not builder.broken.covers("precision", ex.precision),
+            )
+        else:
+            builder.precision_ref(doc, (*path, "precision"), ex.precision, catalog.precisions)
+        if ex.model is not None:
+            _model_example_refs(builder, catalog, doc, path, ex)
         for j, cid in enumerate(ex.cases):
             if cid not in cases and not builder.broken.covers("case", cid):
                 builder.out.add(
@@ -94,6 +133,43 @@ def _check_examples(
                 builder.out.add(
                     doc.error((*path, "expect", j, "case"), f"unknown case '{e.case}'", code="refs")
                 )
+
+
+def _model_example_refs(
+    builder: Builder, catalog: Catalog, doc: Document, path: PathKey, ex: Example
+) -> None:
+    """The example's model, phase and steps exist (a model that failed is not reported)."""
+    model = catalog.models.get(ex.model or "")
+    if model is None:
+        if not builder.broken.covers("model", ex.model or ""):
+            builder.out.add(
+                doc.error(
+                    (*path, "model"),
+                    f"unknown model '{ex.model}' (models: {_listing(catalog.models)})",
+                    code="refs",
+                )
+            )
+        return
+    if ex.phase not in model.phases:
+        builder.out.add(
+            doc.error(
+                (*path, "phase"),
+                f"unknown phase '{ex.phase}' of model '{model.id}'"
+                f" (phases: {', '.join(model.phases)})",
+                code="refs",
+            )
+        )
+    steps = {s.id for s in model.steps}
+    for j, e in enumerate(ex.expect):
+        if e.step is not None and e.step not in steps:
+            builder.out.add(
+                doc.error(
+                    (*path, "expect", j, "step"),
+                    f"unknown step '{e.step}' of model '{model.id}'"
+                    f" (steps: {', '.join(s.id for s in model.steps)})",
+                    code="refs",
+                )
+            )
 
 
 def _listing(items: dict[str, Any]) -> str:

@@ -50,6 +50,11 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
         raise UsageError("--format parquet writes a binary file: name it with --out FILE")
     if opts.partition is not None and opts.format != "parquet":
         raise UsageError("--partition needs --format parquet")
+    if opts.format == "parquet" and opts.models:
+        raise UsageError(
+            "--format parquet holds the results of kernel cases; model rows (--model) are "
+            "written by json, jsonl, csv and table"
+        )
     if opts.out is not None:  # a target that cannot be written fails now, not after the work
         from rooflinec.outfile import check_file_target, check_folder_target
 
@@ -59,12 +64,31 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
     _unknown("device", opts.devices, catalog.devices)
     _unknown("case", opts.cases, catalog.cases)
     _unknown("precision", opts.precisions, catalog.precisions)
+    _unknown("model", opts.models, catalog.models)
+    if opts.phases and not opts.models:
+        raise UsageError("--phase selects the phases of the models given with --model M")
+    for phase in opts.phases:
+        known = {p for m in opts.models for p in catalog.models[m].phases}
+        _unknown("phase", [phase], known)
+    # --case alone selects results only, --model alone model rows only; neither, both.
+    only_models = bool(opts.models) and not opts.cases
     cells = select(
         compiled,
         devices=opts.devices or None,
-        cases=opts.cases or None,
+        cases=(opts.cases or None) if not only_models else (),
         precisions=opts.precisions or None,
         declared_only=opts.declared_only,
+    )
+    models = (
+        compiled.model_engine.rows(
+            models=opts.models or None,
+            phases=opts.phases or None,
+            devices=opts.devices or None,
+            precisions=opts.precisions or None,
+            declared_only=opts.declared_only,
+        )
+        if opts.models or not opts.cases
+        else []
     )
     cells.check()  # a grid shape with a bad count stops the compile before any output
     header: CsvHeader = "plain" if opts.csv_header == "plain" else "units"
@@ -72,7 +96,15 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
     shown = opts.out is not None or not _is_terminal(out)
     with progress_line(len(cells), "compile", enabled=shown) as progress:
         if opts.out is None:
-            write_results(compiled, cells, opts.format, out, csv_header=header, progress=progress)
+            write_results(
+                compiled,
+                cells,
+                opts.format,
+                out,
+                csv_header=header,
+                models=models,
+                progress=progress,
+            )
             return EXIT_OK
         from rooflinec.outfile import atomic_file, atomic_folder
 
@@ -90,7 +122,15 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
             return EXIT_OK
         with atomic_file(opts.out) as handle:
             text = io.TextIOWrapper(handle, encoding="utf-8", newline="")
-            write_results(compiled, cells, opts.format, text, csv_header=header, progress=progress)
+            write_results(
+                compiled,
+                cells,
+                opts.format,
+                text,
+                csv_header=header,
+                models=models,
+                progress=progress,
+            )
             text.flush()
             text.detach()  # `atomic_file` closes the file itself
     return EXIT_OK
@@ -170,6 +210,10 @@ def grid_shape(catalog: Catalog, case_id: str, text: str, *, required: bool) -> 
 def cmd_explain(opts: Options, out: TextIO) -> int:
     from rooflinec.explain import explain, explain_symbolic
 
+    if opts.models or opts.phases:
+        return _explain_model(opts, out)
+    if not opts.case:
+        raise UsageError("explain needs a CASE, or --model M --phase PH")
     if opts.symbolic:
         require_extra("rooflinec explain --symbolic", "symbolic")
     catalog, result = _one_result(opts)
@@ -178,6 +222,36 @@ def cmd_explain(opts: Options, out: TextIO) -> int:
         plain, latex = explain_symbolic(catalog, result)
         out.write("\nSymbolic (shape free, device constants folded in)\n")
         out.write(f"   {plain}\n   LaTeX: {latex}\n")
+    return EXIT_OK
+
+
+def _explain_model(opts: Options, out: TextIO) -> int:
+    """`explain --model M --phase PH --device D [--precision P]` (default: the model's)."""
+    from rooflinec.model_explain import explain_model
+
+    if opts.case:
+        raise UsageError("explain takes a CASE or --model M --phase PH, not both")
+    if not opts.models or not opts.phases:
+        raise UsageError("explain --model M needs --phase PH (and --phase needs --model)")
+    if opts.symbolic:
+        raise UsageError("--symbolic explains a case, not a model")
+    compiled = compiled_or_raise(specs_folder(opts.specs))
+    catalog = compiled.catalog
+    _unknown("model", opts.models, catalog.models)
+    model = catalog.models[opts.models[0]]
+    _unknown(f"phase of model '{model.id}'", opts.phases, model.phases)
+    _unknown("device", opts.devices, catalog.devices)
+    device = catalog.devices[opts.devices[0]]
+    precision = opts.precisions[0] if opts.precisions else model.precision
+    _unknown("precision", [precision], catalog.precisions)
+    row = compiled.model_result(model.id, opts.phases[0], device.id, precision)
+    if row is None:
+        needed = sorted({precision, *(s.precision for s in model.steps if s.precision)})
+        raise UsageError(
+            f"device '{device.id}' has no peak for precision {', '.join(needed)}"
+            f" (it has: {', '.join(device.peaks)})"
+        )
+    out.write(explain_model(compiled, row))
     return EXIT_OK
 
 

@@ -162,6 +162,22 @@ def _compile(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--declared-only", action="store_true", help="only each case's declared precision"
     )
+    p.add_argument(
+        "--model",
+        dest="models",
+        action=_Repeat,
+        default=(),
+        metavar="M",
+        help="only model M's rows (repeatable); without --case, no kernel results",
+    )
+    p.add_argument(
+        "--phase",
+        dest="phases",
+        action=_Repeat,
+        default=(),
+        metavar="PH",
+        help="only phase PH of the models selected (repeatable)",
+    )
 
 
 def _device_and_precision(p: argparse.ArgumentParser) -> None:
@@ -191,7 +207,13 @@ def _shape(p: argparse.ArgumentParser, default: str) -> None:
 
 
 def _explain(p: argparse.ArgumentParser) -> None:
-    p.add_argument("case", metavar="CASE", help="a case id")
+    p.add_argument("case", metavar="CASE", nargs="?", default="", help="a case id")
+    p.add_argument(
+        "--model", dest="models", action=_One, default=(), metavar="M", help="a model id"
+    )
+    p.add_argument(
+        "--phase", dest="phases", action=_One, default=(), metavar="PH", help="the model's phase"
+    )
     _device_and_precision(p)
     _shape(p, "required for a grid case")
     p.add_argument(
@@ -335,13 +357,15 @@ COMMANDS: tuple[Command, ...] = (
         "compile",
         help="compile every case on every device and precision",
         description="Resolve every kernel case against every device at every precision the "
-        "device has a peak for. json follows the results contract; jsonl has one result per "
-        "line, as data-frame tools read it; csv has units in its headers (or plain names with "
-        "--csv-header plain); parquet has one typed column per csv column with its unit in "
-        "the column's metadata (--partition device: a folder DuckDB, Polars or Spark read as "
-        "one table); table is for reading in a terminal. Rows are written in batches as they "
-        "are computed. With --out, the output is written to a temporary file beside FILE and "
-        "moved in when complete: an error or Ctrl-C (exit 130) leaves no partial file.",
+        "device has a peak for, and every model's phases likewise. json follows the results "
+        "contract (model rows under `models`); jsonl has one result per line, as data-frame "
+        "tools read it; csv has units in its headers (or plain names with --csv-header plain) "
+        "and holds the model rows when only models are selected (--model); parquet has one "
+        "typed column per csv column of the results with its unit in the column's metadata "
+        "(--partition device: a folder DuckDB, Polars or Spark read as one table); table is "
+        "for reading in a terminal. Rows are written in batches as they are computed. With "
+        "--out, the output is written to a temporary file beside FILE and moved in when "
+        "complete: an error or Ctrl-C (exit 130) leaves no partial file.",
         arguments=_compile,
         run=commands.cmd_compile,
     ),
@@ -350,7 +374,9 @@ COMMANDS: tuple[Command, ...] = (
         help="the derivation of one result, step by step",
         description="Print the derivation of CASE on device D: formulas, values bound, "
         "operations, bytes, intensities, every ceiling, which one wins, and the time. "
-        "--symbolic keeps the shape free and prints the time as an expression.",
+        "--symbolic keeps the shape free and prints the time as an expression. With "
+        "--model M --phase PH instead of CASE: each step's derivation, the sums, and tokens "
+        "per second.",
         arguments=_explain,
         run=commands.cmd_explain,
     ),

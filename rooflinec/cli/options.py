@@ -37,6 +37,8 @@ class Options:
     declared_only: bool = False
     csv_header: str = "units"
     partition: str | None = None  # compile --format parquet: a column to partition by
+    models: tuple[str, ...] = ()  # compile: repeatable; explain: at most one
+    phases: tuple[str, ...] = ()
     # explain
     case: str = ""
     shape: str = ""  # explain and solve: `M=1,N=2` picks one shape of a grid case

@@ -344,6 +344,13 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
     def on_env(self, env: Environment, /, *, config: MkDocsConfig, files: Files) -> None:
         for line in _PAGES:
             line.total = len(files.documentation_pages())
+        if env.bytecode_cache is None:
+            # mkdocs makes a new theme environment for every build, and `serve` builds
+            # again on every edit: the theme's compiled templates are kept on disk, as
+            # rooflinec's own are, so a rebuild does not compile the theme again.
+            from rooflinec.site.pages.common import bytecode_cache
+
+            env.bytecode_cache = bytecode_cache("theme-templates")
         if self.page_date:
             # mkdocs stamps every page with the build date (sitemap lastmod, gzip mtime);
             # the newest spec version date makes two builds of one catalog identical. Here

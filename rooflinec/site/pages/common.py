@@ -54,11 +54,12 @@ class GeneratedPage:
     assets: dict[str, str] = field(default_factory=dict)  # docs-relative path -> text
 
 
-def _bytecode_cache() -> FileSystemBytecodeCache | None:
-    """Compiled templates kept beside the chart cache: a cold process skips compiling.
+def bytecode_cache(name: str = "templates") -> FileSystemBytecodeCache | None:
+    """Compiled templates kept beside the chart cache, in its folder `name`: a cold
+    process skips compiling.
 
     jinja keys each entry by the template's source, so an edited template recompiles."""
-    folder = charts.cache_dir() / "templates"
+    folder = charts.cache_dir() / name
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
@@ -70,7 +71,7 @@ def environment() -> Environment:
     """The template environment: every `{{ }}` is escaped for Markdown and HTML."""
     env = Environment(
         loader=PackageLoader("rooflinec.site", "templates"),
-        bytecode_cache=_bytecode_cache(),
+        bytecode_cache=bytecode_cache(),
         autoescape=True,
         finalize=md,
         undefined=StrictUndefined,

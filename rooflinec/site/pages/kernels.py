@@ -125,7 +125,12 @@ def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
             "id": c.id,
             "name": c.name,
             "precision": cat.precisions[c.precision].label,
-            "shape": ", ".join(f"{k} = {v}" for k, v in c.shape.items()),
+            "shape": ", ".join(
+                [
+                    *(f"{k} = {v}" for k, v in c.shape.items()),
+                    *(f"{k}: {v}" for k, v in c.widths.items()),
+                ]
+            ),
             "description": c.description,
             "flops": format_si(
                 next((r.flops for r in results if r.case == c.id), Fraction(0)),
@@ -163,7 +168,13 @@ def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
         page,
         kernel=kernel,
         formulas=formulas,
-        symbols=sorted(kernel.symbols.items()),
+        symbols=[
+            *sorted(kernel.symbols.items()),
+            *(
+                (n, f"{m} (bytes per value: w unless a case binds it)")
+                for n, m in kernel.widths.items()
+            ),
+        ],
         uses_w=any("w" in f.symbols for f in kernel.bytes.values()),
         cases=case_rows,
         hidden=len(kernel.cases) - len(grids) - len(cases),

@@ -28,6 +28,7 @@ KNOWN_METHOD_KEYS = frozenset(
         "uncertainty",
         "limits",
         "origin",
+        "models",
         "glossary",
         "examples",
         "sources",
@@ -61,7 +62,7 @@ def method_page(site: Site, method: Method) -> GeneratedPage:
                     "output": e.output.replace("_", " "),
                     "case": page.case_link(e.case, e.case)
                     if e.case in site.catalog.cases
-                    else (e.case or "–"),
+                    else (e.case or (f"step {e.step}" if e.step else "–")),
                     "level": level_name(e.level) if e.level else "–",
                     "expected": e.text,
                     "computed": _computed(site, e.output, o.actual, ex.precision),
@@ -78,7 +79,7 @@ def method_page(site: Site, method: Method) -> GeneratedPage:
                 "description": ex.description,
                 "device": page.device_link(ex.device)
                 if ex.device in site.catalog.devices
-                else ex.device,
+                else (ex.figures.name if ex.figures is not None else ex.device),
                 "precision": site.catalog.precisions[ex.precision].label
                 if ex.precision in site.catalog.precisions
                 else ex.precision,
@@ -88,6 +89,7 @@ def method_page(site: Site, method: Method) -> GeneratedPage:
             }
         )
     data = method.data
+    models = _models_section(page, method)
     extra = [
         (key.replace("_", " ").capitalize(), _plain(data[key]))
         for key in data
@@ -105,6 +107,7 @@ def method_page(site: Site, method: Method) -> GeneratedPage:
         uncertainty=_strings(data.get("uncertainty")),
         limits=_strings(data.get("limits")),
         origin=data.get("origin") if isinstance(data.get("origin"), dict) else None,
+        models=models,
         glossary_count=len(records(data.get("glossary"))),
         examples=examples,
         extra=extra,
@@ -137,6 +140,28 @@ def _computed(site: Site, output: str, actual: Fraction | int | str | None, prec
     if output in ("share_of_peak", "efficiency"):
         return format_percent(actual, 6)
     return format_number(actual, 7)
+
+
+def _models_section(page: Page, method: Method) -> dict[str, Any] | None:
+    """The models section's prose and formulas, or None when the method has none."""
+    section = method.data.get("models")
+    if not isinstance(section, dict):
+        return None
+    return {
+        "summary": str(section.get("summary") or ""),
+        "formulas": [
+            {
+                "name": f.name,
+                "formula": f.formula,
+                "math": page.math(f.formula),
+                "meaning": f.meaning,
+            }
+            for f in method.model_formulas
+        ],
+        "assumptions": _strings(section.get("assumptions")),
+        "limits": _strings(section.get("limits")),
+        "departures": records(section.get("departures")),
+    }
 
 
 def _strings(value: Any) -> list[str]:

@@ -1,0 +1,356 @@
+"""Model files typed: parameters, phases, steps with their shape and count formulas.
+
+Every shape, count and tokens formula goes through the same safe formula engine as a
+kernel's, over the model's parameters and the phase's variables, and is evaluated in
+every phase here: each must come out a positive whole number, or the error points at
+the formula. The step's kernel formulas are then evaluated at each phase's shape, so
+a zero or absurd count is caught before any result is computed from it.
+
+Steps name catalog kernels, so a model is typed after every kernel file.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from rooflinec.assemble.builder import Builder
+from rooflinec.assemble.cases import bind_widths
+from rooflinec.assemble.kernels import MAX_COUNT, reserved_reason
+from rooflinec.assemble.typed import TypedFile
+from rooflinec.catalog import Kernel, Model, ModelMeasured, ModelStep, Precision
+from rooflinec.errors import short_number
+from rooflinec.formulas import EvaluationError, Formula, FormulaError
+from rooflinec.loader import Document, PathKey
+from rooflinec.quantities import Dimension
+
+MAX_SHAPE = 10**15  # as a case's shape values
+MAX_STEP_COUNT = 10**9  # runs of one step in one pass
+DEFAULT_TOKENS = "b*s"
+
+
+def build_model(
+    builder: Builder,
+    doc: Document,
+    kernels: dict[str, Kernel],
+    precisions: dict[str, Precision],
+) -> Model | None:
+    """A model with every formula evaluated in every phase, or None when it has errors."""
+    data = doc.data
+    typed = TypedFile(builder, doc, "model")
+    parameters: dict[str, int] = data["parameters"]
+    phases: dict[str, dict[str, int]] = data["phases"]
+    _check_names(builder, doc, parameters, phases)
+    names = sorted({*parameters, *(v for phase in phases.values() for v in phase)})
+    builder.precision_ref(doc, ("precision",), data["precision"], precisions)
+    tokens_text = data.get("tokens", DEFAULT_TOKENS)
+    tokens = _formula(builder, doc, ("tokens",), tokens_text, names)
+    tokens_by_phase: dict[str, int] = {}
+    if tokens is not None:
+        # The default b*s needs b and s: say so at `phases`, not at a field not written.
+        path: PathKey = ("tokens",) if "tokens" in data else ("phases",)
+        tokens_by_phase = _per_phase(builder, doc, path, tokens, parameters, phases, "tokens")
+    steps: list[ModelStep] = []
+    seen: dict[str, int] = {}
+    for i, entry in enumerate(data["steps"]):
+        step = _step(builder, doc, i, entry, names, parameters, phases, kernels, precisions, seen)
+        if step is not None:
+            steps.append(step)
+    sources = builder.sources(doc)
+    measured = _measured(builder, doc, phases, sources, precisions)
+    finished = typed.finish()
+    if finished is None or tokens is None:
+        return None
+    _, versions = finished
+    return Model(
+        data["id"],
+        data["name"],
+        data["description"],
+        data["precision"],
+        dict(parameters),
+        {name: dict(values) for name, values in phases.items()},
+        tokens,
+        tokens_by_phase,
+        tuple(steps),
+        measured,
+        sources,
+        tuple(data.get("assumptions") or ()),
+        versions,
+        doc,
+    )
+
+
+def _check_names(
+    builder: Builder, doc: Document, parameters: dict[str, int], phases: dict[str, dict[str, int]]
+) -> None:
+    """No reserved name, and no phase variable that is also a parameter."""
+    for name in parameters:
+        _reserved_name(builder, doc, ("parameters", name), name)
+    for phase, values in phases.items():
+        for name in values:
+            _reserved_name(builder, doc, ("phases", phase, name), name)
+            if name in parameters:
+                builder.out.add(
+                    doc.error(
+                        ("phases", phase, name),
+                        f"'{name}' is both a parameter and a variable of phase '{phase}':"
+                        " give it one meaning",
+                        key=True,
+                        code="models",
+                    )
+                )
+
+
+def _reserved_name(builder: Builder, doc: Document, path: PathKey, name: str) -> None:
+    reason = reserved_reason(name)
+    if reason is not None:
+        builder.out.add(
+            doc.error(
+                path,
+                f"'{name}' is reserved: {reason}; choose another name",
+                key=True,
+                code="formula",
+            )
+        )
+
+
+def _formula(
+    builder: Builder, doc: Document, path: PathKey, raw: Any, names: list[str]
+) -> Formula | None:
+    """A shape, count or tokens formula: a whole number written as such, or formula text."""
+    text = str(raw) if isinstance(raw, int) else raw
+    return builder.formula(doc, path, text, names, reserved=())
+
+
+def _per_phase(
+    builder: Builder,
+    doc: Document,
+    path: PathKey,
+    formula: Formula,
+    parameters: dict[str, int],
+    phases: dict[str, dict[str, int]],
+    what: str,
+    *,
+    limit: int = MAX_SHAPE,
+) -> dict[str, int]:
+    """The formula's value in every phase; each problem reported at the formula, once."""
+    out: dict[str, int] = {}
+    for phase, values in phases.items():
+        problem = None
+        offset = 0
+        try:
+            value = formula.evaluate({**parameters, **values})
+        except (EvaluationError, FormulaError) as exc:
+            if exc.token is not None and exc.token in formula.symbols:
+                problem = f"phase '{phase}' gives no value for '{exc.token}'"
+            else:
+                problem = exc.message
+            offset = exc.column
+        else:
+            if value.denominator != 1:
+                problem = f"{formula.text} = {short_number(value)}, not a whole number"
+            elif value <= 0:
+                problem = f"{formula.text} = {short_number(value)}: it must be 1 or more"
+            elif value > limit:
+                problem = f"{formula.text} = {short_number(value)} is implausibly large"
+            else:
+                out[phase] = int(value)
+        if problem is not None:
+            builder.out.add(
+                doc.error(
+                    path, f"{what} in phase '{phase}': {problem}", offset=offset, code="models"
+                )
+            )
+            return {}
+    return out
+
+
+def _step(
+    builder: Builder,
+    doc: Document,
+    index: int,
+    entry: dict[str, Any],
+    names: list[str],
+    parameters: dict[str, int],
+    phases: dict[str, dict[str, int]],
+    kernels: dict[str, Kernel],
+    precisions: dict[str, Precision],
+    seen: dict[str, int],
+) -> ModelStep | None:
+    path: PathKey = ("steps", index)
+    errors_before = len(builder.out.errors)
+    sid = entry["id"]
+    if sid in seen:
+        builder.out.add(
+            doc.error(
+                (*path, "id"),
+                f"step id '{sid}' is already used by step {seen[sid] + 1} of this model",
+                code="ids",
+            )
+        )
+    seen.setdefault(sid, index)
+    kernel = kernels.get(entry["kernel"])
+    if kernel is None:
+        if not builder.broken.covers("kernel", entry["kernel"]):
+            known = ", ".join(sorted(kernels)) or "none"
+            builder.out.add(
+                doc.error(
+                    (*path, "kernel"),
+                    f"unknown kernel '{entry['kernel']}' (kernels: {known})",
+                    code="refs",
+                )
+            )
+        return None
+    if entry.get("precision") is not None:
+        builder.precision_ref(doc, (*path, "precision"), entry["precision"], precisions)
+    widths = bind_widths(
+        builder,
+        doc,
+        (*path, "widths"),
+        entry.get("widths"),
+        kernel.widths,
+        precisions,
+        kernel=f"kernel '{kernel.id}'",
+    )
+    raw_shape: dict[str, Any] = entry["shape"]
+    for symbol in kernel.symbols:
+        if symbol not in raw_shape:
+            builder.out.add(
+                doc.error(
+                    (*path, "shape"),
+                    f"symbol '{symbol}' of kernel '{kernel.id}' is not bound: give it a formula",
+                    code="shape",
+                )
+            )
+    shape: dict[str, Formula] = {}
+    shapes: dict[str, dict[str, int]] = {phase: {} for phase in phases}
+    for symbol, raw in raw_shape.items():
+        if symbol not in kernel.symbols:
+            builder.out.add(
+                doc.error(
+                    (*path, "shape", symbol),
+                    f"'{symbol}' is not a symbol of kernel '{kernel.id}'"
+                    f" (symbols: {', '.join(kernel.symbols)})",
+                    key=True,
+                    code="shape",
+                )
+            )
+            continue
+        formula = _formula(builder, doc, (*path, "shape", symbol), raw, names)
+        if formula is None:
+            continue
+        shape[symbol] = formula
+        values = _per_phase(
+            builder, doc, (*path, "shape", symbol), formula, parameters, phases, f"{symbol}"
+        )
+        for phase, value in values.items():
+            shapes[phase][symbol] = value
+    count = _formula(builder, doc, (*path, "count"), entry.get("count", 1), names)
+    counts: dict[str, int] = {}
+    if count is not None:
+        counts = _per_phase(
+            builder,
+            doc,
+            (*path, "count"),
+            count,
+            parameters,
+            phases,
+            "count",
+            limit=MAX_STEP_COUNT,
+        )
+    if len(builder.out.errors) > errors_before or count is None:
+        return None
+    _evaluate_kernel(builder, doc, path, kernel, shapes, widths, precisions)
+    if len(builder.out.errors) > errors_before:
+        return None
+    return ModelStep(
+        sid,
+        entry.get("name") or sid,
+        entry.get("description"),
+        kernel.id,
+        shape,
+        count,
+        entry.get("precision"),
+        widths,
+        shapes,
+        counts,
+        doc.locate(path),
+    )
+
+
+def _evaluate_kernel(
+    builder: Builder,
+    doc: Document,
+    path: PathKey,
+    kernel: Kernel,
+    shapes: dict[str, dict[str, int]],
+    widths: dict[str, str],
+    precisions: dict[str, Precision],
+) -> None:
+    """The kernel's formulas at each phase's shape: positive and plausible, at every width."""
+    all_widths = sorted({p.bytes for p in precisions.values()}) or [Fraction(1)]
+    formulas = [("operation count", kernel.flops)]
+    formulas += [(f"{level} byte count", f) for level, f in kernel.bytes.items()]
+    for phase, shape in shapes.items():
+        for what, formula in formulas:
+            for w in all_widths if formula.reserved else all_widths[:1]:
+                values: dict[str, int | Fraction] = {
+                    **shape,
+                    **kernel.width_values(w, widths, precisions),
+                }
+                try:
+                    result = formula.evaluate(values)
+                except (EvaluationError, FormulaError) as exc:
+                    problem = exc.message
+                else:
+                    if 0 < result <= MAX_COUNT:
+                        continue
+                    size = "is not positive" if result <= 0 else "is implausibly large"
+                    problem = f"{size} ({short_number(result)} with w={w})"
+                builder.out.add(
+                    doc.error(
+                        (*path, "shape"),
+                        f"in phase '{phase}', kernel '{kernel.id}': the {what} {problem}",
+                        code="models",
+                    )
+                )
+                return
+
+
+def _measured(
+    builder: Builder,
+    doc: Document,
+    phases: dict[str, dict[str, int]],
+    sources: dict[str, Any],
+    precisions: dict[str, Precision],
+) -> tuple[ModelMeasured, ...]:
+    out: list[ModelMeasured] = []
+    for j, m in enumerate(doc.data.get("measured") or []):
+        path: PathKey = ("measured", j)
+        builder.source_ref(doc, (*path, "source"), m["source"], sources)
+        builder.precision_ref(doc, (*path, "precision"), m["precision"], precisions)
+        if m["phase"] not in phases:
+            builder.out.add(
+                doc.error(
+                    (*path, "phase"),
+                    f"unknown phase '{m['phase']}' (phases: {', '.join(phases)})",
+                    code="refs",
+                )
+            )
+            continue
+        parsed = builder.quantity(doc, (*path, "time"), m["time"], Dimension.TIME)
+        if parsed is None:
+            continue
+        out.append(
+            ModelMeasured(
+                m["device"],
+                m["phase"],
+                m["precision"],
+                parsed[0],
+                m["time"],
+                m["source"],
+                m.get("note"),
+                doc.locate(path),
+            )
+        )
+    return tuple(out)

@@ -1,0 +1,158 @@
+"""The derivation of one model row, written for a reviewer to check by hand.
+
+The model's variables, the device's ceilings, then each step: its shape formulas and
+values, the kernel's formulas at that shape, each ceiling of one run and which one
+wins, the time of one run and of `count` runs; then the sums, and tokens per second.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from rooflinec.catalog import LEVEL_NAMES, Model
+from rooflinec.compiler import Compiled
+from rooflinec.explain import width_lines
+from rooflinec.formatting import format_number, format_percent, format_si
+from rooflinec.models import ModelResult
+from rooflinec.terms import COMPUTE, LATENCY
+
+
+def _exact(value: Fraction) -> str:
+    if value.denominator == 1:
+        return f"{value.numerator:,}"
+    return f"{value.numerator:,}/{value.denominator:,} ≈ {format_number(value, 7)}"
+
+
+def _bound(limit: str) -> str:
+    if limit == COMPUTE:
+        return "compute bound"
+    if limit == LATENCY:
+        return "latency bound (the launch takes longer than the work at the roofline)"
+    return f"memory bound on {LEVEL_NAMES[limit]}"
+
+
+def _bound_value(name: str, text: str, value: int) -> str:
+    """`N = 3*h = 15,360`; a formula that is the number itself is not repeated."""
+    return f"{name} = {value:,}" if text == str(value) else f"{name} = {text} = {value:,}"
+
+
+def _variables(model: Model, phase: str) -> list[str]:
+    params = ", ".join(f"{k} = {v:,}" for k, v in model.parameters.items())
+    run = ", ".join(f"{k} = {v:,}" for k, v in model.phases[phase].items())
+    return [f"   parameters: {params}", f"   phase {phase}: {run or '(no variables)'}"]
+
+
+def explain_model(compiled: Compiled, row: ModelResult) -> str:
+    """A line-by-line derivation of `row` (a catalog device's row)."""
+    catalog = compiled.catalog
+    model = catalog.models[row.model]
+    device = catalog.devices[row.device]
+    precision = catalog.precisions[row.precision]
+    unit = precision.unit
+    lines: list[str] = []
+    add = lines.append
+    add(f"{model.name}, phase {row.phase}, on {device.name} at {precision.label}")
+    add(f"  model {model.id}, phase {row.phase}, device {device.id}, precision {precision.id}")
+    if not row.declared:
+        add(
+            f"  note: the model computes at {model.precision};"
+            f" this row evaluates it at {precision.id}"
+        )
+    add("")
+    add("1. Variables")
+    lines.extend(_variables(model, row.phase))
+    add(f"   tokens = {model.tokens.text} = {row.tokens:,}")
+    add("")
+    add("2. Ceilings of the device")
+    for pid in dict.fromkeys(s.precision for s in row.steps):
+        peak = device.peaks[pid]
+        sparse = " ÷ 2 (printed with 2:4 sparsity)" if peak.sparsity == "2:4" else ""
+        p_unit = catalog.precisions[pid].unit
+        add(
+            f"   {pid} peak = {peak.figure.text}{sparse} × {format_percent(device.compute_share)}"
+            f" sustained = {format_si(device.peak(pid), p_unit + '/s', digits=6)}"
+            f"    [source: {peak.figure.source}]"
+        )
+    for level, mem in device.memory.items():
+        add(
+            f"   {level} bandwidth = {mem.bandwidth.text} ({mem.label}) ×"
+            f" {format_percent(device.share_of(level))} sustained"
+            f" = {format_si(device.bandwidth(level), 'B/s', digits=6)}"
+            f"    [source: {mem.bandwidth.source}]"
+        )
+    if device.launch is not None:
+        add(
+            f"   latency floor = {device.launch.text} per launch, one launch per run"
+            f"    [source: {device.launch.source}]"
+        )
+    add("")
+    add("3. Steps (each run sits on its own roofline; a step's totals are count × one run)")
+    for index, (step, s) in enumerate(zip(model.steps, row.steps, strict=True), start=1):
+        kernel = catalog.kernels[step.kernel]
+        one = compiled.model_engine.instance(model, row.phase, index - 1, row.device, s.precision)
+        s_unit = catalog.precisions[s.precision].unit
+        add(f"   3.{index} {step.id}: {step.name}, kernel {kernel.id}")
+        shape = ", ".join(
+            _bound_value(name, f.text, s.shape[name]) for name, f in step.shape.items()
+        )
+        add(f"       shape: {shape}")
+        add(f"       {_bound_value('count', step.count.text, s.count)}")
+        w = catalog.precisions[s.precision].bytes
+        add(f"       w = {format_number(w)} B per value ({s.precision})")
+        for text in width_lines(catalog, kernel.widths, step.widths):
+            add(f"       {text}")
+        add(f"       {s_unit} per run = {kernel.flops.text} = {_exact(one.flops)}")
+        for level, formula in kernel.bytes.items():
+            add(
+                f"       {level} bytes per run = {formula.text} = {_exact(one.bytes[level])} B;"
+                f" intensity {format_si(one.intensity[level], s_unit + '/B', digits=6)}"
+            )
+        ceilings = "; ".join(
+            f"{name} {format_si(rate, s_unit + '/s', digits=6)}"
+            for name, rate in one.ceilings.items()
+        )
+        add(f"       ceilings: {ceilings}")
+        for level, why in one.unmodelled:
+            add(f"       {level}: no ceiling for this step: {why}")
+        add(
+            f"       lowest: {s.limited_by} → {_bound(s.limited_by)};"
+            f" attainable {format_si(s.attainable, s_unit + '/s', digits=6)}"
+        )
+        add(
+            f"       time = {format_si(one.time, 's', digits=6)} per run × {s.count:,}"
+            f" = {format_si(s.time, 's', digits=6)};"
+            f" {s_unit} = {_exact(s.flops)}"
+        )
+    add("")
+    add("4. Sums over the steps")
+    add(f"   {unit} = {_exact(row.flops)}  ({format_si(row.flops, unit)})")
+    for level, b in row.bytes.items():
+        add(f"   {level} bytes = {_exact(b)} B  ({format_si(b, 'B')})")
+    add(
+        f"   time = sum of the steps' times = {format_si(row.time, 's', digits=6)}  (a lower bound)"
+    )
+    for name, t in row.time_by_limit.items():
+        add(
+            f"     limited by {name}: {format_si(t, 's', digits=6)}"
+            f" ({format_percent(t / row.time)})"
+        )
+    add(
+        f"   attainable = {unit} / time = {format_si(row.attainable, unit + '/s', digits=6)}"
+        f" ({format_percent(row.attainable / device.peak(row.precision))} of the"
+        f" {row.precision} peak)"
+    )
+    add("")
+    add("5. Tokens per second")
+    add(
+        f"   tokens / time = {row.tokens:,} / {format_si(row.time, 's', digits=6)}"
+        f" = {format_number(row.tokens_per_second, 6)} tokens/s"
+    )
+    if row.measured_time is not None and row.efficiency is not None:
+        add("")
+        add("6. Measured")
+        add(
+            f"   measured time = {format_si(row.measured_time, 's', digits=6)}"
+            f"    [source: {row.measured_source}]"
+        )
+        add(f"   efficiency = time / measured time = {format_percent(row.efficiency)}")
+    return "\n".join(lines) + "\n"
