@@ -53,9 +53,10 @@ def step_data(s: StepResult) -> dict[str, Any]:
     }
 
 
-def model_data(r: ModelResult) -> dict[str, Any]:
-    """One model row as plain JSON data, in the contract's order."""
-    return {
+def model_data(r: ModelResult, *, steps: bool = True) -> dict[str, Any]:
+    """One model row as plain JSON data, in the contract's order (without its steps
+    when `steps` is false)."""
+    data = {
         "model": r.model,
         "phase": r.phase,
         "device": r.device,
@@ -70,8 +71,10 @@ def model_data(r: ModelResult) -> dict[str, Any]:
         "time_by_limit": {k: num(v) for k, v in r.time_by_limit.items()},
         "measured_time": _opt(r.measured_time),
         "efficiency": _opt(r.efficiency),
-        "steps": [step_data(s) for s in r.steps],
     }
+    if steps:
+        data["steps"] = [step_data(s) for s in r.steps]
+    return data
 
 
 _STRINGS: dict[str, str] = {}
@@ -111,17 +114,64 @@ def _dump(value: Any, pad: str) -> str:
     return repr(value)  # int or float: json writes both as repr does
 
 
-def model_json(r: ModelResult, pad: str = "") -> str:
-    """One model row as indented JSON text."""
-    return _dump(model_data(r), pad)
+_StepKey = tuple[int, int, int, str, str]
+
+
+def _quotient(numerator: int, denominator: int) -> str:
+    """`json.dumps(num(Fraction(numerator, denominator)))` for positive integers: int
+    true division rounds correctly, as `float(Fraction)` does."""
+    if numerator % denominator == 0:
+        return repr(numerator // denominator)
+    return repr(numerator / denominator)
+
+
+def _step_line(s: StepResult, fragments: dict[_StepKey, tuple[str, str]]) -> str:
+    """`json.dumps(step_data(s))`, from fragments shared by every device: a step's
+    counts, shape and intensities are the same on all of them (the same objects, whence
+    the identity key; `fragments` lives no longer than the rows it was filled from)."""
+    key = (id(s.intensity), id(s.shape), s.count, s.step, s.precision)
+    hit = fragments.get(key)
+    if hit is None:
+        data = step_data(s)
+        text = json.dumps(data, ensure_ascii=False)
+        head, _, rest = text.partition(', "time": ')
+        hit = fragments[key] = (
+            head,
+            rest[rest.index(', "intensity": ') : rest.index(', "attainable": ')],
+        )
+    time = _quotient(s.time.numerator, s.time.denominator)
+    # flops / time without building the Fraction: the same float, no gcd
+    attainable = _quotient(
+        s.flops.numerator * s.time.denominator, s.flops.denominator * s.time.numerator
+    )
+    return (
+        f'{hit[0]}, "time": {time}{hit[1]}, "attainable": {attainable}, '
+        f'"limited_by": {_string(s.limited_by)}}}'
+    )
+
+
+def model_json(
+    r: ModelResult, pad: str = "", fragments: dict[_StepKey, tuple[str, str]] | None = None
+) -> str:
+    """One model row as indented JSON text, each of its steps on one line: a row has a
+    dozen steps, and a step per line reads as a table (and is written by json's C
+    encoder, where indenting every step's fields took most of a compile's time)."""
+    fragments = {} if fragments is None else fragments
+    data = model_data(r, steps=False)
+    head = _dump(data, pad)
+    inner = pad + "    "
+    lines = ",\n".join(inner + _step_line(step, fragments) for step in r.steps)
+    body = f"[\n{lines}\n{pad}  ]" if r.steps else "[]"
+    return f"{head[:-2]},\n{pad}  {_string('steps')}: {body}\n{pad}}}"
 
 
 def write_model_json_rows(rows: Sequence[ModelResult], out: TextIO) -> None:
     """The rows of the `models` array, indented as `json.dumps(document, indent=2)` nests
     them (the caller writes the brackets)."""
     separator = "\n"
+    fragments: dict[_StepKey, tuple[str, str]] = {}
     for r in rows:
-        out.write(separator + "    " + model_json(r, "    "))
+        out.write(separator + "    " + model_json(r, "    ", fragments))
         separator = ",\n"
 
 

@@ -7,8 +7,9 @@ floor)), and the pass's time is the sum of the steps' times: a lower bound, with
 overlap between steps. Everything is exact (`Fraction`); floats appear only where the
 rows are written out (`rooflinec.model_export`).
 
-A row exists for every model × phase × device × precision the device has a peak for,
-and for the precisions its steps name of their own; `declared` marks the model's own
+A row exists for every model × phase × device with a peak for the model's precision
+(and for the precisions its steps name of their own); a selection that names other
+precisions (`--precision`) gets rows at those too, and `declared` marks the model's own
 precision. Operation and byte counts depend only on (model, phase, step, width), so
 they are evaluated once and shared by every device.
 """
@@ -132,7 +133,8 @@ class ModelEngine:
         declared_only: bool = False,
     ) -> Iterator[tuple[str, str, str, str]]:
         """(model, phase, device, precision) of every row a selection keeps, in catalog
-        order: models, their phases, devices, each device's peaks (`None` keeps all)."""
+        order: models, their phases, devices, each device's peaks (`None` keeps all, but
+        precisions: `None` keeps the model's own precision only)."""
         m, ph, d, p = (
             set(x) if x is not None else None for x in (models, phases, devices, precisions)
         )
@@ -149,9 +151,13 @@ class ModelEngine:
                     if not own <= figures.peaks.keys():
                         continue
                     for precision in figures.peaks:
-                        if p is not None and precision not in p:
+                        # A model says what it computes at: unlike a kernel case, whose
+                        # formulas hold at any width, its rows at every other precision
+                        # would be what-ifs nobody asked for (a fp64 Llama) and thirty
+                        # times the output. `--precision` asks for them.
+                        if (p is None or declared_only) and precision != model.precision:
                             continue
-                        if declared_only and precision != model.precision:
+                        if p is not None and precision not in p:
                             continue
                         yield model.id, phase, figures.id, precision
 

@@ -157,15 +157,20 @@ def test_measured_time_gives_the_efficiency(tmp_path: Path) -> None:
     assert (None, None, False) == (other.measured_time, other.efficiency, other.declared)
 
 
-def test_rows_cover_every_phase_device_and_precision(tmp_path: Path) -> None:
-    """One row per model × phase × device × precision the device has a peak for."""
-    rows = _tiny(tmp_path).models
+def test_rows_cover_every_phase_and_device_at_the_models_precision(tmp_path: Path) -> None:
+    """One row per model × phase × device at the model's own precision; naming other
+    precisions asks for rows at those (the toy has bf16 and fp8 peaks)."""
+    compiled = _tiny(tmp_path)
+    assert [("prefill", "bf16", True), ("decode", "bf16", True)] == [
+        (r.phase, r.precision, r.declared) for r in compiled.models
+    ]
+    asked = compiled.model_engine.rows(precisions=["bf16", "fp8"])
     assert [
         ("prefill", "bf16"),
         ("prefill", "fp8"),
         ("decode", "bf16"),
         ("decode", "fp8"),
-    ] == [(r.phase, r.precision) for r in rows]
+    ] == [(r.phase, r.precision) for r in asked]
 
 
 # --- llm-analysis' test-13b ---------------------------------------------------------------
@@ -283,7 +288,7 @@ def test_explain_model_derives_steps_sums_and_tokens() -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (("compile", "--model", "test-13c"), "unknown model 'test-13c' (known: test-13b)"),
+        (("compile", "--model", "test-13c"), "unknown model 'test-13c' (known: llama-2-7b,"),
         (("compile", "--model", "test-13b", "--phase", "decod"), "unknown phase 'decod'"),
         (("compile", "--phase", "decode"), "--phase selects the phases of the models"),
         (("explain", "--model", "test-13b", "--device", "nvidia-h100-sxm"), "needs --phase"),

@@ -257,6 +257,14 @@ def plant(specs: Path) -> None:
     kernel["versions"][0]["change"] = PAYLOAD
     with kernel_file.open("w", encoding="utf-8") as f:
         yml.dump(kernel, f)
+    model_file = specs / "models" / "test-13b.yaml"
+    model = yml.load(model_file.read_text("utf-8"))
+    model["name"] = PAYLOAD
+    model["description"] = PAYLOAD
+    model["steps"][0]["name"] = PAYLOAD
+    model["assumptions"][0] = PAYLOAD
+    with model_file.open("w", encoding="utf-8") as f:
+        yml.dump(model, f)
     method_file = specs / "methods" / "roofline.yaml"
     method = yml.load(method_file.read_text("utf-8"))
     method["glossary"][0]["term"] = PAYLOAD
@@ -278,7 +286,8 @@ def planted_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_spec_text_comes_out_inert(planted_site: Path) -> None:
-    """Script, markup, Markdown links, template syntax and pipes in specs stay text."""
+    """Script, markup, Markdown links, template syntax and pipes in specs (a device, a kernel,
+    a model, a method) stay text."""
     for page in _html_pages(planted_site):
         text = page.read_text("utf-8")
         assert "<script>alert" not in text, page
@@ -303,6 +312,10 @@ def test_spec_text_comes_out_inert(planted_site: Path) -> None:
     parser = _Elements()
     parser.feed(kernel)
     assert PAYLOAD in "".join(parser.text)
+    for page in ("models/test-13b.html", "models/index.html"):
+        parser = _Elements()
+        parser.feed((planted_site / page).read_text("utf-8"))
+        assert PAYLOAD in "".join(parser.text), page
 
 
 def test_chart_specs_cannot_break_out_of_their_script(planted_site: Path) -> None:

@@ -357,7 +357,8 @@ COMMANDS: tuple[Command, ...] = (
         "compile",
         help="compile every case on every device and precision",
         description="Resolve every kernel case against every device at every precision the "
-        "device has a peak for, and every model's phases likewise. json follows the results "
+        "device has a peak for, and every model's phases at the model's precision (or at those "
+        "--precision names). json follows the results "
         "contract (model rows under `models`); jsonl has one result per line, as data-frame "
         "tools read it; csv has units in its headers (or plain names with --csv-header plain) "
         "and holds the model rows when only models are selected (--model); parquet has one "

@@ -58,6 +58,7 @@ NAV: list[dict[str, str]] = [
     {"Home": "index.md"},
     {"Devices": "devices/index.md"},
     {"Kernels": "kernels/index.md"},
+    {"Models": "models/index.md"},
     {"Comparison": "comparison.md"},
     {"Method": "method/roofline.md"},
     {"Sources": "sources.md"},

@@ -1,6 +1,6 @@
 """Roofline charts as Vega-Lite, their static SVG, and the runtime.
 
-Three charts:
+The charts:
 
 - `device_roofline`: one device, log–log; a roof per precision (memory slope then compute
   roof, the ridge point itself a data point so the kink is exact), the other memory levels
@@ -11,6 +11,10 @@ Three charts:
   markers are computed from the sliders by Vega expressions, so they work in a static page.
 - `comparison_chart`: every device's DRAM roofline at one precision.
 - `kernel_chart`: one kernel's cases, the attainable rate on every device.
+- `model_steps_chart`: a model's pass as a stacked bar per device, a segment per step.
+- `tokens_chart`: tokens per second of one model's phase per device, picked in the page.
+
+A model page also reuses `device_roofline` with its steps as the markers (`labels`).
 
 The specs are plain dicts, written here directly: a device roofline takes a fraction of a
 millisecond this way and hundreds of times longer through vega-altair (which deep-copies
@@ -30,7 +34,7 @@ import math
 import os
 import re
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -51,8 +55,10 @@ __all__ = [
     "device_roofline",
     "featured_devices",
     "kernel_chart",
+    "model_steps_chart",
     "render_svg",
     "spec_json",
+    "tokens_chart",
     "vega_bundle",
 ]
 
@@ -538,9 +544,15 @@ def device_roofline(
     device_id: str,
     results: Sequence[Result],
     chart_precision: str,
+    labels: Mapping[str, str] | None = None,
 ) -> Chart:
-    """The roofline of one device with `results` (one per case) as numbered markers."""
-    roofline, description = _device_roofline_parts(compiled, device_id, results, chart_precision)
+    """The roofline of one device with `results` (one per case) as numbered markers.
+
+    `labels` names each marker by its result's `case` field (a model page marks its
+    steps, which are no catalog cases); by default the case's name."""
+    roofline, description = _device_roofline_parts(
+        compiled, device_id, results, chart_precision, labels
+    )
     return Chart("roofline", roofline.title, description, roofline.spec())
 
 
@@ -549,6 +561,7 @@ def _device_roofline_parts(
     device_id: str,
     results: Sequence[Result],
     chart_precision: str,
+    labels: Mapping[str, str] | None = None,
 ) -> tuple[Roofline, str]:
     """What `device_roofline` draws, and its text alternative."""
     catalog = compiled.catalog
@@ -579,13 +592,13 @@ def _device_roofline_parts(
         level, intensity = where
         unit = _unit(catalog, r.precision)
         memory = _memory_ceiling(r)
-        case = catalog.cases[r.case]
+        name = labels[r.case] if labels is not None else catalog.cases[r.case].name
         # A marker takes the colour of its precision's roof.
         key = group_label.get(r.precision, catalog.precisions[r.precision].label)
         markers.append(
             {
                 "n": str(number),
-                "case": case.name,
+                "case": name,
                 "key": key,
                 "unit": unit,
                 "x": _f(intensity),
@@ -603,7 +616,7 @@ def _device_roofline_parts(
             measured.append(
                 {
                     "n": str(number),
-                    "case": case.name,
+                    "case": name,
                     "key": key,
                     "x": _f(at),
                     "y": _f(r.measured),
@@ -684,7 +697,7 @@ def _device_roofline_parts(
 
     sliders, peak_expr, bw_expr = _sliders(_f(device.compute_share), _f(device.memory_share))
     keys = list(dict.fromkeys(group_label[p] for p in precisions))
-    labels = [catalog.precisions[p].label for p in precisions]
+    precision_labels = [catalog.precisions[p].label for p in precisions]
     datasets = {"roofs": roof_rows, "kernels": markers, "moves": moves, "measured": measured}
     roofline = Roofline(
         title=f"Roofline of {device.name}",
@@ -705,8 +718,9 @@ def _device_roofline_parts(
     )
     description = (
         f"Log–log roofline chart of {device.name}: a roof per precision "
-        f"({', '.join(labels)}), the ridge points marked, and {len(markers)} kernel cases "
-        "as numbered markers. The same data is in the table below the chart."
+        f"({', '.join(precision_labels)}), the ridge points marked, and {len(markers)} "
+        f"{'kernel cases' if labels is None else 'steps'} as numbered markers. The same data "
+        "is in the table below the chart."
     )
     return roofline, description
 
@@ -959,12 +973,143 @@ def _kernel_parts(
     return dots, description
 
 
+def model_steps_chart(
+    name: str, title: str, rows: Sequence[dict[str, Any]], devices: Sequence[str]
+) -> Chart:
+    """A stacked bar per device: the time of each step of a model's pass, end to end.
+
+    `rows` are `{"device", "n", "step", "time", "time_label", "bound"}` (time in s), one per
+    step and device; the bars' lengths are the passes' times. Fetched, not inlined: its
+    rows grow with the devices and steps (the table beside it holds them too)."""
+    steps = list(dict.fromkeys(str(row["step"]) for row in rows))
+    spec = {
+        "$schema": VEGA_LITE_SCHEMA,
+        "data": {"name": "steps"},
+        "mark": {"type": "bar"},
+        "encoding": {
+            "y": _field("device:N", sort=list(devices), axis={"title": None, "labelLimit": 240}),
+            "x": _field(
+                "time:Q",
+                stack="zero",
+                axis={"title": "Time of one pass (s), a lower bound", "format": "~s"},
+            ),
+            "color": _field(
+                "step:N",
+                sort=steps,
+                scale={"range": list(COMPARISON_PALETTE)},
+                legend={"title": "Step", "orient": "bottom", "columns": 3, "labelLimit": 220},
+            ),
+            "order": _field("n:Q"),
+            "tooltip": _tooltips(
+                [
+                    ("device:N", "device"),
+                    ("step:N", "step"),
+                    ("time_label:N", "time"),
+                    ("bound:N", "limited by"),
+                ]
+            ),
+        },
+        "width": WIDTH - 120,
+        "height": {"step": 22},
+        "title": _title(title),
+        "background": "white",
+        "config": {"view": dict(_VIEW_CONFIG)},
+        "datasets": {"steps": [dict(row) for row in rows]},
+    }
+    description = (
+        f"Stacked bar chart of {title}: one bar per device ({len(devices)}), one segment per "
+        f"step ({len(steps)}) in the order of the pass. The same data is in the table below "
+        "the chart."
+    )
+    return Chart(name, title, description, spec, inline=False)
+
+
+def tokens_chart(
+    rows: Sequence[dict[str, Any]], passes: Sequence[str], vendors: Sequence[str]
+) -> Chart:
+    """Tokens per second of one model's phase on each device: a dot per device, on a
+    log scale (a bar from zero has no length there).
+
+    `rows` are `{"pass", "device", "vendor", "featured", "tps", "label", "bound"}`, one
+    per model, phase and device. A select box picks the pass (model and phase, default
+    the first), another the devices: the featured ones, or one vendor's. Fetched, not
+    inlined: a row per device and pass."""
+    values = [float(row["tps"]) for row in rows] or [1.0]
+    low, high = _decade_floor(min(values)), _decade_ceil(max(values) * 1.01)
+    pick_pass = {
+        "name": "show_pass",
+        "value": passes[0] if passes else "",
+        "bind": {"input": "select", "options": list(passes), "name": "model and phase "},
+    }
+    pick_vendor = {
+        "name": "show_vendor",
+        "value": "",
+        "bind": {
+            "input": "select",
+            "options": ["", *vendors],
+            "labels": ["featured devices", *vendors],
+            "name": "devices ",
+        },
+    }
+    spec = {
+        "$schema": VEGA_LITE_SCHEMA,
+        "data": {"name": "passes"},
+        "transform": [
+            {"filter": "datum.pass === show_pass"},
+            {"filter": "show_vendor === '' ? datum.featured : datum.vendor === show_vendor"},
+        ],
+        "mark": {"type": "point", "filled": True, "size": 90, "opacity": 1},
+        "encoding": {
+            "y": _field("device:N", sort="-x", axis={"title": None, "labelLimit": 240}),
+            "x": _field(
+                "tps:Q",
+                scale={"type": "log", "domain": [low, high], "nice": False},
+                axis={
+                    "title": "Tokens per second (an upper bound)",
+                    "format": "~s",
+                    "values": _decades(low, high),
+                },
+            ),
+            "color": _field(
+                "bound:N",
+                scale={"range": ["#1f77b4", *PALETTE[1:5]]},
+                legend={"title": "Most time limited by", "orient": "bottom"},
+            ),
+            "tooltip": _tooltips(
+                [
+                    ("pass:N", "model and phase"),
+                    ("device:N", "device"),
+                    ("label:N", "tokens per second"),
+                    ("bound:N", "most time limited by"),
+                ]
+            ),
+        },
+        "params": [pick_pass, pick_vendor],
+        "width": WIDTH - 120,
+        "height": {"step": 18},
+        "title": _title("Tokens per second: one model and phase, featured devices or a vendor's"),
+        "background": "white",
+        "config": {"view": dict(_VIEW_CONFIG)},
+        "datasets": {"passes": [dict(row) for row in rows]},
+    }
+    description = (
+        f"Dot chart of the tokens per second of {passes[0] if passes else 'no model'} on the "
+        "featured devices, on a log scale, coloured by what limits most of the pass's time; "
+        "select boxes pick another model and phase or one vendor's devices. The same data is "
+        "in the table below the chart."
+    )
+    return Chart("tokens", "Tokens per second on each device", description, spec, inline=False)
+
+
 # --------------------------------------------------------------------------- rendering
 
 
 def spec_json(spec: dict[str, Any]) -> str:
-    """The spec as canonical JSON text (sorted keys): the downloadable `.vl.json`."""
-    return json.dumps(spec, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+    """The spec as canonical JSON text (sorted keys): the downloadable `.vl.json`.
+
+    One line: with `indent`, json encodes in pure Python, several times slower than its
+    C encoder, and a site writes (and keys its SVG cache by) a spec per chart."""
+    return json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
 _SVG_CACHE: OrderedDict[str, str] = OrderedDict()

@@ -79,6 +79,7 @@ NAV_PAGES = frozenset(
         "index.md",
         "devices/index.md",
         "kernels/index.md",
+        "models/index.md",
         "comparison.md",
         "sources.md",
         "conflicts.md",
@@ -264,6 +265,7 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
             dates = [v.date for d in catalog.devices.values() for v in d.versions]
             dates += [v.date for k in catalog.kernels.values() for v in k.versions]
             dates += [v.date for m in catalog.methods.values() for v in m.versions]
+            dates += [v.date for m in catalog.models.values() for v in m.versions]
             self.page_date = sitemap_date(max(dates)) if dates else None
             config.nav = nav_without_absent_methods(config.nav, catalog.methods)
         _version_selector_only_when_versioned(config)

@@ -64,14 +64,14 @@
 })();
 
 /* rooflinec: table tools. Each table inside `.rooflinec-table` gets a search box, a
- * select for each of its vendor, family and form columns, and a sort button in every
+ * select for each of its vendor, family, form, model and phase columns, and a sort button in every
  * column heading. The rows are all in the page already: this only hides and reorders
  * them, so without JavaScript the whole table is still there, in its printed order.
  * Cells are sorted by the number they start with, SI prefix applied ("1.6 TB/s",
  * "989.4 TFLOP/s", "3 of 10"), else by their text; empty cells ("–") go last. */
 (function () {
   "use strict";
-  var FILTERS = ["vendor", "family", "form"];
+  var FILTERS = ["vendor", "family", "form", "model", "phase"];
   var PREFIX = { p: 1e-12, n: 1e-9, "µ": 1e-6, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
   var NUMBER = /^(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)(?:\s*([pnµmkMGTPE])(?=[A-Za-z]))?/;
   var EMPTY = { "": true, "–": true, "-": true, "no peak": true };

@@ -1,7 +1,8 @@
 """The site's pages: a compiled catalog in, generated Markdown pages (and their files) out.
 
 `model.Site` holds what one build's pages read; each page module holds plain functions
-of a `Site`: `home`, `devices`, `kernels`, `methods`, `catalog_pages` (comparison,
+of a `Site`: `home`, `devices`, `kernels`, `models` (model pages, the tokens-per-second
+comparison), `methods`, `catalog_pages` (comparison,
 glossary, changelog), `sources`, `audit` (audit trails and conflicts), `changes` and
 `downloads`; `listing.pages` lists every page. Each page is rendered from a jinja2
 template shipped with the package, with a context of plain values: numbers are formatted

@@ -27,7 +27,7 @@ from rooflinec.terms import COMPUTE
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site
 
-SPEC_FOLDERS = {"device": "devices", "kernel": "kernels", "method": "method"}
+SPEC_FOLDERS = {"device": "devices", "kernel": "kernels", "model": "models", "method": "method"}
 
 
 def spec_target(kind: str, ident: str) -> str:
@@ -165,7 +165,7 @@ def changelog_pages(site: Site) -> list[GeneratedPage]:
     """`changelog.md` (and `changelog-2.md`, ...): every spec version, newest first."""
     cat = site.catalog
     entries: list[tuple[str, str, str, str, Any]] = []
-    for kind, specs in (("device", cat.devices), ("kernel", cat.kernels)):
+    for kind, specs in (("device", cat.devices), ("kernel", cat.kernels), ("model", cat.models)):
         for spec in specs.values():
             entries += [(v.date, kind, spec.name, spec.id, v) for v in spec.versions]
     for method in cat.methods.values():

@@ -21,6 +21,7 @@ from rooflinec.site.pages.common import (
     level_name,
 )
 from rooflinec.site.pages.grouping import group_by_vendor
+from rooflinec.site.pages.models import device_models
 from rooflinec.site.pages.parts import device_row, paged_index, sources_context
 from rooflinec.terms import COMPUTE, SWEEP_KEYS
 
@@ -216,6 +217,7 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
         if case.id not in present
     ][:MAX_CASES]
     gemm = gemm_batches(site, device)
+    models = device_models(site, page, device.id)
     sources = sources_context(site, page, device.id, device.sources, f"{path}#source-")
     text = site.render(
         "device.md.j2",
@@ -249,6 +251,7 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
         unmodelled=sorted(unmodelled.items()),
         missing=missing,
         gemm=gemm,
+        models=models,
         hidden=len(results) - len(shown),
         compute_share=format_percent(device.compute_share),
         memory_share=format_percent(device.memory_share),

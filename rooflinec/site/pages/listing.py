@@ -10,7 +10,8 @@ from rooflinec.site.pages.changes import changes_pages
 from rooflinec.site.pages.common import GeneratedPage
 from rooflinec.site.pages.devices import device_index, device_page
 from rooflinec.site.pages.kernels import kernel_index, kernel_page
-from rooflinec.site.pages.methods import method_page
+from rooflinec.site.pages.methods import method_models_page, method_page
+from rooflinec.site.pages.models import model_index, model_page, tokens_pages
 from rooflinec.site.pages.sources import sources_pages
 
 if TYPE_CHECKING:
@@ -25,8 +26,12 @@ def pages(site: Site) -> list[GeneratedPage]:
     out += [device_page(site, d) for d in catalog.devices.values()]
     out += kernel_index(site)
     out += [kernel_page(site, k) for k in catalog.kernels.values()]
+    out += model_index(site)
+    out += [model_page(site, m) for m in catalog.models.values()]
+    out += tokens_pages(site)
     out += comparison_pages(site)
     out += [method_page(site, m) for m in catalog.methods.values()]
+    out += [p for m in catalog.methods.values() if (p := method_models_page(site, m))]
     out += audit_pages(site)
     out += sources_pages(site)
     out.append(glossary_page(site))

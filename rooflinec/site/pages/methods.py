@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from rooflinec.catalog import Method
+from rooflinec.catalog import Example, Method
 from rooflinec.examples import run_example
 from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.site.pages.common import GeneratedPage, Page, level_name, records
@@ -51,8 +51,42 @@ def method_page(site: Site, method: Method) -> GeneratedPage:
         }
         for f in method.formulas
     ]
+    examples = _examples(site, page, [ex for ex in method.examples if ex.model is None])
+    data = method.data
+    models = _models_section(page, method)
+    if models is not None:
+        models["href"] = page.href(models_path(method))
+    extra = [
+        (key.replace("_", " ").capitalize(), _plain(data[key]))
+        for key in data
+        if key not in KNOWN_METHOD_KEYS
+    ]
+    text = site.render(
+        "method.md.j2",
+        page,
+        method=method,
+        formulas=formulas,
+        symbols=sorted(method.symbols.items()),
+        inputs=records(data.get("inputs")),
+        outputs=records(data.get("outputs")),
+        assumptions=_strings(data.get("assumptions")),
+        uncertainty=_strings(data.get("uncertainty")),
+        limits=_strings(data.get("limits")),
+        origin=data.get("origin") if isinstance(data.get("origin"), dict) else None,
+        models=models,
+        glossary_count=len(records(data.get("glossary"))),
+        examples=examples,
+        extra=extra,
+        sources=sources_context(site, page, method.id, method.sources, f"{path}#source-"),
+        versions=sorted(method.versions, key=lambda v: -v.version),
+    )
+    return GeneratedPage(path, method.title, text, page.slots, page.assets)
+
+
+def _examples(site: Site, page: Page, chosen: list[Example]) -> list[dict[str, Any]]:
+    """The reference examples run against the compiled catalog, as the page shows them."""
     examples = []
-    for ex in method.examples:
+    for ex in chosen:
         outcomes = run_example(site.compiled, ex)
         rows = []
         for o in outcomes:
@@ -88,33 +122,33 @@ def method_page(site: Site, method: Method) -> GeneratedPage:
                 "passed": all(r["passed"] for r in rows),
             }
         )
-    data = method.data
+    return examples
+
+
+def models_path(method: Method) -> str:
+    return f"method/{method.id}-models.md"
+
+
+def method_models_page(site: Site, method: Method) -> GeneratedPage | None:
+    """`method/<id>-models.md`: the method's models section (formulas, assumptions,
+    limits, departures from other tools), or None when the method has none. A page of
+    its own: beside the method's kernels and reference examples it would double the
+    method page."""
+    path = models_path(method)
+    page = Page(path, site)
     models = _models_section(page, method)
-    extra = [
-        (key.replace("_", " ").capitalize(), _plain(data[key]))
-        for key in data
-        if key not in KNOWN_METHOD_KEYS
-    ]
+    if models is None:
+        return None
+    examples = _examples(site, page, [ex for ex in method.examples if ex.model is not None])
     text = site.render(
-        "method.md.j2",
+        "method-models.md.j2",
         page,
         method=method,
-        formulas=formulas,
-        symbols=sorted(method.symbols.items()),
-        inputs=records(data.get("inputs")),
-        outputs=records(data.get("outputs")),
-        assumptions=_strings(data.get("assumptions")),
-        uncertainty=_strings(data.get("uncertainty")),
-        limits=_strings(data.get("limits")),
-        origin=data.get("origin") if isinstance(data.get("origin"), dict) else None,
         models=models,
-        glossary_count=len(records(data.get("glossary"))),
         examples=examples,
-        extra=extra,
-        sources=sources_context(site, page, method.id, method.sources, f"{path}#source-"),
-        versions=sorted(method.versions, key=lambda v: -v.version),
+        method_href=page.href(f"method/{method.id}.md"),
     )
-    return GeneratedPage(path, method.title, text, page.slots, page.assets)
+    return GeneratedPage(path, f"{method.title}: models", text, page.slots, page.assets)
 
 
 def _computed(site: Site, output: str, actual: Fraction | int | str | None, precision: str) -> str:

@@ -31,6 +31,7 @@ from rooflinec.site.pages.common import (
 )
 
 if TYPE_CHECKING:
+    from rooflinec.models import ModelResult
     from rooflinec.site.pages.audit import AuditLayout
     from rooflinec.site.pages.changes import Changes
 
@@ -112,6 +113,13 @@ class Site:
         return self.compiled.catalog
 
     @cached_property
+    def model_rows(self) -> Mapping[tuple[str, str, str], ModelResult]:
+        """(model, phase, device) -> the pass at the model's own precision, on every
+        device with a peak for it (and for every precision its steps name)."""
+        rows = self.compiled.model_engine.rows(declared_only=True)
+        return {(r.model, r.phase, r.device): r for r in rows}
+
+    @cached_property
     def audit(self) -> AuditLayout:
         """Which figure is on which audit page: the audit pages and the sources page
         (which links each device figure to its trail) read it."""
@@ -150,6 +158,7 @@ def _catalog_date(catalog: Catalog) -> datetime.date:
     versions = [v for d in catalog.devices.values() for v in d.versions]
     versions += [v for k in catalog.kernels.values() for v in k.versions]
     versions += [v for m in catalog.methods.values() for v in m.versions]
+    versions += [v for m in catalog.models.values() for v in m.versions]
     dates = [datetime.date.fromisoformat(v.date) for v in versions if is_date(v.date)]
     return max(dates) if dates else datetime.date.today()
 
@@ -177,6 +186,11 @@ def _citations(catalog: Catalog) -> dict[tuple[str, str], list[str]]:
         for case in k.cases:
             for m in case.measured:
                 cite(k.id, m.source, f"measured {case.name} on {m.device} at {m.precision}")
+    for model in catalog.models.values():
+        for sid in model.sources:
+            cite(model.id, sid, "the parameters")
+        for mm in model.measured:
+            cite(model.id, mm.source, f"measured {mm.phase} on {mm.device} at {mm.precision}")
     for method in catalog.methods.values():
         origin = method.data.get("origin")
         if isinstance(origin, dict) and origin.get("source"):

@@ -26,11 +26,12 @@ if TYPE_CHECKING:
 
 
 def _specs(site: Site) -> list[tuple[str, str, str, dict[str, Source]]]:
-    """(kind, id, name, sources) of every spec, devices then kernels then methods."""
+    """(kind, id, name, sources) of every spec: devices, kernels, models, methods."""
     cat = site.catalog
     out: list[tuple[str, str, str, dict[str, Source]]] = []
     out += [("device", d.id, d.name, d.sources) for d in cat.devices.values()]
     out += [("kernel", k.id, k.name, k.sources) for k in cat.kernels.values()]
+    out += [("model", m.id, m.name, m.sources) for m in cat.models.values()]
     out += [("method", m.id, m.title, m.sources) for m in cat.methods.values()]
     return out
 

@@ -1,0 +1,469 @@
+"""Model pages: the models index, one page per model, the tokens-per-second comparison,
+and the short table of models on each device page.
+
+A model page shows its passes on a selection of devices (`shown_devices`: the featured
+device, every device a measurement names, then the fastest of each vendor), so it stays
+small whatever the catalog size; its CSV downloads hold every device.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from markupsafe import Markup
+
+from rooflinec.catalog import LEVELS, Model
+from rooflinec.formatting import format_number, format_percent, format_si
+from rooflinec.model_export import dominant_limit, write_model_csv
+from rooflinec.site import charts
+from rooflinec.site.escape import md
+from rooflinec.site.pages.common import GeneratedPage, Page, chunks_of, level_name, split_pages
+from rooflinec.site.pages.parts import sources_context
+from rooflinec.site.step_crossover import BATCH, decode_phases, step_crossover
+from rooflinec.terms import COMPUTE, LIMITED_BY
+
+if TYPE_CHECKING:
+    from rooflinec.models import ModelResult, StepResult
+    from rooflinec.site.pages.model import Site
+
+#: Devices a model page's tables and charts show; the downloads hold every device.
+MODEL_DEVICES = 5
+#: Rows of one tokens-per-second comparison page.
+PER_TOKENS_PAGE = 80
+#: Rows of a device page's table of models.
+MAX_DEVICE_MODEL_ROWS = 3
+TOKENS_PAGE = "models/tokens.md"
+
+
+# --------------------------------------------------------------------------- selection
+
+
+def eligible_devices(site: Site, model: Model) -> list[str]:
+    """Devices with a peak for the model's precision and every precision a step names:
+    those its passes are evaluated on, in catalog order."""
+    own = {model.precision, *(s.precision for s in model.steps if s.precision is not None)}
+    return [d for d, fig in site.compiled.devices.items() if own <= fig.peaks.keys()]
+
+
+def shown_devices(site: Site, model: Model, limit: int = MODEL_DEVICES) -> list[str]:
+    """The devices a model page shows, at most `limit`: the site's featured device, the
+    devices a measurement names, then the fastest of each vendor; in catalog order."""
+    eligible = eligible_devices(site, model)
+    wanted = [d for d in (site.default_device,) if d in eligible]
+    wanted += [m.device for m in model.measured if m.device in eligible]
+    wanted += charts.featured_devices(site.compiled, eligible, model.precision, limit)
+    chosen = set(list(dict.fromkeys(wanted))[:limit])
+    return [d for d in eligible if d in chosen]
+
+
+def roofline_device(site: Site, model: Model) -> str | None:
+    """The device whose roofline carries the steps: the featured one if the model runs
+    there, else the first that it runs on."""
+    eligible = eligible_devices(site, model)
+    if site.default_device in eligible:
+        return site.default_device
+    return eligible[0] if eligible else None
+
+
+def focus_phase(model: Model) -> str:
+    """The phase a model page charts step by step: its first decode phase, else its
+    first phase."""
+    return next(iter(decode_phases(model)), next(iter(model.phases)))
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+def limit_label(limit: str) -> str:
+    return COMPUTE if limit == COMPUTE else level_name(limit)
+
+
+def limit_shares(r: ModelResult) -> str:
+    """`DRAM 97.1%, compute 2.9%`: the share of the pass's time each limit holds, largest
+    first (ties in the method's order); limits that hold no time are left out."""
+    found = [(name, t) for name, t in r.time_by_limit.items() if t > 0]
+    found.sort(key=lambda item: (-item[1], LIMITED_BY.index(item[0])))
+    return ", ".join(f"{limit_label(name)} {format_percent(t / r.time)}" for name, t in found)
+
+
+def most_time(r: ModelResult) -> str:
+    """`DRAM (97.1%)`: what holds the most of the pass's time."""
+    limit = dominant_limit(r)
+    return f"{limit_label(limit)} ({format_percent(r.time_by_limit[limit] / r.time)})"
+
+
+def tokens_text(r: ModelResult) -> str:
+    """Tokens per second as the site shows it: four significant figures, no prefix."""
+    return format_number(r.tokens_per_second, 4)
+
+
+def time_text(r: ModelResult | StepResult) -> str:
+    return format_si(r.time, "s")
+
+
+def crossover_text(regions_solved: bool, at: int | None) -> str:
+    if not regions_solved:
+        return "not solved"
+    return "never" if at is None else f"{at:,}"
+
+
+# --------------------------------------------------------------------------- index
+
+
+def model_index(site: Site) -> list[GeneratedPage]:
+    """`models/index.md`: every model with its size, phases and a link."""
+    path = "models/index.md"
+    page = Page(path, site)
+    cat = site.catalog
+    rows = []
+    for model in cat.models.values():
+        rows.append(
+            {
+                "link": page.link(model.name, f"models/{model.id}.md"),
+                "id": model.id,
+                "precision": cat.precisions[model.precision].label,
+                "parameters": ", ".join(f"{k} = {v:,}" for k, v in model.parameters.items()),
+                "phases": ", ".join(model.phases),
+                "steps": len(model.steps),
+                "devices": len(eligible_devices(site, model)),
+            }
+        )
+    text = site.render(
+        "models_index.md.j2",
+        page,
+        rows=rows,
+        tokens=page.href(TOKENS_PAGE),
+    )
+    return [GeneratedPage(path, "Models", text, page.slots, page.assets)]
+
+
+# --------------------------------------------------------------------------- a model
+
+
+def model_page(site: Site, model: Model) -> GeneratedPage:
+    """`models/<id>.md`: parameters, phases, steps, passes per phase on the shown
+    devices, the steps' times and their roofline, the decode crossovers, sources."""
+    path = f"models/{model.id}.md"
+    page = Page(path, site)
+    cat = site.catalog
+    devices = shown_devices(site, model)
+    eligible = eligible_devices(site, model)
+    source_links = [page.link(sid, f"{path}#source-{sid}") for sid in model.sources]
+    parameters = [
+        {"name": name, "value": f"{value:,}", "sources": source_links}
+        for name, value in model.parameters.items()
+    ]
+    phases = [
+        {
+            "name": phase,
+            "variables": ", ".join(f"{k} = {v:,}" for k, v in values.items()),
+            "tokens": f"{model.tokens_by_phase[phase]:,}",
+        }
+        for phase, values in model.phases.items()
+    ]
+    steps = []
+    for n, step in enumerate(model.steps, start=1):
+        shape = Markup(", ").join(
+            Markup("<code>{}</code> = ").format(md(sym)) + page.math(f)
+            for sym, f in step.shape.items()
+        )
+        bound = [f"{k}: {cat.precisions[v].label}" for k, v in step.widths.items()]
+        steps.append(
+            {
+                "n": n,
+                "id": step.id,
+                "name": step.name,
+                "kernel": page.kernel_link(step.kernel),
+                "shape": shape,
+                "written": ", ".join(f"{k}: {f.text}" for k, f in step.shape.items()),
+                "latex": ", ".join(f"{k} = {f.latex()}" for k, f in step.shape.items()),
+                "count": step.count.text,
+                "precision": ", ".join(
+                    [cat.precisions[step.precision or model.precision].label, *bound]
+                ),
+            }
+        )
+    passes = []
+    for phase in model.phases:
+        rows = [site.model_rows.get((model.id, phase, d)) for d in devices]
+        passes.append({"phase": phase, "cells": [_pass_cell(site, r) for r in rows]})
+    step_chart = _step_chart(site, page, model, focus_phase(model), devices)
+    roofline = _roofline(site, page, model)
+    crossovers = _crossover_table(site, page, model, devices)
+    measured = []
+    for m in model.measured:
+        r = site.model_rows.get((model.id, m.phase, m.device))
+        if r is None or r.precision != m.precision or m.device not in cat.devices:
+            continue
+        measured.append(
+            {
+                "device": page.device_link(m.device),
+                "phase": m.phase,
+                "precision": cat.precisions[m.precision].label,
+                "printed": m.text,
+                "roofline": time_text(r),
+                "efficiency": format_percent(r.efficiency) if r.efficiency is not None else "–",
+                "source": page.link(m.source, f"{path}#source-{m.source}"),
+                "note": m.note,
+            }
+        )
+    page.assets[f"models/{model.id}.csv"] = model_csv(site, model)
+    text = site.render(
+        "model.md.j2",
+        page,
+        model=model,
+        precision=cat.precisions[model.precision],
+        parameters=parameters,
+        phases=phases,
+        steps=steps,
+        passes=passes,
+        devices=[page.device_link(d) for d in devices],
+        shown=len(devices),
+        eligible=len(eligible),
+        step_chart=step_chart,
+        roofline=roofline,
+        crossovers=crossovers,
+        measured=measured,
+        csv=f"{model.id}.csv",
+        tokens=page.href(TOKENS_PAGE),
+        sources=sources_context(site, page, model.id, model.sources, f"{path}#source-"),
+        versions=sorted(model.versions, key=lambda v: -v.version),
+    )
+    return GeneratedPage(path, model.name, text, page.slots, page.assets)
+
+
+def _pass_cell(site: Site, r: ModelResult | None) -> Markup:
+    """One pass in a phase × device cell: tokens per second (bold), time, attainable,
+    the shares of the time by limit, and the measured time and efficiency if any."""
+    if r is None:
+        return Markup("–")
+    lines = [
+        Markup("**{}** tokens/s").format(md(tokens_text(r))),
+        md(time_text(r)),
+        md(site.rate(r.attainable, r.precision)),
+        md(limit_shares(r)),
+    ]
+    if r.measured_time is not None and r.efficiency is not None:
+        measured = format_si(r.measured_time, "s")
+        lines.append(md(f"measured {measured}, efficiency {format_percent(r.efficiency)}"))
+    return Markup("<br>").join(lines)
+
+
+def step_chart_rows(
+    site: Site, model: Model, phase: str, devices: Sequence[str]
+) -> list[dict[str, Any]]:
+    """The stacked bar's data: a row per device and step of `phase`, time in seconds."""
+    rows: list[dict[str, Any]] = []
+    for d in devices:
+        r = site.model_rows.get((model.id, phase, d))
+        if r is None:
+            continue
+        for n, s in enumerate(r.steps, start=1):
+            rows.append(
+                {
+                    "device": site.catalog.devices[d].name,
+                    "n": n,
+                    "step": f"{n}. {model.steps[n - 1].name}",
+                    "time": float(s.time),
+                    "time_label": time_text(s),
+                    "bound": limit_label(s.limited_by),
+                }
+            )
+    return rows
+
+
+def _step_chart(
+    site: Site, page: Page, model: Model, phase: str, devices: Sequence[str]
+) -> dict[str, Any]:
+    """One phase's stacked bar of step times per device, and its table."""
+    found = [r for d in devices if (r := site.model_rows.get((model.id, phase, d))) is not None]
+    names = [site.catalog.devices[r.device].name for r in found]
+    chart = charts.model_steps_chart(
+        f"steps-{phase}",
+        f"{model.name}, {phase}: time of each step per device",
+        step_chart_rows(site, model, phase, [r.device for r in found]),
+        names,
+    )
+    return {
+        "phase": phase,
+        "chart": chart,
+        "steps": [s.id for s in model.steps],
+        "rows": [
+            {
+                "device": site.catalog.devices[r.device].name,
+                "cells": [time_text(s) for s in r.steps],
+                "total": time_text(r),
+            }
+            for r in found
+        ],
+    }
+
+
+def _roofline(site: Site, page: Page, model: Model) -> dict[str, Any] | None:
+    """The steps of the charted phases as markers on one device's roofline."""
+    device = roofline_device(site, model)
+    if device is None:
+        return None
+    engine = site.compiled.model_engine
+    results = []
+    labels: dict[str, str] = {}
+    rows = []
+    phase = focus_phase(model)
+    r = site.model_rows.get((model.id, phase, device))
+    if r is not None:
+        for index, (step, s) in enumerate(zip(model.steps, r.steps, strict=True)):
+            one = engine.instance(model, phase, index, device, s.precision)
+            key = f"{phase}/{step.id}"
+            results.append(replace(one, case=key))
+            labels[key] = step.name
+            where = next((lv for lv in LEVELS if lv in s.intensity), None)
+            rows.append(
+                {
+                    "n": len(results),
+                    "step": step.name,
+                    "intensity": site.intensity(s.intensity[where], s.precision) if where else "–",
+                    "attainable": site.rate(s.attainable, s.precision),
+                    "limited_by": limit_label(s.limited_by),
+                    "time": time_text(s),
+                }
+            )
+    if not results:
+        return None
+    # Fetched, not inlined: with a marker per step the spec would double the page.
+    chart = replace(
+        charts.device_roofline(site.compiled, device, results, model.precision, labels),
+        inline=False,
+    )
+    return {"device": page.device_link(device), "phase": phase, "chart": chart, "rows": rows}
+
+
+def _crossover_table(
+    site: Site, page: Page, model: Model, devices: Sequence[str]
+) -> dict[str, Any] | None:
+    """Per step of the first decode phase and shown device: the batch from which on the
+    step is compute bound."""
+    decode = decode_phases(model)
+    if not decode or BATCH not in model.phases[decode[0]]:
+        return None
+    phase = decode[0]
+    held = ", ".join(f"{k} = {v:,}" for k, v in model.phases[phase].items() if k != BATCH)
+    rows = []
+    never = []
+    for index, step in enumerate(model.steps):
+        cells = []
+        for d in devices:
+            x = step_crossover(site.catalog, model, index, phase, site.compiled.devices[d])
+            cells.append(crossover_text(x.regions is not None, x.crossover))
+        if cells and all(c == "never" for c in cells):
+            never.append(step.name)  # one line for them all keeps the page small
+        else:
+            rows.append({"step": step.name, "id": step.id, "cells": cells})
+    return {
+        "phase": phase,
+        "held": held,
+        "devices": [page.device_link(d) for d in devices],
+        "rows": rows,
+        "never": never,
+    }
+
+
+# --------------------------------------------------------------------------- downloads
+
+
+def model_csv(site: Site, model: Model) -> str:
+    """Every pass of the model at its precision on every device, as `compile` writes it."""
+    rows = [r for (m, _, _), r in site.model_rows.items() if m == model.id]
+    out = io.StringIO()
+    write_model_csv(rows, out)
+    return out.getvalue()
+
+
+def tokens_pages(site: Site) -> list[GeneratedPage]:
+    """`models/tokens.md` (and `tokens-2.md`, ...): every model's every phase on every
+    device at the model's precision, by model then tokens per second; the chart (on the
+    first page) draws one model and phase on the featured devices or one vendor's."""
+    cat = site.catalog
+    order = {m: i for i, m in enumerate(cat.models)}
+    rows = sorted(
+        site.model_rows.values(), key=lambda r: (order[r.model], -r.tokens_per_second, r.phase)
+    )
+    featured: dict[str, set[str]] = {}
+    for model in cat.models.values():
+        featured[model.id] = set(
+            charts.featured_devices(site.compiled, eligible_devices(site, model), model.precision)
+        )
+    passes = [f"{m.name} · {phase}" for m in cat.models.values() for phase in m.phases]
+    data = [
+        {
+            "pass": f"{cat.models[r.model].name} · {r.phase}",
+            "device": cat.devices[r.device].name,
+            "vendor": cat.devices[r.device].vendor,
+            "featured": r.device in featured[r.model],
+            "tps": float(r.tokens_per_second),
+            "label": f"{tokens_text(r)} tokens/s",
+            "bound": limit_label(dominant_limit(r)),
+        }
+        for r in rows
+    ]
+    vendors = list(dict.fromkeys(d.vendor for d in cat.devices.values()))
+    chart = charts.tokens_chart(data, passes, vendors) if data else None
+
+    def text(page: Page, n: int, chunk: Sequence[ModelResult], pager: Markup) -> str:
+        return site.render(
+            "model_tokens.md.j2",
+            page,
+            chart=chart if n == 1 else None,
+            rows=[
+                {
+                    "model": page.link(cat.models[r.model].name, f"models/{r.model}.md"),
+                    "phase": r.phase,
+                    "device": page.device_link(r.device),
+                    "vendor": cat.devices[r.device].vendor,
+                    "precision": cat.precisions[r.precision].label,
+                    "tokens": tokens_text(r),
+                    "time": time_text(r),
+                    "limited_by": most_time(r),
+                }
+                for r in chunk
+            ],
+            total=len(rows),
+            models=len(cat.models),
+            pager=pager,
+        )
+
+    return split_pages(
+        site, TOKENS_PAGE, chunks_of(rows, PER_TOKENS_PAGE), lambda n: "Tokens per second", text
+    )
+
+
+# --------------------------------------------------------------------------- device pages
+
+
+def device_models(site: Site, page: Page, device_id: str) -> dict[str, Any]:
+    """A device page's table of models: each model's first decode phase (else its first
+    phase) at its precision here, for the first `MAX_DEVICE_MODEL_ROWS` models that run
+    here (device pages are near their size limit; the comparison has every pass)."""
+    cat = site.catalog
+    found = [
+        r
+        for model in cat.models.values()
+        if (r := site.model_rows.get((model.id, focus_phase(model), device_id))) is not None
+    ]
+    shown = found[:MAX_DEVICE_MODEL_ROWS]
+    return {
+        "rows": [
+            {
+                "model": page.link(r.model, f"models/{r.model}.md"),
+                "phase": r.phase,
+                "time": time_text(r),
+                "tokens": tokens_text(r),
+                "limited_by": limit_label(dominant_limit(r)),
+            }
+            for r in shown
+        ],
+        "hidden": len(found) - len(shown),
+        "tokens": page.href(TOKENS_PAGE),
+    }
