@@ -18,7 +18,7 @@ from pathlib import Path
 
 from benchmarks.common import Row, Timing, info, rooflinec_argv, run_timed, skipped, tool
 
-HEAVY = ("sympy", "altair", "vl_convert", "mkdocs", "material", "numpy", "jinja2", "nh3")
+HEAVY = ("sympy", "altair", "vl_convert", "mkdocs", "material", "numpy", "pyarrow", "jinja2", "nh3")
 
 
 def baseline_commands(specs: Path) -> list[list[str]]:

@@ -49,6 +49,8 @@ class Size:
     site_catalog: tuple[int, int] | None  # (devices, cases) synthetic, None: bundled
     large_site: tuple[int, int]  # (devices, cases) of the "200-device" site
     serve_catalog: tuple[int, int] | None
+    e2e_repeat: int  # YAML to a file, each side
+    grid: tuple[int, int, int]  # devices, last K of the big grid, of the small one
 
 
 SIZES = {
@@ -64,6 +66,8 @@ SIZES = {
         site_catalog=None,
         large_site=(200, 60),
         serve_catalog=None,
+        e2e_repeat=3,
+        grid=(100, 5120, 512),
     ),
     # CI smoke size: every line is printed, nothing is big enough to mean much.
     "tiny": Size(
@@ -78,10 +82,12 @@ SIZES = {
         site_catalog=(2, 6),
         large_site=(3, 6),
         serve_catalog=(2, 6),
+        e2e_repeat=1,
+        grid=(2, 1280, 128),
     ),
 }
 
-SECTIONS = ("a", "b", "c", "d", "e")
+SECTIONS = ("a", "b", "c", "d", "e", "f")
 
 
 def _synthetic(work: Path, name: str, devices: int, cases: int) -> Path:
@@ -152,12 +158,24 @@ def run_e(size: Size, work: Path, record: Record) -> None:
         record(row)
 
 
+def run_f(size: Size, work: Path, record: Record) -> None:
+    from benchmarks import e2e_bench
+
+    specs = _synthetic(work, "files", size.devices, size.cases)
+    cells = size.devices * 6 * size.cases
+    for row in e2e_bench.measure_files(specs, work, cells, size.e2e_repeat):
+        record(row)
+    for row in e2e_bench.measure_grid(work, *size.grid):
+        record(row)
+
+
 RUNNERS: dict[str, Callable[[Size, Path, Record], None]] = {
     "a": run_a,
     "b": run_b,
     "c": run_c,
     "d": run_d,
     "e": run_e,
+    "f": run_f,
 }
 SECTION_KEYS = {s: [k for k in KEYS if k.startswith(s + "-")] for s in SECTIONS}
 

@@ -5,10 +5,16 @@ how each format shows it; the three writers only lay the fields out. A cell's te
 made from that cell's values alone (its exact counts, its pair's figures, its row of
 `Compiled.columns`), so it never depends on what else was selected.
 
-Numbers: an exact count (operations, bytes, intensity, peak, bandwidth) is written as
-an integer when it is one, else as the nearest float; a computed float (attainable
-rate, share, time, sweeps, measured, efficiency) as an integer when the float is
-integral and its exact value is an integer too, else as the float.
+Numbers in JSON: an exact count (operations, bytes, intensity, peak, bandwidth) is
+written as an integer when it is one, else as the nearest float; a computed float
+(attainable rate, share, time, sweeps, measured, efficiency) as an integer when the float
+is integral and its exact value is an integer too, else as the float.
+
+CSV and Parquet are written a batch of cells at a time from the same table, by
+`rooflinec.columnar`: a field shared by many cells (per case, row of counts, pair) is
+read once, and a per-cell field gives its numpy columns (`Field.vector`). Numbers in CSV:
+an exact count as in JSON (an integer when it is one), every other number as its float64
+value in the shortest text that reads back to it (pyarrow's formatting, `1.15e+13`).
 """
 
 from __future__ import annotations
@@ -20,39 +26,52 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal, TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO
 
 from rooflinec import __version__
-from rooflinec.catalog import LEVELS
+from rooflinec.catalog import LEVELS, Kernel
 from rooflinec.compiler import Compiled, Result
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.grids import Selection
 from rooflinec.terms import LIMITED_BY, SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from rooflinec.columnar import FieldTable
     from rooflinec.columns import Columns
     from rooflinec.models import ModelResult
+
+    Ints = NDArray[np.int64]
 
 __all__ = [
     "CSV_HEADERS",
     "FIELDS",
     "FORMATS",
     "FORMULA_STARTS",
+    "TEXT_FORMATS",
     "CsvHeader",
+    "Progress",
+    "csv_text",
     "num",
     "results_text",
     "spreadsheet_text",
     "write_results",
 ]
 
-Format = Literal["json", "jsonl", "csv", "table"]
-FORMATS: tuple[Format, ...] = ("json", "jsonl", "csv", "table")
+Format = Literal["json", "jsonl", "csv", "table", "parquet"]
+FORMATS: tuple[Format, ...] = ("json", "jsonl", "csv", "table", "parquet")
 CsvHeader = Literal["units", "plain"]
 CSV_HEADERS: tuple[CsvHeader, ...] = ("units", "plain")
 """CSV header styles: `time [s]` (units, the default) or `time` (plain: SQL identifiers,
 the units being those of the results schema, `schemas/results.schema.json`)."""
-Scope = Literal["case", "count", "pair", "cell"]
+Scope = Literal["case", "count", "pair", "kernel_pair", "cell"]
+Kind = Literal["text", "number", "flag"]
 Number = int | float
+Progress = Callable[[int], None]
+"""Told how many more rows were written, after each batch (a progress bar)."""
 
 
 def num(value: Fraction | int) -> Number:
@@ -75,6 +94,14 @@ def spreadsheet_text(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
+def csv_text(text: str) -> str:
+    """A text cell as every CSV rooflinec writes has it: guarded against formulas
+    (`spreadsheet_text`), quoted only where CSV needs it."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="").writerow([spreadsheet_text(text)])
+    return buffer.getvalue()
+
+
 class _Source:
     """What the fields read for one compiled catalog: exact counts, columns, views."""
 
@@ -89,6 +116,39 @@ class _Source:
     @cached_property
     def columns(self) -> Columns:
         return self.compiled.columns
+
+    @cached_property
+    def kernel_of_case(self) -> list[int]:
+        """Per case, the index of its kernel among the distinct kernels (in order)."""
+        index: dict[str, int] = {}
+        return [index.setdefault(k.id, len(index)) for k in self.counts.kernels]
+
+    @cached_property
+    def kernels(self) -> list[Kernel]:
+        """The distinct kernels of the cases, in order: `kernel_pair` rows are
+        `kernel * n_pairs + pair`."""
+        seen: dict[str, Kernel] = {}
+        for kernel in self.counts.kernels:
+            seen.setdefault(kernel.id, kernel)
+        return list(seen.values())
+
+    @cached_property
+    def declared_codes(self) -> tuple[Any, Any]:
+        """Per case and per pair, a code of its precision: equal codes are a declared cell."""
+        import numpy as np
+
+        c = self.counts
+        codes: dict[str, int] = {}
+        pairs = [codes.setdefault(p, len(codes)) for p in c.pair_precision]
+        cases = [codes.get(case.precision, -1) for case in c.cases]
+        return np.array(cases, dtype=np.int64), np.array(pairs, dtype=np.int64)
+
+    @cached_property
+    def run_cells(self) -> Any:
+        """The cells with a measured run, sorted, as an int64 array."""
+        import numpy as np
+
+        return np.array(sorted(self.counts.runs), dtype=np.int64)
 
     def exact(self, cell: int) -> Result:
         return self.compiled.result_at(cell)
@@ -138,6 +198,7 @@ _MARGIN = 1e-9  # relative: float sides this far apart are ordered as the exact 
 _FLOAT = {f: float(f) for f in SWEEP}
 
 Values = Callable[[_Source, Sequence[int]], list[Any]]
+Vector = Callable[[_Source, "Ints"], list[Any]]
 
 
 @dataclass(frozen=True)
@@ -145,9 +206,14 @@ class Field:
     """One output: its JSON key, CSV headers, table column, and where its values come from.
 
     `values` gives one value per row of `scope` asked for (a case, a row of the exact
-    counts, a (device, precision) pair, or a cell): a string, bool, number or None, or
-    for a field with `keys` a mapping from those keys (levels, sweep factors) to them,
-    missing keys meaning absent (JSON leaves them out, CSV leaves the cell empty).
+    counts, a (device, precision) pair, a (kernel, pair), or a cell): a string, bool,
+    number or None, or for a field with `keys` a mapping from those keys (levels, sweep
+    factors) to them, missing keys meaning absent (JSON leaves them out, CSV leaves the
+    cell empty). `kind` is the column type in CSV and Parquet (text, number or flag).
+
+    A per-cell field also gives `vector`: for an int64 array of cells, one numpy array
+    per header (float64 with NaN where absent, bool, or for a field with `choices`
+    integer codes into them); the columnar writers read that instead of `values`.
     """
 
     key: str
@@ -160,6 +226,9 @@ class Field:
     show: Callable[[Any, str], str] = lambda value, counting: str(value)  # -> table text
     optional: bool = False  # JSON leaves the field out of a row where it is empty
     mapping: bool = False  # a mapping with its own keys (a shape): one CSV cell, `M=1 N=2`
+    kind: Kind = "number"
+    vector: Vector | None = None
+    choices: tuple[str, ...] = ()
 
 
 def _floats(name: str, exact: Callable[[_Source, int], Fraction | None]) -> Values:
@@ -261,12 +330,12 @@ def _peak(src: _Source, rows: Sequence[int]) -> list[Any]:
     return [num(src.counts.pair_peak[j]) for j in rows]
 
 
-def _bandwidth(src: _Source, cells: Sequence[int]) -> list[Any]:
-    c = src.counts
+def _bandwidth(src: _Source, rows: Sequence[int]) -> list[Any]:
+    """The ceilings of a (kernel, pair): the levels both the kernel and the device give."""
     out = []
-    for i in cells:
-        case, j = divmod(i, src.n_pairs)
-        ceilings, _ = src.compiled._levels(c.kernels[case], c.pair_device[j])
+    for r in rows:
+        k, j = divmod(r, src.n_pairs)
+        ceilings, _ = src.compiled._levels(src.kernels[k], src.counts.pair_device[j])
         out.append({lv: num(bw) for lv, bw in ceilings.items()})
     return out
 
@@ -289,6 +358,46 @@ def _run_levels(view: Callable[[Result], dict[str, Fraction]]) -> Values:
     return values
 
 
+def _column(name: str) -> Vector:
+    """A per-cell float column of `Compiled.columns`; a sweep gives one per factor."""
+
+    def vector(src: _Source, cells: Ints) -> list[Any]:
+        column = getattr(src.columns, name)[cells]
+        if column.ndim == 1:
+            return [column]
+        return [column[:, k] for k in range(column.shape[1])]
+
+    return vector
+
+
+def _declared_vector(src: _Source, cells: Ints) -> list[Any]:
+    cases, pairs = src.declared_codes
+    return [cases[cells // src.n_pairs] == pairs[cells % src.n_pairs]]
+
+
+def _limited_by_vector(src: _Source, cells: Ints) -> list[Any]:
+    return [src.columns.limited_by[cells]]
+
+
+def _run_vector(view: Callable[[Result], dict[str, Fraction]]) -> Vector:
+    """A per-level view of each cell's measured run as floats, NaN without one (few cells
+    have a run: only those are looked at, exactly)."""
+
+    def vector(src: _Source, cells: Ints) -> list[Any]:
+        import numpy as np
+
+        out = [np.full(len(cells), np.nan) for _ in LEVELS]
+        if len(src.run_cells):
+            for n in np.flatnonzero(np.isin(cells, src.run_cells)).tolist():
+                values = view(src.exact(int(cells[n])))
+                for k, lv in enumerate(LEVELS):
+                    if lv in values:
+                        out[k][n] = float(values[lv])
+        return out
+
+    return vector
+
+
 def _si(unit: str) -> Callable[[Any, str], str]:
     """Table text in SI units; `{}` in `unit` is the counting unit (FLOP or OP)."""
 
@@ -307,12 +416,21 @@ def _dram(value: Any, counting: str) -> str:
 
 
 FIELDS: tuple[Field, ...] = (
-    Field("case", "case", _case, ("case",), table="case"),
-    Field("kernel", "count", _kernel, ("kernel",)),
-    Field("shape", "case", _shape, ("shape",), table="shape", show=_shape_text, mapping=True),
-    Field("device", "pair", _device, ("device",), table="device"),
-    Field("precision", "pair", _precision, ("precision",), table="precision"),
-    Field("declared", "cell", _declared, ("declared",)),
+    Field("case", "case", _case, ("case",), table="case", kind="text"),
+    Field("kernel", "count", _kernel, ("kernel",), kind="text"),
+    Field(
+        "shape",
+        "case",
+        _shape,
+        ("shape",),
+        table="shape",
+        show=_shape_text,
+        mapping=True,
+        kind="text",
+    ),
+    Field("device", "pair", _device, ("device",), table="device", kind="text"),
+    Field("precision", "pair", _precision, ("precision",), table="precision", kind="text"),
+    Field("declared", "cell", _declared, ("declared",), kind="flag", vector=_declared_vector),
     Field("flops", "count", _flops, ("flops [OP]",), table="operations", show=_si("{}")),
     Field("bytes", "count", _bytes, tuple(f"bytes_{lv} [B]" for lv in LEVELS), LEVELS),
     Field(
@@ -327,7 +445,7 @@ FIELDS: tuple[Field, ...] = (
     Field("peak", "pair", _peak, ("peak [OP/s]",), json=False),
     Field(
         "bandwidth",
-        "cell",
+        "kernel_pair",
         _bandwidth,
         tuple(f"bandwidth_{lv} [B/s]" for lv in LEVELS),
         LEVELS,
@@ -340,8 +458,18 @@ FIELDS: tuple[Field, ...] = (
         ("attainable [OP/s]",),
         table="attainable",
         show=_si("{}/s"),
+        vector=_column("attainable"),
     ),
-    Field("limited_by", "cell", _limited_by, ("limited_by",), table="limited by"),
+    Field(
+        "limited_by",
+        "cell",
+        _limited_by,
+        ("limited_by",),
+        table="limited by",
+        kind="text",
+        vector=_limited_by_vector,
+        choices=LIMITED_BY,
+    ),
     Field(
         "share_of_peak",
         "cell",
@@ -352,6 +480,7 @@ FIELDS: tuple[Field, ...] = (
         ("share_of_peak [1]",),
         table="share of peak",
         show=_percent,
+        vector=_column("share_of_peak"),
     ),
     Field(
         "time",
@@ -360,6 +489,7 @@ FIELDS: tuple[Field, ...] = (
         ("time [s]",),
         table="time",
         show=_si("s"),
+        vector=_column("time"),
     ),
     Field(
         "bandwidth_sweep",
@@ -367,6 +497,7 @@ FIELDS: tuple[Field, ...] = (
         _sweep("bandwidth_sweep", peak=False),
         tuple(f"bandwidth_x{k} [OP/s]" for k in SWEEP_KEYS),
         SWEEP_KEYS,
+        vector=_column("bandwidth_sweep"),
     ),
     Field(
         "peak_sweep",
@@ -374,12 +505,14 @@ FIELDS: tuple[Field, ...] = (
         _sweep("peak_sweep", peak=True),
         tuple(f"peak_x{k} [OP/s]" for k in SWEEP_KEYS),
         SWEEP_KEYS,
+        vector=_column("peak_sweep"),
     ),
     Field(
         "measured",
         "cell",
         _floats("measured", lambda s, c: s.counts.measured.get(c)),
         ("measured [OP/s]",),
+        vector=_column("measured"),
     ),
     Field(
         "efficiency",
@@ -388,6 +521,7 @@ FIELDS: tuple[Field, ...] = (
         ("efficiency [1]",),
         table="efficiency",
         show=_percent,
+        vector=_column("efficiency"),
     ),
     Field(
         "measured_intensity",
@@ -396,6 +530,7 @@ FIELDS: tuple[Field, ...] = (
         tuple(f"measured_intensity_{lv} [OP/B]" for lv in LEVELS),
         LEVELS,
         optional=True,
+        vector=_run_vector(lambda r: r.measured_intensity),
     ),
     Field(
         "measured_bandwidth",
@@ -404,6 +539,7 @@ FIELDS: tuple[Field, ...] = (
         tuple(f"measured_bandwidth_{lv} [B/s]" for lv in LEVELS),
         LEVELS,
         optional=True,
+        vector=_run_vector(lambda r: r.measured_bandwidth),
     ),
     Field(
         "traffic_ratio",
@@ -412,6 +548,7 @@ FIELDS: tuple[Field, ...] = (
         tuple(f"traffic_ratio_{lv} [1]" for lv in LEVELS),
         LEVELS,
         optional=True,
+        vector=_run_vector(lambda r: r.traffic_ratio),
     ),
 )
 
@@ -436,6 +573,17 @@ CSV_PLAIN_COLUMNS: list[str] = [plain_header(h) for h in CSV_COLUMNS]
 # --------------------------------------------------------------------------- laying out
 
 
+def shared_sizes(src: _Source) -> dict[str, int]:
+    """How many rows each shared scope has."""
+    c = src.counts
+    return {
+        "case": len(c.cases),
+        "count": len(c.flops),
+        "pair": len(c.pair_device),
+        "kernel_pair": len(src.kernels) * src.n_pairs,
+    }
+
+
 class _Rows:
     """Field texts for cells, a batch at a time; a field shared by many cells (per case,
     per row of counts, per pair) is read and formatted once."""
@@ -454,12 +602,14 @@ class _Rows:
             return [i // src.n_pairs for i in cells]
         if scope == "pair":
             return [i % src.n_pairs for i in cells]
+        if scope == "kernel_pair":
+            n, kernel = src.n_pairs, src.kernel_of_case
+            return [kernel[i // n] * n + i % n for i in cells]
         return [src.counts.count_row(i) for i in cells]
 
     def batch(self, cells: Sequence[int]) -> list[list[Any]]:
         """Per field, its text for each of `cells`."""
-        c = self.src.counts
-        sizes = {"case": len(c.cases), "count": len(c.flops), "pair": len(c.pair_device)}
+        sizes = shared_sizes(self.src)
         out = []
         for field in self.fields:
             if field.scope == "cell":
@@ -561,10 +711,15 @@ def _header(compiled: Compiled, cells: Cells, models: Sequence[ModelResult] = ()
 
 
 def write_json(
-    compiled: Compiled, cells: Cells, out: TextIO, models: Sequence[ModelResult] = ()
+    compiled: Compiled,
+    cells: Cells,
+    out: TextIO,
+    models: Sequence[ModelResult] = (),
+    progress: Progress | None = None,
 ) -> None:
     """The results contract, laid out as `json.dumps(document, indent=2)` would: the
-    kernel results, then the model rows beside them."""
+    kernel results, then the model rows beside them; each batch of rows is written as
+    soon as it is laid out."""
     from rooflinec.model_export import write_model_json_rows
 
     head = json.dumps(_header(compiled, cells, models), indent=2, ensure_ascii=False)
@@ -580,6 +735,8 @@ def write_json(
                 chunk.append(f"{separator}    {{\n" + ",\n".join(p for p in parts if p) + "\n    }")
                 separator = ",\n"
             out.write("".join(chunk))
+            if progress is not None:
+                progress(len(batch))
         out.write("\n  ")
     out.write('],\n  "models": [')
     if models:
@@ -600,7 +757,11 @@ def _jsonl_field(field: Field, value: Any) -> str:
 
 
 def write_jsonl(
-    compiled: Compiled, cells: Cells, out: TextIO, models: Sequence[ModelResult] = ()
+    compiled: Compiled,
+    cells: Cells,
+    out: TextIO,
+    models: Sequence[ModelResult] = (),
+    progress: Progress | None = None,
 ) -> None:
     """JSON Lines: one result per line, the rows of the results contract as records, then
     one line per model row (with its steps; it has `model` where a result has `case`).
@@ -610,11 +771,13 @@ def write_jsonl(
     """
     from rooflinec.model_export import write_model_jsonl
 
-    _write_jsonl_results(compiled, cells, out)
+    _write_jsonl_results(compiled, cells, out, progress)
     write_model_jsonl(models, out)
 
 
-def _write_jsonl_results(compiled: Compiled, cells: Cells, out: TextIO) -> None:
+def _write_jsonl_results(
+    compiled: Compiled, cells: Cells, out: TextIO, progress: Progress | None
+) -> None:
     fields = [f for f in FIELDS if f.json]
     for rows, batch in _row_batches(compiled, cells, fields, _jsonl_field):
         out.write(
@@ -623,56 +786,32 @@ def _write_jsonl_results(compiled: Compiled, cells: Cells, out: TextIO) -> None:
                 for parts in zip(*rows.batch(batch), strict=True)
             )
         )
-
-
-def _csv_text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        # Every text cell here is an id or a fixed term (ids cannot start with a formula
-        # character); guarded all the same, as every CSV rooflinec writes.
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="").writerow([spreadsheet_text(value)])
-        return buffer.getvalue()
-    return repr(value)
-
-
-def _csv_field(field: Field, value: Any) -> str:
-    """A field's CSV cells: one per key of a mapping, empty where a key is absent."""
-    if field.mapping:
-        return _csv_text(_shape_text(value))
-    if field.keys:
-        return ",".join(_csv_text(value.get(k)) for k in field.keys)
-    return _csv_text(value)
-
-
-def write_csv(compiled: Compiled, cells: Cells, out: TextIO, header: CsvHeader = "units") -> None:
-    """One row per cell; empty cells where a level is absent. The header row names each
-    column with its unit (`time [s]`), or with `header="plain"` by name alone (`time`)."""
-    columns = CSV_PLAIN_COLUMNS if header == "plain" else CSV_COLUMNS
-    csv.writer(out, lineterminator="\n").writerow(columns)
-    for rows, batch in _row_batches(compiled, cells, FIELDS, _csv_field):
-        out.write("".join(",".join(parts) + "\n" for parts in zip(*rows.batch(batch), strict=True)))
+        if progress is not None:
+            progress(len(batch))
 
 
 def write_table(
-    compiled: Compiled, cells: Cells, out: TextIO, models: Sequence[ModelResult] = ()
+    compiled: Compiled,
+    cells: Cells,
+    out: TextIO,
+    models: Sequence[ModelResult] = (),
+    progress: Progress | None = None,
 ) -> None:
     """A readable terminal table; `*` marks a precision other than the case's declared one.
     Model rows follow in a table of their own; with model rows alone, only that one."""
     from rooflinec.model_export import write_model_table
 
     if len(cells) or not models:
-        _write_results_table(compiled, cells, out)
+        _write_results_table(compiled, cells, out, progress)
     if models:
         if len(cells):
             out.write("\n")
         write_model_table(compiled.catalog, models, out)
 
 
-def _write_results_table(compiled: Compiled, cells: Cells, out: TextIO) -> None:
+def _write_results_table(
+    compiled: Compiled, cells: Cells, out: TextIO, progress: Progress | None
+) -> None:
     fields = [f for f in FIELDS if f.table is not None]
     header = [str(f.table) for f in fields]
     table = [header]
@@ -684,6 +823,8 @@ def _write_results_table(compiled: Compiled, cells: Cells, out: TextIO) -> None:
             if not declared[n]:
                 line[header.index("precision")] += "*"
             table.append(line)
+        if progress is not None:
+            progress(len(batch))
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     lines = []
     for n, row in enumerate(table):
@@ -695,11 +836,68 @@ def _write_results_table(compiled: Compiled, cells: Cells, out: TextIO) -> None:
 
 
 _DECLARED = next(f for f in FIELDS if f.key == "declared")
-_WRITERS: dict[str, Callable[[Compiled, Cells, TextIO, Sequence[ModelResult]], None]] = {
+_WRITERS: dict[
+    str, Callable[[Compiled, Cells, TextIO, Sequence[ModelResult], Progress | None], None]
+] = {
     "json": write_json,
     "jsonl": write_jsonl,
     "table": write_table,
 }
+TEXT_FORMATS: tuple[Format, ...] = ("json", "jsonl", "csv", "table")
+"""The formats `write_results` writes to a text stream; Parquet is written to a file or a
+folder of files (`rooflinec.columnar.write_parquet`)."""
+
+
+def _tables(compiled: Compiled, cells: Cells) -> Iterator[tuple[FieldTable, Sequence[int]]]:
+    """The rows of `cells` as (field table, cells of its compile) parts, in order: the
+    catalog's rows share one table; a grid's chunk is a compile, and a table, of its own."""
+    from rooflinec.columnar import FieldTable
+
+    def table(of: Compiled) -> FieldTable:
+        src = _Source(of)
+        return FieldTable(src, FIELDS, shared_sizes(src), csv_text, _shape_text)
+
+    own = table(compiled)
+    if not isinstance(cells, Selection):
+        yield own, cells
+        return
+    for part in cells.batches():
+        yield (own if part.grid is None else table(part.compiled)), part.cells
+
+
+def write_csv(
+    compiled: Compiled,
+    cells: Cells,
+    out: TextIO | BinaryIO,
+    header: CsvHeader = "units",
+    *,
+    progress: Progress | None = None,
+) -> None:
+    """One row per cell, a batch at a time through pyarrow (`rooflinec.columnar`); empty
+    cells where a level is absent. The header row names each column with its unit
+    (`time [s]`), or with `header="plain"` by name alone (`time`)."""
+    from rooflinec import columnar
+
+    names = CSV_PLAIN_COLUMNS if header == "plain" else CSV_COLUMNS
+    columnar.write_csv(_tables(compiled, cells), out, names, progress=progress)
+
+
+def write_parquet(
+    compiled: Compiled,
+    cells: Cells,
+    target: Path | BinaryIO,
+    *,
+    partition: str | None = None,
+    progress: Progress | None = None,
+) -> None:
+    """The cells as Parquet: one file (`target` a path or a binary file), or with
+    `partition="device"` a folder of Hive partitions, `device=ID/part-0.parquet`, under
+    the path `target` (`rooflinec.columnar.write_parquet`)."""
+    from rooflinec import columnar
+
+    columnar.write_parquet(
+        _tables(compiled, cells), FIELDS, target, partition=partition, progress=progress
+    )
 
 
 def write_results(
@@ -710,13 +908,15 @@ def write_results(
     *,
     csv_header: CsvHeader = "units",
     models: Sequence[ModelResult] = (),
+    progress: Progress | None = None,
 ) -> None:
     """Write the cells `cells` (from `Compiled.rows`, or a `grids.Selection` with grid rows)
     and the model rows `models` as `format`: json, jsonl, csv or table.
 
     A CSV holds one kind of row, named by its header: the results when any cell is
     selected, else the model rows. `csv_header` picks the CSV header style (see
-    `CSV_HEADERS`); other formats ignore it.
+    `CSV_HEADERS`); other formats ignore it. `progress` is told the rows written after
+    each batch.
     """
     if format == "csv":
         if models and not len(cells):
@@ -724,9 +924,9 @@ def write_results(
 
             write_model_csv(models, out, plain=csv_header == "plain")
             return
-        write_csv(compiled, cells, out, csv_header)
+        write_csv(compiled, cells, out, csv_header, progress=progress)
         return
-    _WRITERS[format](compiled, cells, out, models)
+    _WRITERS[format](compiled, cells, out, models, progress)
 
 
 def results_text(

@@ -14,7 +14,8 @@ from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import Catalog
 from rooflinec.catalog_export import COLUMNS, catalog_csv, catalog_json
 from rooflinec.cli.main import main
-from rooflinec.export import FORMULA_STARTS, _csv_text, spreadsheet_text
+from rooflinec.columnar import number_text
+from rooflinec.export import FORMULA_STARTS, csv_text, spreadsheet_text
 from tests.specfactory import BUNDLED, copy_bundled
 
 TODAY = datetime.date(2026, 11, 30)
@@ -248,8 +249,9 @@ def test_spreadsheet_text(text: str, expected: str) -> None:
 def test_compile_csv_text_cells_are_ids() -> None:
     """`compile --format csv` writes ids and fixed terms only: none can start a formula, and
     a text cell goes through the same guard; numbers (negative ones too) stay numbers."""
-    assert "'=x" == _csv_text("=x")
-    assert "-2.5" == _csv_text(-2.5)
+    assert "'=x" == csv_text("=x")
+    assert '"a,b"' == csv_text("a,b")
+    assert ["-2.5", "-3"] == number_text([-2.5, -3]).to_pylist()
     out = io.StringIO()
     assert 0 == main(["compile", "--format", "csv", "--specs", str(BUNDLED)], out=out)
     text_columns = ("case", "kernel", "device", "precision", "declared", "limited_by")

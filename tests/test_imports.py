@@ -253,7 +253,7 @@ def test_the_command_line_loads_no_command_until_it_runs() -> None:
         "import sys; import rooflinec.cli.main as m; m.build_parser(); "
         "print(sorted(set(sys.argv[1:]) & set(sys.modules)))"
     )
-    heavy = ["rooflinec.site", "mkdocs", "rooflinec.provenance"]
+    heavy = ["rooflinec.site", "mkdocs", "rooflinec.provenance", "pyarrow"]
     proc = subprocess.run(
         [sys.executable, "-c", code, *heavy], capture_output=True, text=True, check=True, timeout=60
     )

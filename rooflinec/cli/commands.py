@@ -6,6 +6,7 @@ for `--help`) loads none of it; nothing below the command line imports this modu
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, TextIO
@@ -43,7 +44,21 @@ def _unknown(kind: str, wanted: Iterable[str], known: Collection[str]) -> None:
 def cmd_compile(opts: Options, out: TextIO) -> int:
     from rooflinec.export import CsvHeader, write_results
     from rooflinec.grids import select
+    from rooflinec.progress import progress_line
 
+    if opts.format == "parquet" and opts.out is None:
+        raise UsageError("--format parquet writes a binary file: name it with --out FILE")
+    if opts.partition is not None and opts.format != "parquet":
+        raise UsageError("--partition needs --format parquet")
+    if opts.format == "parquet" and opts.models:
+        raise UsageError(
+            "--format parquet holds the results of kernel cases; model rows (--model) are "
+            "written by json, jsonl, csv and table"
+        )
+    if opts.out is not None:  # a target that cannot be written fails now, not after the work
+        from rooflinec.outfile import check_file_target, check_folder_target
+
+        (check_folder_target if opts.partition else check_file_target)(opts.out)
     compiled = compiled_or_raise(specs_folder(opts.specs))
     catalog = compiled.catalog
     _unknown("device", opts.devices, catalog.devices)
@@ -77,8 +92,55 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
     )
     cells.check()  # a grid shape with a bad count stops the compile before any output
     header: CsvHeader = "plain" if opts.csv_header == "plain" else "units"
-    write_results(compiled, cells, opts.format, out, csv_header=header, models=models)
+    # No progress line over rows printed to the same terminal.
+    shown = opts.out is not None or not _is_terminal(out)
+    with progress_line(len(cells), "compile", enabled=shown) as progress:
+        if opts.out is None:
+            write_results(
+                compiled,
+                cells,
+                opts.format,
+                out,
+                csv_header=header,
+                models=models,
+                progress=progress,
+            )
+            return EXIT_OK
+        from rooflinec.outfile import atomic_file, atomic_folder
+
+        if opts.format == "parquet":
+            from rooflinec.export import write_parquet
+
+            if opts.partition is not None:
+                with atomic_folder(opts.out) as folder:
+                    write_parquet(
+                        compiled, cells, folder, partition=opts.partition, progress=progress
+                    )
+            else:
+                with atomic_file(opts.out) as handle:
+                    write_parquet(compiled, cells, handle, progress=progress)
+            return EXIT_OK
+        with atomic_file(opts.out) as handle:
+            text = io.TextIOWrapper(handle, encoding="utf-8", newline="")
+            write_results(
+                compiled,
+                cells,
+                opts.format,
+                text,
+                csv_header=header,
+                models=models,
+                progress=progress,
+            )
+            text.flush()
+            text.detach()  # `atomic_file` closes the file itself
     return EXIT_OK
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _one_result(opts: Options) -> tuple[Catalog, Result]:

@@ -1,6 +1,7 @@
 """`rooflinec`: every command in one table, parsed into `Options`, run, and its exit code.
 
-Exit codes: 0 ok, 1 spec errors, 2 usage, 3 an internal bug (said in one line).
+Exit codes: 0 ok, 1 spec errors, 2 usage, 3 an internal bug (said in one line), 130
+interrupted (Ctrl-C; `interrupted` on stderr).
 Tests call `main([...])` directly; nothing runs at import time. Parsing loads no
 command's implementation: each `cmd_*` imports what it runs inside itself.
 """
@@ -23,6 +24,7 @@ from rooflinec.cli.options import (
     DEFAULT_CONFIG,
     DEFAULT_SITE,
     EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_SPEC,
     EXIT_USAGE,
@@ -110,9 +112,21 @@ def _compile(p: argparse.ArgumentParser) -> None:
     _specs(p)
     p.add_argument(
         "--format",
-        choices=["json", "jsonl", "csv", "table"],
+        choices=["json", "jsonl", "csv", "table", "parquet"],
         default="table",
-        help="table (default), json, jsonl (one result per line) or csv",
+        help="table (default), json, jsonl (one result per line), csv or parquet (needs --out)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE",
+        help="write to FILE instead of stdout, whole or not at all (a temporary file beside "
+        "it, moved in when complete); a folder with --partition",
+    )
+    p.add_argument(
+        "--partition",
+        choices=["device"],
+        help="with --format parquet: a folder of Hive partitions, device=ID/part-0.parquet",
     )
     p.add_argument(
         "--csv-header",
@@ -347,8 +361,12 @@ COMMANDS: tuple[Command, ...] = (
         "--precision names). json follows the results "
         "contract (model rows under `models`); jsonl has one result per line, as data-frame "
         "tools read it; csv has units in its headers (or plain names with --csv-header plain) "
-        "and holds the model rows when only models are selected (--model); table is for "
-        "reading in a terminal.",
+        "and holds the model rows when only models are selected (--model); parquet has one "
+        "typed column per csv column of the results with its unit in the column's metadata "
+        "(--partition device: a folder DuckDB, Polars or Spark read as one table); table is "
+        "for reading in a terminal. Rows are written in batches as they are computed. With "
+        "--out, the output is written to a temporary file beside FILE and moved in when "
+        "complete: an error or Ctrl-C (exit 130) leaves no partial file.",
         arguments=_compile,
         run=commands.cmd_compile,
     ),
@@ -511,7 +529,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         sys.stderr.write(f"rooflinec: error: {message}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
-        return 130
+        # Ctrl-C: whatever was being written has been removed on the way out.
+        sys.stderr.write("rooflinec: interrupted\n")
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:

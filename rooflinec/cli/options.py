@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 EXIT_OK, EXIT_SPEC, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ctrl-C
 
 DEFAULT_SITE = Path("build/site")
 DEFAULT_CONFIG = Path("mkdocs.yml")
@@ -35,6 +36,7 @@ class Options:
     precisions: tuple[str, ...] = ()
     declared_only: bool = False
     csv_header: str = "units"
+    partition: str | None = None  # compile --format parquet: a column to partition by
     models: tuple[str, ...] = ()  # compile: repeatable; explain: at most one
     phases: tuple[str, ...] = ()
     # explain
@@ -57,7 +59,7 @@ class Options:
     config: Path = DEFAULT_CONFIG
     branch: str = DEFAULT_BRANCH
     push: bool = False
-    # build and serve
+    # build and serve; compile (a file, or a folder with --partition)
     out: Path | None = None
     verbose: bool = False
     dev_addr: str = DEFAULT_ADDRESS

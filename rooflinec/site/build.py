@@ -209,7 +209,8 @@ def build_site(
 
     from rooflinec.errors import SpecError
     from rooflinec.pipeline import compiled_or_diagnostics
-    from rooflinec.site.plugin import session_options
+    from rooflinec.progress import progress_line
+    from rooflinec.site.plugin import page_progress, session_options
 
     started = time.perf_counter()
     specs = specs.resolve()
@@ -242,7 +243,11 @@ def build_site(
                     shutil.copytree(_docs_dir(source), docs)
                     settings = _settings(source, docs, staging, specs, options)
                     config = load_config(str(_write_config(Path(tmp), settings)))
-                build(config)
+                with (
+                    progress_line(0, "build", unit="pages") as line,
+                    page_progress(line),
+                ):
+                    build(config)
             install(staging, out)
         except (MkDocsException, OSError) as exc:
             raise RooflinecError(f"site build failed: {exc}") from exc

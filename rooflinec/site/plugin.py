@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from mkdocs.structure.pages import Page
 
     from rooflinec.compiler import Compiled
+    from rooflinec.progress import ProgressLine
     from rooflinec.site.pages.common import GeneratedPage
 
 log = logging.getLogger("mkdocs.plugins.rooflinec")
@@ -196,6 +197,23 @@ def session_options(options: Mapping[str, Any]) -> Iterator[None]:
         _SESSION_OPTIONS.update(saved)
 
 
+_PAGES: list[ProgressLine] = []  # told of every page written, while `page_progress` runs
+
+
+@contextlib.contextmanager
+def page_progress(line: ProgressLine | None) -> Iterator[None]:
+    """Tell `line` how many pages a build renders, and each page as it is written
+    (`rooflinec build`'s progress line); nothing when `line` is None."""
+    if line is None:
+        yield
+        return
+    _PAGES.append(line)
+    try:
+        yield
+    finally:
+        _PAGES.remove(line)
+
+
 def _asset(name: str) -> str:
     return resources.files("rooflinec.site").joinpath("assets").joinpath(name).read_text("utf-8")
 
@@ -326,6 +344,8 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         return files
 
     def on_env(self, env: Environment, /, *, config: MkDocsConfig, files: Files) -> None:
+        for line in _PAGES:
+            line.total = len(files.documentation_pages())
         if env.bytecode_cache is None:
             # mkdocs makes a new theme environment for every build, and `serve` builds
             # again on every edit: the theme's compiled templates are kept on disk, as
@@ -383,6 +403,8 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         return relocate_page_files(filled, uri, generated.assets, prefix)
 
     def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str | None:
+        for line in _PAGES:
+            line(1)
         compact = compact_html(output)
         return with_banner(compact, self.banner) if self.banner else compact
 
