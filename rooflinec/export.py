@@ -19,7 +19,6 @@ value in the shortest text that reads back to it (pyarrow's formatting, `1.15e+1
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Callable, Iterator, Sequence
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO
 
 from rooflinec import __version__
 from rooflinec.catalog import LEVELS, Kernel
+from rooflinec.cells import FORMULA_STARTS, Number, csv_text, num, spreadsheet_text
 from rooflinec.compiler import Compiled, Result
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.grids import Selection
@@ -69,37 +69,8 @@ CSV_HEADERS: tuple[CsvHeader, ...] = ("units", "plain")
 the units being those of the results schema, `schemas/results.schema.json`)."""
 Scope = Literal["case", "count", "pair", "kernel_pair", "cell"]
 Kind = Literal["text", "number", "flag"]
-Number = int | float
 Progress = Callable[[int], None]
 """Told how many more rows were written, after each batch (a progress bar)."""
-
-
-def num(value: Fraction | int) -> Number:
-    """An exact value as a JSON number: integers stay integers."""
-    if isinstance(value, int) or value.denominator == 1:
-        return int(value)
-    return float(value)
-
-
-# A text cell starting with one of these is a formula to a spreadsheet (OWASP, "CSV
-# injection"): `=cmd|' /C calc'!A0`, `+SUM(1)`, `@x`, `-2+3`, or any of them after a tab.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
-
-
-def spreadsheet_text(text: str) -> str:
-    """A CSV text cell a spreadsheet shows as text: a single quote before a formula start.
-
-    Only text goes through here; numbers are written as numbers (`-2.5` stays a number).
-    """
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
-
-
-def csv_text(text: str) -> str:
-    """A text cell as every CSV rooflinec writes has it: guarded against formulas
-    (`spreadsheet_text`), quoted only where CSV needs it."""
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="").writerow([spreadsheet_text(text)])
-    return buffer.getvalue()
 
 
 class _Source:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from rooflinec.catalog import LEVEL_NAMES, Model
-from rooflinec.compiler import Compiled
+from rooflinec.catalog import LEVEL_NAMES, LEVELS, Model
+from rooflinec.compiler import Compiled, Result
 from rooflinec.explain import width_lines
 from rooflinec.formatting import format_number, format_percent, format_si
-from rooflinec.models import ModelResult
+from rooflinec.models import ModelEngine, ModelResult
 from rooflinec.terms import COMPUTE, LATENCY
 
 
@@ -89,7 +89,9 @@ def explain_model(compiled: Compiled, row: ModelResult) -> str:
     add("3. Steps (each run sits on its own roofline; a step's totals are count × one run)")
     for index, (step, s) in enumerate(zip(model.steps, row.steps, strict=True), start=1):
         kernel = catalog.kernels[step.kernel]
-        one = compiled.model_engine.instance(model, row.phase, index - 1, row.device, s.precision)
+        one = step_instance(
+            compiled.model_engine, model, row.phase, index - 1, row.device, s.precision
+        )
         s_unit = catalog.precisions[s.precision].unit
         add(f"   3.{index} {step.id}: {step.name}, kernel {kernel.id}")
         shape = ", ".join(
@@ -156,3 +158,40 @@ def explain_model(compiled: Compiled, row: ModelResult) -> str:
         )
         add(f"   efficiency = time / measured time = {format_percent(row.efficiency)}")
     return "\n".join(lines) + "\n"
+
+
+def step_instance(
+    engine: ModelEngine, model: Model, phase: str, index: int, device: str, precision: str
+) -> Result:
+    """One run of a step as a kernel `Result` (for a derivation): its ceilings,
+    what limits it and why the levels it does not see are no ceiling."""
+    step = model.steps[index]
+    kernel = engine.catalog.kernels[step.kernel]
+    figures = engine.devices[device]
+    one = engine.counts(model, phase, index, precision)
+    given = figures.bandwidths
+    ceilings = {lv: given[lv] for lv in LEVELS if lv in kernel.bytes and lv in given}
+    unmodelled = tuple(
+        (
+            lv,
+            f"the device gives no {lv} bandwidth"
+            if lv in kernel.bytes
+            else f"the kernel gives no {lv} traffic",
+        )
+        for lv in LEVELS
+        if (lv in kernel.bytes) != (lv in given)
+    )
+    return Result(
+        step.id,
+        kernel.id,
+        device,
+        precision,
+        precision == (step.precision or model.precision),
+        one.flops,
+        one.bytes,
+        figures.peaks[precision],
+        ceilings,
+        unmodelled,
+        None,
+        engine.latencies.get(device),
+    )

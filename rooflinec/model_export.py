@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any, TextIO
 
 from rooflinec.catalog import LEVELS, Catalog
-from rooflinec.export import num, spreadsheet_text
+from rooflinec.cells import num, spreadsheet_text
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.models import ModelResult, StepResult
 from rooflinec.terms import LIMITED_BY

@@ -27,7 +27,7 @@ from rooflinec.errors import Diagnostic
 from rooflinec.terms import COMPUTE, LATENCY
 
 if TYPE_CHECKING:
-    from rooflinec.compiler import DeviceFigures, Result
+    from rooflinec.compiler import DeviceFigures
 
 __all__ = ["ModelEngine", "ModelResult", "StepResult"]
 
@@ -323,42 +323,6 @@ class ModelEngine:
             one.intensity,
             limited_by,
             latency,
-        )
-
-    def instance(self, model: Model, phase: str, index: int, device: str, precision: str) -> Result:
-        """One run of a step as a kernel `Result` (for a derivation): its ceilings,
-        what limits it and why the levels it does not see are no ceiling."""
-        from rooflinec.compiler import Result
-
-        step = model.steps[index]
-        kernel = self.catalog.kernels[step.kernel]
-        figures = self.devices[device]
-        one = self.counts(model, phase, index, precision)
-        given = figures.bandwidths
-        ceilings = {lv: given[lv] for lv in LEVELS if lv in kernel.bytes and lv in given}
-        unmodelled = tuple(
-            (
-                lv,
-                f"the device gives no {lv} bandwidth"
-                if lv in kernel.bytes
-                else f"the kernel gives no {lv} traffic",
-            )
-            for lv in LEVELS
-            if (lv in kernel.bytes) != (lv in given)
-        )
-        return Result(
-            step.id,
-            kernel.id,
-            device,
-            precision,
-            precision == (step.precision or model.precision),
-            one.flops,
-            one.bytes,
-            figures.peaks[precision],
-            ceilings,
-            unmodelled,
-            None,
-            self.latencies.get(device),
         )
 
     # ------------------------------------------------------------------ checks

@@ -269,7 +269,7 @@ GEMM_KERNEL, GEMM_BATCH = "gemm", "M"
 def gemm_batches(site: Site, device: Device) -> dict[str, Any] | None:
     """Per precision, the batch from which the catalog's GEMM case turns compute bound;
     None when the catalog has no `gemm` kernel with a case and an `M`."""
-    from rooflinec.site.pages.kernels import crossover_cell
+    from rooflinec.site.pages.crossover_cell import crossover_cell
 
     kernel = site.catalog.kernels.get(GEMM_KERNEL)
     if kernel is None or not kernel.cases or GEMM_BATCH not in kernel.symbols:

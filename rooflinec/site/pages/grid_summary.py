@@ -60,7 +60,7 @@ def grid_summaries(
     site: Site, page: Page, kernel: Kernel, cases: list[Case]
 ) -> list[dict[str, Any]]:
     """The summary of each grid case of a kernel page."""
-    from rooflinec.site.pages.kernels import crossover_cell
+    from rooflinec.site.pages.crossover_cell import crossover_cell
 
     cat = site.catalog
     out = []

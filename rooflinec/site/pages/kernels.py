@@ -17,6 +17,7 @@ from rooflinec.site.pages.common import (
     Page,
     level_name,
 )
+from rooflinec.site.pages.crossover_cell import crossover_cell
 from rooflinec.site.pages.grid_summary import grid_summaries
 from rooflinec.site.pages.parts import paged_index, sources_context
 from rooflinec.terms import COMPUTE
@@ -225,32 +226,6 @@ def _traffic_rows(site: Site, page: Page, run: Result, precision: str) -> list[d
 
 #: Rows of a kernel page's crossover table; `rooflinec solve` answers for any other.
 MAX_CROSSOVER_ROWS = 8
-
-
-def crossover_cell(
-    site: Site,
-    case: str,
-    device: str,
-    precision: str,
-    symbol: str,
-    *,
-    shape: dict[str, int] | None = None,
-) -> str:
-    """The least value of `symbol` from which on the case stays compute bound, as shown
-    (the others held at `shape`, default the case's own)."""
-    from rooflinec.solve import SolveError, crossover, solve_regions
-    from rooflinec.solve_case import problem_of
-
-    try:
-        problem = problem_of(site.catalog, case, device, precision, symbol, shape=shape)
-        regions = solve_regions(problem)
-    except SolveError:
-        return "not solved"
-    at = crossover(regions)
-    if at is None:
-        return "never"
-    more = f" ({len(regions)} regions)" if len(regions) > 2 else ""
-    return f"{at:,}{more}"
 
 
 def _crossovers(

@@ -17,6 +17,7 @@ from markupsafe import Markup
 
 from rooflinec.catalog import LEVELS, Model
 from rooflinec.formatting import format_number, format_percent, format_si
+from rooflinec.model_explain import step_instance
 from rooflinec.model_export import dominant_limit, write_model_csv
 from rooflinec.site import charts
 from rooflinec.site.escape import md
@@ -315,7 +316,7 @@ def _roofline(site: Site, page: Page, model: Model) -> dict[str, Any] | None:
     r = site.model_rows.get((model.id, phase, device))
     if r is not None:
         for index, (step, s) in enumerate(zip(model.steps, r.steps, strict=True)):
-            one = engine.instance(model, phase, index, device, s.precision)
+            one = step_instance(engine, model, phase, index, device, s.precision)
             key = f"{phase}/{step.id}"
             results.append(replace(one, case=key))
             labels[key] = step.name
