@@ -5,8 +5,9 @@ numerators (no `min`, `max`, `ceil`, `floor` around it, no division by it) is a
 polynomial in that symbol once the others are bound. Its coefficients come from exact
 evaluation at `degree + 1` integers and exact (Fraction) interpolation, so no sympy
 expression is built or substituted per case; the real roots of each condition
-polynomial are isolated exactly (a linear one directly, higher degrees with sympy's
-real-root isolation on rational coefficients), never with floats.
+polynomial are isolated exactly (a linear one directly, higher degrees by bisection on
+the integers with Sturm sequences in integer arithmetic), never with floats, and with
+no sympy.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from itertools import pairwise
 
 from rooflinec.formulas import Formula
 from rooflinec.formulas.tree import _Call, _Neg, _Node, _Num, _Pow, _Prod, _Sum, _Sym
@@ -101,11 +103,12 @@ def critical_integers(poly: Poly, lo: int, hi: int) -> set[int]:
     """Integers in [lo, hi] beside every real root: both neighbours of each root.
 
     Between two consecutive integers of the union of these sets (over every condition)
-    no condition changes sign, so one evaluation there stands for the whole run.
+    no condition changes sign, so one evaluation there stands for the whole run. (More
+    integers than that would be harmless: each is evaluated exactly and equal runs merge.)
     """
     out: set[int] = set()
     # A root at zero (a factor of the symbol itself) needs no isolation; dividing it
-    # out often leaves a linear condition, solved without sympy.
+    # out often leaves a linear condition, solved directly.
     zeros = next((i for i, c in enumerate(poly) if c != 0), 0)
     if zeros and lo <= 0 <= hi:
         out.add(0)
@@ -114,32 +117,77 @@ def critical_integers(poly: Poly, lo: int, hi: int) -> set[int]:
         return out
     if len(poly) == 2:
         root = -poly[0] / poly[1]
-        bounds = [(root, root)]
-    else:
-        bounds = _isolate(poly)
-    for left, right in bounds:
-        if right < lo - 1 or left > hi + 1:
+        if lo - 1 <= root <= hi + 1:
+            start, stop = max(math.floor(root), lo), min(math.ceil(root), hi)
+            out.update(range(start, stop + 1))
+        return out
+    # Roots in [lo - 1, hi + 1] have a neighbour in [lo, hi]; others do not matter.
+    for a, b in _root_steps(poly, lo - 1, hi + 1):
+        out.update(n for n in (a, b) if lo <= n <= hi)
+    return out
+
+
+def _integer_poly(poly: Sequence[Fraction]) -> list[int]:
+    """`poly` times the positive least common multiple of its denominators: the same
+    signs everywhere, evaluated in integers."""
+    scale = math.lcm(*(c.denominator for c in poly))
+    return [int(c * scale) for c in poly]
+
+
+def _at(poly: Sequence[int], x: int) -> int:
+    value = 0
+    for c in reversed(poly):
+        value = value * x + c
+    return value
+
+
+def _sturm(poly: Poly) -> list[list[int]]:
+    """The Sturm sequence of `poly` (p, p', then minus each remainder), each scaled to
+    integer coefficients by a positive factor."""
+    seq: list[list[Fraction]] = [list(poly), [c * i for i, c in enumerate(poly)][1:]]
+    while True:
+        rem = list(seq[-2])
+        div = seq[-1]
+        while len(rem) >= len(div):
+            factor = rem[-1] / div[-1]
+            shift = len(rem) - len(div)
+            for i, c in enumerate(div):
+                rem[shift + i] -= factor * c
+            rem.pop()  # its leading term is now zero
+        while rem and rem[-1] == 0:
+            rem.pop()
+        if not rem:
+            break
+        seq.append([-c for c in rem])
+    return [_integer_poly(p) for p in seq]
+
+
+def _root_steps(poly: Poly, lo: int, hi: int) -> list[tuple[int, int]]:
+    """Pairs of consecutive integers (n, n + 1) in [lo, hi] that hold every real root of
+    `poly` in [lo, hi] between or on them: exact, by Sturm's theorem (the distinct roots
+    in (a, b) are V(a) - V(b) when neither end is a root) and bisection on integers."""
+    seq = _sturm(poly)
+    signs: dict[int, tuple[int, int]] = {}  # x -> (p(x), sign variations at x)
+
+    def at(x: int) -> tuple[int, int]:
+        hit = signs.get(x)
+        if hit is None:
+            values = [v for p in seq if (v := _at(p, x)) != 0]
+            changes = sum(1 for u, v in pairwise(values) if (u < 0) != (v < 0))
+            hit = signs[x] = (_at(seq[0], x), changes)
+        return hit
+
+    out: list[tuple[int, int]] = []
+    stack = [(lo, hi)]
+    while stack:
+        a, b = stack.pop()
+        (pa, va), (pb, vb) = at(a), at(b)
+        if pa != 0 and pb != 0 and va == vb:
+            continue  # no root in [a, b]
+        if b - a <= 1:
+            out.append((a, b))
             continue
-        start, stop = max(math.floor(left), lo), min(math.ceil(right), hi)
-        out.update(range(start, stop + 1))
+        mid = (a + b) // 2
+        stack.append((mid, b))
+        stack.append((a, mid))
     return out
-
-
-def _isolate(poly: Poly) -> list[tuple[Fraction, Fraction]]:
-    """Isolating intervals of the real roots, each narrower than 1/2 (exact, sympy)."""
-    import sympy  # lazy: ~0.5 s, only for conditions of degree 2 and more
-
-    x = sympy.Dummy("x")
-    rational = [sympy.Rational(c.numerator, c.denominator) for c in reversed(poly)]
-    p = sympy.Poly(rational, x, domain=sympy.QQ)
-    out = []
-    for (left, right), _ in p.intervals(eps=sympy.Rational(1, 2)):
-        out.append((_fraction(left), _fraction(right)))
-    return out
-
-
-def _fraction(value: object) -> Fraction:
-    import sympy
-
-    r = sympy.Rational(value)
-    return Fraction(int(r.p), int(r.q))
