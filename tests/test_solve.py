@@ -175,3 +175,46 @@ def test_site_pages_show_the_tables(tmp_path: Path) -> None:
     assert 'id="crossovers"' in kernel
     assert "Compute-bound GEMM batch (N = 8,192, K = 8,192):" in device
     assert "bf16 256;" in device
+
+
+def _poly_of_roots(*roots: Fraction) -> tuple[Fraction, ...]:
+    """The monic polynomial with these roots, constant term first."""
+    poly = [Fraction(1)]
+    for r in roots:
+        poly = [(poly[i - 1] if i else 0) - r * (poly[i] if i < len(poly) else 0)
+                for i in range(len(poly) + 1)]  # fmt: skip
+    return tuple(poly)
+
+
+def test_critical_integers_are_the_neighbours_of_each_real_root(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """(x - 3)(x - 15/2)(x² + 1): roots 3 and 7.5 (x² + 1 has none), so 3, 7 and 8
+    are critical, and nothing farther than one from a root; found without sympy."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "sympy", None)  # any import of it fails
+    from rooflinec.solve_poly import critical_integers
+
+    quadratic = (Fraction(1), Fraction(0), Fraction(1))
+    roots = _poly_of_roots(Fraction(3), Fraction(15, 2))
+    poly = tuple(
+        sum((roots[i] * quadratic[k - i] for i in range(len(roots)) if 0 <= k - i < 3),
+            Fraction(0))
+        for k in range(len(roots) + 2)
+    )  # fmt: skip
+    found = critical_integers(poly, 1, 10**12)
+    assert {3, 7, 8} <= found <= {2, 3, 4, 6, 7, 8, 9}
+
+
+def test_critical_integers_of_a_double_root_and_a_root_near_the_end_of_the_domain() -> None:
+    """(x - 5)²(x - (10¹² - 1/2)): the double root 5 (no sign change, still critical)
+    and the integers either side of 999,999,999,999.5; a root past the domain's end
+    by more than one is dropped."""
+    from rooflinec.solve_poly import critical_integers
+
+    poly = _poly_of_roots(Fraction(5), Fraction(5), Fraction(2 * 10**12 - 1, 2))
+    found = critical_integers(poly, 1, 10**12)
+    assert {5, 10**12 - 1, 10**12} <= found <= {4, 5, 6, 10**12 - 2, 10**12 - 1, 10**12}
+    far = _poly_of_roots(Fraction(10**12 + 5), Fraction(-7), Fraction(1, 3))
+    assert critical_integers(far, 1, 10**12) == {1}
