@@ -342,13 +342,30 @@ class AuditLayout:
         return self.where.get((device, field), audit_path(device, 1))
 
 
+# (trail, catalog date, page, template environment) -> the section `_section` renders
+# from exactly these: a trail is a frozen value of everything the figure shows, so a
+# `serve` rebuild renders again only the sections of the device that was edited.
+_SECTIONS: dict[tuple[Any, ...], str] = {}
+_SECTIONS_KEPT = 8192
+
+
+def _cached_section(site: Site, page: Page, trail: FigureTrail) -> str:
+    key = (trail, site.catalog_date, page.path, site.env)
+    hit = _SECTIONS.get(key)
+    if hit is None:
+        if len(_SECTIONS) >= _SECTIONS_KEPT:
+            _SECTIONS.clear()
+        hit = _SECTIONS[key] = _section(site, page, trail)
+    return hit
+
+
 def audit_layout(site: Site) -> AuditLayout:
     """Every device's figure sections, rendered once and cut into pages by size."""
     pages: dict[str, tuple[tuple[Section, ...], ...]] = {}
     where: dict[tuple[str, str], str] = {}
     for device, trails in site.trails.items():
         page = Page(audit_path(device), site)
-        sections = [Section(t, _section(site, page, t)) for t in trails]
+        sections = [Section(t, _cached_section(site, page, t)) for t in trails]
         chunks = chunks_by_size(sections, lambda s: len(s.markdown), AUDIT_PAGE_BUDGET)
         pages[device] = tuple(tuple(c) for c in chunks)
         for n, chunk in enumerate(chunks, start=1):
