@@ -127,19 +127,23 @@ def _floor3(exponent: int) -> int:
 
 
 def _decimal_exponent(x: Fraction) -> int:
-    """floor(log10(x)) for x > 0, computed exactly."""
+    """floor(log10(x)) for x > 0, computed exactly (in integers: a page formats thousands
+    of figures, and Fraction arithmetic was most of that)."""
+    n, d = x.numerator, x.denominator
     # First guess from bit lengths (off by at most a few), then exact correction steps.
-    bits = x.numerator.bit_length() - x.denominator.bit_length()
+    bits = n.bit_length() - d.bit_length()
     guess = bits * _LOG10_2_NUM // _LOG10_2_DEN
-    while _pow10(guess) > x:
+    while not _at_least_pow10(n, d, guess):
         guess -= 1
-    while _pow10(guess + 1) <= x:
+    while _at_least_pow10(n, d, guess + 1):
         guess += 1
     return guess
 
 
-def _pow10(exponent: int) -> Fraction:
-    return Fraction(10**exponent) if exponent >= 0 else Fraction(1, 10**-exponent)
+def _at_least_pow10(n: int, d: int, exponent: int) -> bool:
+    """n / d >= 10**exponent, for n, d > 0."""
+    scale: int = 10 ** abs(exponent)
+    return n >= d * scale if exponent >= 0 else n * scale >= d
 
 
 def _round_significant(x: Fraction, digits: int) -> tuple[int, int]:
@@ -148,7 +152,14 @@ def _round_significant(x: Fraction, digits: int) -> tuple[int, int]:
     Rounds half to even on the exact value. Trailing zeros of m are moved into e.
     """
     exponent = _decimal_exponent(x) - digits + 1
-    mantissa = round(x / _pow10(exponent))  # Fraction.__round__: exact, half to even
+    n, d = x.numerator, x.denominator
+    if exponent >= 0:
+        d *= 10**exponent
+    else:
+        n *= 10**-exponent
+    mantissa, rest = divmod(n, d)  # x / 10**exponent, rounded half to even below
+    if 2 * rest > d or (2 * rest == d and mantissa % 2 == 1):
+        mantissa += 1
     if mantissa == 10**digits:  # 9.9996 -> 10.00: one more digit than asked for
         mantissa //= 10
         exponent += 1
