@@ -18,6 +18,7 @@ reader, each of which would be enough on its own for the cases it covers:
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -50,7 +51,12 @@ def md(value: Any) -> Markup:
     """
     if isinstance(value, Markup):
         return value
-    text = _WHITESPACE.sub(" ", str(value)).strip()
+    return _md_text(str(value))  # names and labels repeat across a site's pages
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _md_text(value: str) -> Markup:
+    text = _WHITESPACE.sub(" ", value).strip()
     text = text.translate(_TABLE)
     text = _LEADING.sub(_leading, text)
     return Markup(text)

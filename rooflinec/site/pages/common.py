@@ -154,6 +154,13 @@ def split_pages(
     return out
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _relative(path: str, folder: str) -> str:
+    """`path` relative to `folder` (both docs-relative): a site asks for the same few
+    thousand links over and over, and `relpath` is slow."""
+    return posixpath.relpath(path, folder)
+
+
 class Page:
     """Helpers bound to one page: relative links, slots, charts, formulas."""
 
@@ -169,8 +176,7 @@ class Page:
         path, _, anchor = target.partition("#")
         if path == self.path and anchor:
             return f"#{anchor}"
-        here = posixpath.dirname(self.path)
-        rel = posixpath.relpath(path, here or ".") if path else ""
+        rel = _relative(path, posixpath.dirname(self.path) or ".") if path else ""
         return rel + (f"#{anchor}" if anchor else "")
 
     def link(self, text: Any, target: str) -> Markup:

@@ -86,6 +86,7 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
     page = Page(path, site)
     cat = site.catalog
     fig = site.compiled.devices[device.id]
+    fig_ridges = fig.ridges  # a property that divides afresh on every read
     results = site.declared[device.id]
     shown = results[:MAX_ROWS]
     levels = [lv for lv in LEVELS if lv in fig.bandwidths]
@@ -165,7 +166,7 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
         {
             "precision": cat.precisions[p].label,
             "cells": [
-                site.intensity(fig.ridges[p][lv], p) if lv in fig.ridges[p] else "–"
+                site.intensity(fig_ridges[p][lv], p) if lv in fig_ridges[p] else "–"
                 for lv in levels
             ],
         }
@@ -186,8 +187,8 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
                     site.intensity(intensity[lv], r.precision) if lv in intensity else "–"
                     for lv in case_levels
                 ],
-                "ridge": site.intensity(fig.ridges[r.precision]["dram"], r.precision)
-                if "dram" in fig.ridges[r.precision]
+                "ridge": site.intensity(fig_ridges[r.precision]["dram"], r.precision)
+                if "dram" in fig_ridges[r.precision]
                 else "–",
                 "attainable": site.rate(r.attainable, r.precision),
                 "limited_by": level_name(r.limited_by) if r.limited_by != COMPUTE else COMPUTE,
@@ -231,7 +232,7 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
             "bandwidth": format_si(fig.bandwidths["dram"], "B/s")
             if "dram" in fig.bandwidths
             else None,
-            "ridge": site.intensity(fig.ridges[p_glance]["dram"], p_glance)
+            "ridge": site.intensity(fig_ridges[p_glance]["dram"], p_glance)
             if "dram" in fig.bandwidths
             else None,
             "bound": sum(1 for r in results if r.limited_by != COMPUTE),
