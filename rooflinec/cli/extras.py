@@ -1,7 +1,7 @@
 """Which optional dependencies a command needs, and the one line that says how to get them.
 
 `pip install rooflinec` checks and compiles; the site (`build`, `serve`, `publish`) and the
-symbolic solver (`explain --symbolic`, `solve` beyond degree 1) come with extras. A command
+symbolic formulas (`explain --symbolic`) come with extras. A command
 whose extra is missing stops before doing anything, with exit 2 and the `pip install` that
 fixes it, instead of a traceback from deep inside mkdocs or sympy.
 """
@@ -15,7 +15,7 @@ from rooflinec.errors import UsageError
 __all__ = ["EXTRA_OF_MODULE", "missing_extra_message", "require_extra"]
 
 # The top-level module each extra brings, by the extra that brings it. The site extra
-# includes the symbolic one (its kernel pages list crossovers).
+# includes the symbolic one.
 _MODULES = {
     "symbolic": ("sympy",),
     "site": ("sympy", "jinja2", "mkdocs", "material", "vl_convert", "nh3", "mike"),

@@ -520,8 +520,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         sys.stderr.write(f"rooflinec: error: {one_line(str(exc))}\n")
         return EXIT_SPEC
     except ModuleNotFoundError as exc:
-        # An optional dependency reached only on some inputs (sympy for `solve` of a
-        # condition of degree 2): say which extra brings it. Any other is a bug.
+        # An optional dependency reached only on some inputs: say which extra brings
+        # it. Any other is a bug.
         extra = EXTRA_OF_MODULE.get((exc.name or "").partition(".")[0])
         if extra is None:
             return _internal(exc)
