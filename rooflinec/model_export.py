@@ -123,31 +123,41 @@ def _quotient(numerator: int, denominator: int) -> str:
     return repr(numerator / denominator)
 
 
-# A step's text but for its time, rate and limit, before and after its time: the same
-# on every device. Keyed by the plan's step (rows keep their plan alive, and a cache
-# lives no longer than the rows it was filled from).
-_Fragments = dict[int, tuple[str, str]]
+def _ratio(value: Fraction | int) -> str:
+    """`json.dumps(num(value))`."""
+    return _quotient(value.numerator, value.denominator)
 
 
-def _fragments(entry: PlanStep, fragments: _Fragments) -> tuple[str, str]:
-    hit = fragments.get(id(entry))
-    if hit is None:
-        c = entry.counts
-        data = {
-            "step": entry.step.id,
-            "kernel": entry.step.kernel,
-            "count": c.count,
-            "shape": dict(entry.shape),
-            "precision": entry.precision,
-            "widths": dict(entry.step.widths),
-            "flops": num(c.total_flops),
-            "bytes": {lv: num(b) for lv, b in c.total_bytes.items()},
-            "time": 0,
-            "intensity": {lv: num(i) for lv, i in c.intensity.items()},
-        }
-        text = json.dumps(data, ensure_ascii=False)
-        head, _, rest = text.partition(', "time": ')
-        hit = fragments[id(entry)] = (head, rest[rest.index(', "intensity": ') : -1])
+# A step's text but for its time, rate and limit, before and after its time, with its
+# count and one run's operations as integers: the same on every device. Keyed by the
+# plan's step (rows keep their plan alive, and a cache lives no longer than the rows it
+# was filled from).
+_Fragment = tuple[str, str, int, int, int]
+_Fragments = dict[int, _Fragment]
+
+
+def _fragment(entry: PlanStep, fragments: _Fragments) -> _Fragment:
+    c = entry.counts
+    data = {
+        "step": entry.step.id,
+        "kernel": entry.step.kernel,
+        "count": c.count,
+        "shape": dict(entry.shape),
+        "precision": entry.precision,
+        "widths": dict(entry.step.widths),
+        "flops": num(c.total_flops),
+        "bytes": {lv: num(b) for lv, b in c.total_bytes.items()},
+        "time": 0,
+        "intensity": {lv: num(i) for lv, i in c.intensity.items()},
+    }
+    text = json.dumps(data, ensure_ascii=False)
+    head, _, rest = text.partition(', "time": ')
+    hit = fragments[id(entry)] = (
+        head + ', "time": ',
+        rest[rest.index(', "intensity": ') : -1] + ', "attainable": ',
+        c.count,
+        *c.flops_ratio,
+    )
     return hit
 
 
@@ -158,15 +168,56 @@ def _step_lines(r: ModelResult, fragments: _Fragments) -> list[str]:
         return [json.dumps(step_data(s), ensure_ascii=False) for s in r.steps]
     lines = []
     for entry, (n, d, limited_by) in zip(r.plan.steps, r.runs, strict=True):
-        head, intensity = _fragments(entry, fragments)
-        flops_n, flops_d = entry.counts.flops_ratio
+        hit = fragments.get(id(entry)) or _fragment(entry, fragments)
+        head, middle, count, flops_n, flops_d = hit
         # time = n·count/d; the rate of each run, flops / (n/d), without a Fraction
+        time, rate = n * count, flops_n * d
+        rate_d = flops_d * n
         lines.append(
-            f'{head}, "time": {_quotient(n * entry.counts.count, d)}{intensity}, '
-            f'"attainable": {_quotient(flops_n * d, flops_d * n)}, '
-            f'"limited_by": {_string(limited_by)}}}'
+            head
+            + (repr(time // d) if time % d == 0 else repr(time / d))
+            + middle
+            + (repr(rate // rate_d) if rate % rate_d == 0 else repr(rate / rate_d))
+            + ', "limited_by": '
+            + _string(limited_by)
+            + "}"
         )
     return lines
+
+
+def _head(r: ModelResult, pad: str) -> str:
+    """`_dump(model_data(r, steps=False), pad)`, written directly: numbers from the
+    exact values' integers, as `num` writes them."""
+    inner = pad + "  "
+    time_n, time_d = r.time.numerator, r.time.denominator
+    flops_n, flops_d = r.flops.numerator, r.flops.denominator
+    parts = [
+        f'{{\n{inner}"model": {_string(r.model)}',
+        f'{inner}"phase": {_string(r.phase)}',
+        f'{inner}"device": {_string(r.device)}',
+        f'{inner}"precision": {_string(r.precision)}',
+        f'{inner}"declared": {"true" if r.declared else "false"}',
+        f'{inner}"tokens": {r.tokens!r}',
+        f'{inner}"flops": {_quotient(flops_n, flops_d)}',
+        f'{inner}"bytes": {_levels(r.bytes, inner)}',
+        f'{inner}"time": {_quotient(time_n, time_d)}',
+        f'{inner}"attainable": {_quotient(flops_n * time_d, flops_d * time_n)}',
+        f'{inner}"tokens_per_second": {_quotient(r.tokens * time_d, time_n)}',
+        f'{inner}"time_by_limit": {_levels(r.time_by_limit, inner)}',
+        f'{inner}"measured_time": '
+        + ("null" if r.measured_time is None else _ratio(r.measured_time)),
+        f'{inner}"efficiency": ' + ("null" if r.efficiency is None else _ratio(r.efficiency)),
+    ]
+    return ",\n".join(parts) + "\n" + pad + "}"
+
+
+def _levels(values: dict[str, Fraction], pad: str) -> str:
+    """`_dump` of a dict of exact numbers at indentation `pad`."""
+    if not values:
+        return "{}"
+    inner = pad + "  "
+    items = ",\n".join(f"{inner}{_string(k)}: {_ratio(v)}" for k, v in values.items())
+    return "{\n" + items + "\n" + pad + "}"
 
 
 def model_json(r: ModelResult, pad: str = "", fragments: _Fragments | None = None) -> str:
@@ -174,12 +225,10 @@ def model_json(r: ModelResult, pad: str = "", fragments: _Fragments | None = Non
     dozen steps, and a step per line reads as a table (and is written by json's C
     encoder, where indenting every step's fields took most of a compile's time)."""
     fragments = {} if fragments is None else fragments
-    data = model_data(r, steps=False)
-    head = _dump(data, pad)
     inner = pad + "    "
     lines = ",\n".join(inner + line for line in _step_lines(r, fragments))
     body = f"[\n{lines}\n{pad}  ]" if lines else "[]"
-    return f"{head[:-2]},\n{pad}  {_string('steps')}: {body}\n{pad}}}"
+    return f"{_head(r, pad)[:-2]},\n{pad}  {_string('steps')}: {body}\n{pad}}}"
 
 
 def write_model_json_rows(rows: Sequence[ModelResult], out: TextIO) -> None:
