@@ -360,5 +360,6 @@ def write_model_table(catalog: Catalog, rows: Sequence[ModelResult], out: TextIO
         lines.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
-    lines.append(f"{len(rows)} model rows; * = not the model's own precision")
+    rows_text = "1 model row" if len(rows) == 1 else f"{len(rows)} model rows"
+    lines.append(f"{rows_text}; * = not the model's own precision")
     out.write("\n".join(lines) + "\n")
