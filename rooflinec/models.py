@@ -68,7 +68,7 @@ class _Counts:
     """A step's kernel at its shape for one phase and width: one run, and `count` runs.
 
     `flops_ratio` and `levels` are one run's counts as (numerator, denominator) integers,
-    for the bound's cross-multiplied comparisons on every device."""
+    for the bound's cross-multiplied comparisons on every device; `run` holds both."""
 
     flops: Fraction
     bytes: dict[str, Fraction]
@@ -78,6 +78,18 @@ class _Counts:
     total_bytes: dict[str, Fraction]
     flops_ratio: tuple[int, int] = (0, 1)
     levels: tuple[tuple[str, int, int], ...] = ()
+    # One object for every step, phase and model that runs the same kernel at the same
+    # shape, widths and width: what a device's bound of one run depends on
+    run: tuple[int, int, tuple[tuple[str, int, int], ...]] = (0, 1, ())
+
+
+# A run's operations, bytes per level, intensities and `_Counts.run`.
+_Run = tuple[
+    Fraction,
+    dict[str, Fraction],
+    dict[str, Fraction],
+    tuple[int, int, tuple[tuple[str, int, int], ...]],
+]
 
 
 class PlanStep:
@@ -274,6 +286,8 @@ class ModelEngine:
         self.latencies = latencies
         self._counts: dict[tuple[str, str, int, Fraction], _Counts] = {}
         self._plans: dict[tuple[str, str, str], Plan] = {}
+        # one run's counts by kernel, shape, width bindings and width (see `_Counts.run`)
+        self._runs: dict[tuple[object, ...], _Run] = {}
         self._rows: dict[tuple[str, str, str, str], ModelResult] = {}
 
     # ------------------------------------------------------------------ selection
@@ -377,25 +391,32 @@ class ModelEngine:
             latency_n, latency_d = latency.numerator, latency.denominator
         runs: list[tuple[int, int, str]] = []
         sums: dict[str, list[int]] = {}
+        # Steps that run the same kernel at the same shape and width (a layer's
+        # projections, a model's phases) have the same bound: each is found once.
+        bounds: dict[tuple[int, str], tuple[int, int, str]] = {}
         for entry in plan.steps:
             one = entry.counts
-            peak = peaks.get(entry.precision)
-            if peak is None:
-                value = figures.peaks[entry.precision]
-                peak = peaks[entry.precision] = (value.numerator, value.denominator)
-            flops_n, flops_d = one.flops_ratio
-            n, d = flops_n * peak[1], flops_d * peak[0]
-            limited_by = COMPUTE
-            for lv, traffic_n, traffic_d in one.levels:
-                bandwidth = bandwidths.get(lv)
-                if bandwidth is None:
-                    continue
-                tn, td = traffic_n * bandwidth[1], traffic_d * bandwidth[0]
-                if tn * d > n * td:
-                    n, d, limited_by = tn, td, lv
-            if latency is not None and latency_n * d > n * latency_d:
-                n, d, limited_by = latency_n, latency_d, LATENCY
-            runs.append((n, d, limited_by))
+            bound = bounds.get((id(one.run), entry.precision))
+            if bound is None:
+                peak = peaks.get(entry.precision)
+                if peak is None:
+                    value = figures.peaks[entry.precision]
+                    peak = peaks[entry.precision] = (value.numerator, value.denominator)
+                flops_n, flops_d, levels = one.run
+                n, d = flops_n * peak[1], flops_d * peak[0]
+                limited_by = COMPUTE
+                for lv, traffic_n, traffic_d in levels:
+                    bandwidth = bandwidths.get(lv)
+                    if bandwidth is None:
+                        continue
+                    tn, td = traffic_n * bandwidth[1], traffic_d * bandwidth[0]
+                    if tn * d > n * td:
+                        n, d, limited_by = tn, td, lv
+                if latency is not None and latency_n * d > n * latency_d:
+                    n, d, limited_by = latency_n, latency_d, LATENCY
+                bound = bounds[id(one.run), entry.precision] = (n, d, limited_by)
+            n, d, limited_by = bound
+            runs.append(bound)
             total = sums.get(limited_by)
             if total is None:
                 sums[limited_by] = [n * one.count, d]
@@ -468,14 +489,33 @@ class ModelEngine:
         hit = self._counts.get(key)
         if hit is None:
             step = model.steps[index]
-            kernel = self.catalog.kernels[step.kernel]
-            values: dict[str, int | Fraction] = {
-                **step.shapes[phase],
-                **kernel.width_values(width, step.widths, self.catalog.precisions),
-            }
-            flops = kernel.flops.evaluate(values)
-            traffic = {lv: f.evaluate(values) for lv, f in kernel.bytes.items()}
-            intensity = {lv: flops / b for lv, b in traffic.items()}
+            shape = step.shapes[phase]
+            same = (step.kernel, tuple(shape.items()), tuple(step.widths.items()), width)
+            one = self._runs.get(same)
+            if one is None:
+                kernel = self.catalog.kernels[step.kernel]
+                values: dict[str, int | Fraction] = {
+                    **shape,
+                    **kernel.width_values(width, step.widths, self.catalog.precisions),
+                }
+                flops = kernel.flops.evaluate(values)
+                traffic = {lv: f.evaluate(values) for lv, f in kernel.bytes.items()}
+                run = (
+                    flops.numerator,
+                    flops.denominator,
+                    tuple(
+                        (lv, traffic[lv].numerator, traffic[lv].denominator)
+                        for lv in LEVELS
+                        if lv in traffic
+                    ),
+                )
+                one = self._runs[same] = (
+                    flops,
+                    traffic,
+                    {lv: flops / b for lv, b in traffic.items()},
+                    run,
+                )
+            flops, traffic, intensity, run = one
             count = step.counts[phase]
             hit = self._counts[key] = _Counts(
                 flops,
@@ -484,12 +524,9 @@ class ModelEngine:
                 count,
                 flops * count,
                 {lv: b * count for lv, b in traffic.items()},
-                (flops.numerator, flops.denominator),
-                tuple(
-                    (lv, traffic[lv].numerator, traffic[lv].denominator)
-                    for lv in LEVELS
-                    if lv in traffic
-                ),
+                (run[0], run[1]),
+                run[2],
+                run,
             )
         return hit
 
