@@ -167,21 +167,26 @@ def _step_lines(r: ModelResult, fragments: _Fragments) -> list[str]:
     if r.plan is None:
         return [json.dumps(step_data(s), ensure_ascii=False) for s in r.steps]
     lines = []
-    for entry, (n, d, limited_by) in zip(r.plan.steps, r.runs, strict=True):
-        hit = fragments.get(id(entry)) or _fragment(entry, fragments)
-        head, middle, count, flops_n, flops_d = hit
-        # time = n·count/d; the rate of each run, flops / (n/d), without a Fraction
-        time, rate = n * count, flops_n * d
-        rate_d = flops_d * n
-        lines.append(
-            head
-            + (repr(time // d) if time % d == 0 else repr(time / d))
-            + middle
-            + (repr(rate // rate_d) if rate % rate_d == 0 else repr(rate / rate_d))
-            + ', "limited_by": '
-            + _string(limited_by)
-            + "}"
+    # Steps of one kernel at one shape share their bound (the same object): its texts
+    # are made once per row.
+    done: dict[tuple[int, int], tuple[str, str]] = {}
+    for entry, bound in zip(r.plan.steps, r.runs, strict=True):
+        head, middle, count, flops_n, flops_d = fragments.get(id(entry)) or _fragment(
+            entry, fragments
         )
+        texts = done.get((id(bound), count))
+        if texts is None:
+            n, d, limited_by = bound
+            # time = n·count/d; the rate of each run, flops / (n/d), without a Fraction
+            time, rate, rate_d = n * count, flops_n * d, flops_d * n
+            texts = done[id(bound), count] = (
+                repr(time // d) if time % d == 0 else repr(time / d),
+                (repr(rate // rate_d) if rate % rate_d == 0 else repr(rate / rate_d))
+                + ', "limited_by": '
+                + _string(limited_by)
+                + "}",
+            )
+        lines.append(head + texts[0] + middle + texts[1])
     return lines
 
 
