@@ -233,7 +233,8 @@ def model_json(r: ModelResult, pad: str = "", fragments: _Fragments | None = Non
     inner = pad + "    "
     lines = ",\n".join(inner + line for line in _step_lines(r, fragments))
     body = f"[\n{lines}\n{pad}  ]" if lines else "[]"
-    return f"{_head(r, pad)[:-2]},\n{pad}  {_string('steps')}: {body}\n{pad}}}"
+    head = _head(r, pad)[: -(len(pad) + 2)]  # without its closing "\n{pad}}"
+    return f"{head},\n{pad}  {_string('steps')}: {body}\n{pad}}}"
 
 
 def write_model_json_rows(rows: Sequence[ModelResult], out: TextIO) -> None:

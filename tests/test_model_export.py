@@ -41,10 +41,14 @@ def test_json_rows_read_back_as_the_rows_data() -> None:
 
 
 def test_json_row_head_is_the_indented_dump() -> None:
-    """A row's fields before its steps are laid out as `_dump` indents the row's data."""
+    """A row's fields before its steps are laid out as `_dump` indents the row's data
+    (`json.dumps(indent=2)` at the row's depth), `"steps"` follows the last of them, and
+    the whole row is the row's data."""
     for r in rows()[::7]:
         head = _dump(model_data(r, steps=False), "    ")
-        assert model_json(r, "    ").startswith(head[:-2] + ',\n      "steps": [\n')
+        text = model_json(r, "    ")
+        assert text.startswith(head[: -len("\n    }")] + ',\n      "steps": [\n')
+        assert model_data(r) == json.loads(text)
 
 
 def test_jsonl_lines_are_json_dumps_of_the_rows_data() -> None:
