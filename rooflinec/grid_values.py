@@ -19,9 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 if TYPE_CHECKING:
+    import numpy as np
     from numpy.typing import NDArray
 
 #: More shapes than this in one grid is refused (at the case, when the specs load).
@@ -94,6 +93,8 @@ class GridAxis:
 
     def array(self, indices: NDArray[np.int64]) -> NDArray[np.int64]:
         """The values at `indices`, as int64 (every value is <= 10^15 < 2^63)."""
+        import numpy as np  # here, not at the top: `check` loads grids without numpy
+
         if not self.is_range:
             return np.asarray(self.values, dtype=np.int64)[indices]
         if self.step is not None:
@@ -148,6 +149,8 @@ class Grid:
     def columns(self, start: int, stop: int) -> dict[str, NDArray[np.int64]]:
         """Shapes `start` .. `stop - 1` as one int64 array per symbol (no Python object
         per shape): the mixed-radix digits of each shape number, read as values."""
+        import numpy as np  # here, not at the top: `check` loads grids without numpy
+
         index = np.arange(start, stop, dtype=np.int64)
         out: dict[str, NDArray[np.int64]] = {}
         for axis in reversed(self.axes):

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 from rooflinec.catalog import LEVELS, Catalog
 from rooflinec.cells import num, spreadsheet_text
 from rooflinec.formatting import format_percent, format_si
-from rooflinec.models import ModelResult, StepResult
+from rooflinec.models import ModelResult, PlanStep, StepResult
 from rooflinec.terms import LIMITED_BY
 
 __all__ = [
@@ -114,71 +114,147 @@ def _dump(value: Any, pad: str) -> str:
     return repr(value)  # int or float: json writes both as repr does
 
 
-_StepKey = tuple[int, int, int, str, str]
-
-
 def _quotient(numerator: int, denominator: int) -> str:
-    """`json.dumps(num(Fraction(numerator, denominator)))` for positive integers: int
-    true division rounds correctly, as `float(Fraction)` does."""
+    """`json.dumps(num(Fraction(numerator, denominator)))` for positive integers, the
+    fraction reduced or not: int true division rounds correctly, as `float(Fraction)`
+    does."""
     if numerator % denominator == 0:
         return repr(numerator // denominator)
     return repr(numerator / denominator)
 
 
-def _step_line(s: StepResult, fragments: dict[_StepKey, tuple[str, str]]) -> str:
-    """`json.dumps(step_data(s))`, from fragments shared by every device: a step's
-    counts, shape and intensities are the same on all of them (the same objects, whence
-    the identity key; `fragments` lives no longer than the rows it was filled from)."""
-    key = (id(s.intensity), id(s.shape), s.count, s.step, s.precision)
-    hit = fragments.get(key)
-    if hit is None:
-        data = step_data(s)
-        text = json.dumps(data, ensure_ascii=False)
-        head, _, rest = text.partition(', "time": ')
-        hit = fragments[key] = (
-            head,
-            rest[rest.index(', "intensity": ') : rest.index(', "attainable": ')],
+def _ratio(value: Fraction | int) -> str:
+    """`json.dumps(num(value))`."""
+    return _quotient(value.numerator, value.denominator)
+
+
+# A step's text but for its time, rate and limit, before and after its time, with its
+# count and one run's operations as integers: the same on every device. Keyed by the
+# plan's step (rows keep their plan alive, and a cache lives no longer than the rows it
+# was filled from).
+_Fragment = tuple[str, str, int, int, int]
+_Fragments = dict[int, _Fragment]
+
+
+def _fragment(entry: PlanStep, fragments: _Fragments) -> _Fragment:
+    c = entry.counts
+    data = {
+        "step": entry.step.id,
+        "kernel": entry.step.kernel,
+        "count": c.count,
+        "shape": dict(entry.shape),
+        "precision": entry.precision,
+        "widths": dict(entry.step.widths),
+        "flops": num(c.total_flops),
+        "bytes": {lv: num(b) for lv, b in c.total_bytes.items()},
+        "time": 0,
+        "intensity": {lv: num(i) for lv, i in c.intensity.items()},
+    }
+    text = json.dumps(data, ensure_ascii=False)
+    head, _, rest = text.partition(', "time": ')
+    hit = fragments[id(entry)] = (
+        head + ', "time": ',
+        rest[rest.index(', "intensity": ') : -1] + ', "attainable": ',
+        c.count,
+        *c.flops_ratio,
+    )
+    return hit
+
+
+def _step_lines(r: ModelResult, fragments: _Fragments) -> list[str]:
+    """`json.dumps(step_data(s))` for each step of `r`, from the integers of its plan and
+    runs (without making its steps' results) and fragments shared by every device."""
+    if r.plan is None:
+        return [json.dumps(step_data(s), ensure_ascii=False) for s in r.steps]
+    lines = []
+    # Steps of one kernel at one shape share their bound (the same object): its texts
+    # are made once per row.
+    done: dict[tuple[int, int], tuple[str, str]] = {}
+    for entry, bound in zip(r.plan.steps, r.runs, strict=True):
+        head, middle, count, flops_n, flops_d = fragments.get(id(entry)) or _fragment(
+            entry, fragments
         )
-    time = _quotient(s.time.numerator, s.time.denominator)
-    # flops / time without building the Fraction: the same float, no gcd
-    attainable = _quotient(
-        s.flops.numerator * s.time.denominator, s.flops.denominator * s.time.numerator
-    )
-    return (
-        f'{hit[0]}, "time": {time}{hit[1]}, "attainable": {attainable}, '
-        f'"limited_by": {_string(s.limited_by)}}}'
-    )
+        texts = done.get((id(bound), count))
+        if texts is None:
+            n, d, limited_by = bound
+            # time = n·count/d; the rate of each run, flops / (n/d), without a Fraction
+            time, rate, rate_d = n * count, flops_n * d, flops_d * n
+            texts = done[id(bound), count] = (
+                repr(time // d) if time % d == 0 else repr(time / d),
+                (repr(rate // rate_d) if rate % rate_d == 0 else repr(rate / rate_d))
+                + ', "limited_by": '
+                + _string(limited_by)
+                + "}",
+            )
+        lines.append(head + texts[0] + middle + texts[1])
+    return lines
 
 
-def model_json(
-    r: ModelResult, pad: str = "", fragments: dict[_StepKey, tuple[str, str]] | None = None
-) -> str:
+def _head(r: ModelResult, pad: str) -> str:
+    """`_dump(model_data(r, steps=False), pad)`, written directly: numbers from the
+    exact values' integers, as `num` writes them."""
+    inner = pad + "  "
+    time_n, time_d = r.time.numerator, r.time.denominator
+    flops_n, flops_d = r.flops.numerator, r.flops.denominator
+    parts = [
+        f'{{\n{inner}"model": {_string(r.model)}',
+        f'{inner}"phase": {_string(r.phase)}',
+        f'{inner}"device": {_string(r.device)}',
+        f'{inner}"precision": {_string(r.precision)}',
+        f'{inner}"declared": {"true" if r.declared else "false"}',
+        f'{inner}"tokens": {r.tokens!r}',
+        f'{inner}"flops": {_quotient(flops_n, flops_d)}',
+        f'{inner}"bytes": {_levels(r.bytes, inner)}',
+        f'{inner}"time": {_quotient(time_n, time_d)}',
+        f'{inner}"attainable": {_quotient(flops_n * time_d, flops_d * time_n)}',
+        f'{inner}"tokens_per_second": {_quotient(r.tokens * time_d, time_n)}',
+        f'{inner}"time_by_limit": {_levels(r.time_by_limit, inner)}',
+        f'{inner}"measured_time": '
+        + ("null" if r.measured_time is None else _ratio(r.measured_time)),
+        f'{inner}"efficiency": ' + ("null" if r.efficiency is None else _ratio(r.efficiency)),
+    ]
+    return ",\n".join(parts) + "\n" + pad + "}"
+
+
+def _levels(values: dict[str, Fraction], pad: str) -> str:
+    """`_dump` of a dict of exact numbers at indentation `pad`."""
+    if not values:
+        return "{}"
+    inner = pad + "  "
+    items = ",\n".join(f"{inner}{_string(k)}: {_ratio(v)}" for k, v in values.items())
+    return "{\n" + items + "\n" + pad + "}"
+
+
+def model_json(r: ModelResult, pad: str = "", fragments: _Fragments | None = None) -> str:
     """One model row as indented JSON text, each of its steps on one line: a row has a
     dozen steps, and a step per line reads as a table (and is written by json's C
     encoder, where indenting every step's fields took most of a compile's time)."""
     fragments = {} if fragments is None else fragments
-    data = model_data(r, steps=False)
-    head = _dump(data, pad)
     inner = pad + "    "
-    lines = ",\n".join(inner + _step_line(step, fragments) for step in r.steps)
-    body = f"[\n{lines}\n{pad}  ]" if r.steps else "[]"
-    return f"{head[:-2]},\n{pad}  {_string('steps')}: {body}\n{pad}}}"
+    lines = ",\n".join(inner + line for line in _step_lines(r, fragments))
+    body = f"[\n{lines}\n{pad}  ]" if lines else "[]"
+    head = _head(r, pad)[: -(len(pad) + 2)]  # without its closing "\n{pad}}"
+    return f"{head},\n{pad}  {_string('steps')}: {body}\n{pad}}}"
 
 
 def write_model_json_rows(rows: Sequence[ModelResult], out: TextIO) -> None:
     """The rows of the `models` array, indented as `json.dumps(document, indent=2)` nests
     them (the caller writes the brackets)."""
     separator = "\n"
-    fragments: dict[_StepKey, tuple[str, str]] = {}
+    fragments: _Fragments = {}
     for r in rows:
         out.write(separator + "    " + model_json(r, "    ", fragments))
         separator = ",\n"
 
 
 def write_model_jsonl(rows: Sequence[ModelResult], out: TextIO) -> None:
-    """One model row per line, with its steps."""
+    """One model row per line, with its steps: `json.dumps(model_data(r))`, its steps
+    written as the JSON document's are."""
+    fragments: _Fragments = {}
     for r in rows:
-        out.write(json.dumps(model_data(r), ensure_ascii=False) + "\n")
+        head = json.dumps(model_data(r, steps=False), ensure_ascii=False)
+        steps = ", ".join(_step_lines(r, fragments))
+        out.write(f'{head[:-1]}, "steps": [{steps}]}}\n')
 
 
 _LIMITS = LIMITED_BY  # compute, each level, latency
@@ -290,5 +366,6 @@ def write_model_table(catalog: Catalog, rows: Sequence[ModelResult], out: TextIO
         lines.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
-    lines.append(f"{len(rows)} model rows; * = not the model's own precision")
+    rows_text = "1 model row" if len(rows) == 1 else f"{len(rows)} model rows"
+    lines.append(f"{rows_text}; * = not the model's own precision")
     out.write("\n".join(lines) + "\n")

@@ -29,15 +29,19 @@ from rooflinec.terms import COMPUTE, LATENCY
 if TYPE_CHECKING:
     from rooflinec.compiler import DeviceFigures
 
-__all__ = ["ModelEngine", "ModelResult", "StepResult"]
+__all__ = ["ModelEngine", "ModelResult", "Plan", "PlanStep", "StepResult"]
+
+_ZERO = Fraction(0)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class StepResult:
     """One step of a pass on one device: its kernel at its shape, `count` times.
 
     `flops`, `bytes` and `time` cover all `count` runs; `intensity`, `attainable` and
-    `limited_by` are those of every run (the same for each).
+    `limited_by` are those of every run (the same for each). Slotted and not frozen: a
+    compile of the bundled catalog makes tens of thousands of them (when a row's steps
+    are read), and a frozen dataclass sets each field through `object.__setattr__`.
     """
 
     step: str
@@ -60,22 +64,195 @@ class StepResult:
 
 
 @dataclass(frozen=True)
-class ModelResult:
-    """One model's pass of one phase on one device at one precision, exactly."""
+class _Counts:
+    """A step's kernel at its shape for one phase and width: one run, and `count` runs.
 
-    model: str
-    phase: str
-    device: str
-    precision: str
-    declared: bool  # the model's own precision
-    tokens: int
+    `flops_ratio` and `levels` are one run's counts as (numerator, denominator) integers,
+    for the bound's cross-multiplied comparisons on every device; `run` holds both."""
+
     flops: Fraction
-    bytes: dict[str, Fraction]  # sums over the steps, every level some step gives
-    time: Fraction  # s, the sum of the steps' times
-    time_by_limit: dict[str, Fraction]  # compute, each level, latency: steps limited by it
-    measured_time: Fraction | None
-    steps: tuple[StepResult, ...]
-    measured_source: str | None = None
+    bytes: dict[str, Fraction]
+    intensity: dict[str, Fraction]
+    count: int
+    total_flops: Fraction
+    total_bytes: dict[str, Fraction]
+    flops_ratio: tuple[int, int] = (0, 1)
+    levels: tuple[tuple[str, int, int], ...] = ()
+    # One object for every step, phase and model that runs the same kernel at the same
+    # shape, widths and width: what a device's bound of one run depends on
+    run: tuple[int, int, tuple[tuple[str, int, int], ...]] = (0, 1, ())
+
+
+# A run's operations, bytes per level, intensities and `_Counts.run`.
+_Run = tuple[
+    Fraction,
+    dict[str, Fraction],
+    dict[str, Fraction],
+    tuple[int, int, tuple[tuple[str, int, int], ...]],
+]
+
+
+class PlanStep:
+    """One step of a pass at a row precision: the same on every device."""
+
+    __slots__ = ("counts", "precision", "shape", "step")
+
+    def __init__(self, step: ModelStep, precision: str, shape: dict[str, int], counts: _Counts):
+        self.step = step
+        self.precision = precision  # the step's own, or the row's
+        self.shape = shape
+        self.counts = counts
+
+
+class Plan:
+    """A model's pass of one phase at one precision, with everything that does not
+    depend on the device: the steps' counts and the pass's operation and byte sums."""
+
+    __slots__ = ("flops", "steps", "traffic")
+
+    def __init__(
+        self, steps: tuple[PlanStep, ...], flops: Fraction, traffic: dict[str, Fraction]
+    ) -> None:
+        self.steps = steps
+        self.flops = flops
+        self.traffic = traffic
+
+
+# ModelResult's fields, as its constructor takes them
+_FIELDS = (
+    "model",
+    "phase",
+    "device",
+    "precision",
+    "declared",
+    "tokens",
+    "flops",
+    "bytes",
+    "time",
+    "time_by_limit",
+    "measured_time",
+    "steps",
+    "measured_source",
+)
+
+# One run of each step on one device: its time as (numerator, denominator) integers (not
+# reduced) and what limits it.
+Runs = tuple[tuple[int, int, str], ...]
+
+
+class ModelResult:
+    """One model's pass of one phase on one device at one precision, exactly.
+
+    The steps' results are made when `steps` is first read: a compile to text writes
+    them straight from `plan` and `runs`, integers all the way.
+    """
+
+    __slots__ = (
+        "_steps",
+        "bytes",
+        "declared",
+        "device",
+        "flops",
+        "latency",
+        "measured_source",
+        "measured_time",
+        "model",
+        "phase",
+        "plan",
+        "precision",
+        "runs",
+        "time",
+        "time_by_limit",
+        "tokens",
+    )
+
+    def __init__(
+        self,
+        model: str,
+        phase: str,
+        device: str,
+        precision: str,
+        declared: bool,  # the model's own precision
+        tokens: int,
+        flops: Fraction,
+        bytes: dict[str, Fraction],  # sums over the steps, every level some step gives
+        time: Fraction,  # s, the sum of the steps' times
+        time_by_limit: dict[str, Fraction],  # compute, each level, latency
+        measured_time: Fraction | None,
+        steps: tuple[StepResult, ...] | None,
+        measured_source: str | None = None,
+        *,
+        plan: Plan | None = None,
+        runs: Runs = (),
+        latency: Fraction | None = None,
+    ) -> None:
+        self.model = model
+        self.phase = phase
+        self.device = device
+        self.precision = precision
+        self.declared = declared
+        self.tokens = tokens
+        self.flops = flops
+        self.bytes = bytes
+        self.time = time
+        self.time_by_limit = time_by_limit
+        self.measured_time = measured_time
+        self._steps = steps
+        self.measured_source = measured_source
+        self.plan = plan  # with `runs`, what `steps` is made from when not given
+        self.runs = runs
+        self.latency = latency  # the device's latency floor of one run, s
+
+    @property
+    def steps(self) -> tuple[StepResult, ...]:
+        if self._steps is None:
+            assert self.plan is not None
+            self._steps = tuple(
+                StepResult(
+                    p.step.id,
+                    p.step.kernel,
+                    p.counts.count,
+                    p.shape,
+                    p.precision,
+                    p.step.widths,
+                    p.counts.total_flops,
+                    p.counts.total_bytes,
+                    Fraction(n * p.counts.count, d),
+                    p.counts.intensity,
+                    limited_by,
+                    self.latency,
+                )
+                for p, (n, d, limited_by) in zip(self.plan.steps, self.runs, strict=True)
+            )
+        return self._steps
+
+    def _fields(self) -> tuple[object, ...]:
+        return (
+            self.model,
+            self.phase,
+            self.device,
+            self.precision,
+            self.declared,
+            self.tokens,
+            self.flops,
+            self.bytes,
+            self.time,
+            self.time_by_limit,
+            self.measured_time,
+            self.steps,
+            self.measured_source,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ModelResult):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # as a dataclass with dict fields
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{n}={v!r}" for n, v in zip(_FIELDS, self._fields(), strict=True))
+        return f"ModelResult({inner})"
 
     @property
     def attainable(self) -> Fraction:
@@ -95,18 +272,6 @@ class ModelResult:
         return next((s for s in self.steps if s.step == step_id), None)
 
 
-@dataclass(frozen=True)
-class _Counts:
-    """A step's kernel at its shape for one phase and width: one run, and `count` runs."""
-
-    flops: Fraction
-    bytes: dict[str, Fraction]
-    intensity: dict[str, Fraction]
-    count: int
-    total_flops: Fraction
-    total_bytes: dict[str, Fraction]
-
-
 class ModelEngine:
     """Model rows over a catalog's devices; counts cached per (model, phase, step, width)."""
 
@@ -120,7 +285,10 @@ class ModelEngine:
         self.devices = devices
         self.latencies = latencies
         self._counts: dict[tuple[str, str, int, Fraction], _Counts] = {}
-        self._totals: dict[tuple[str, str, str], tuple[Fraction, dict[str, Fraction]]] = {}
+        self._plans: dict[tuple[str, str, str], Plan] = {}
+        # one run's counts by kernel, shape, width bindings and width (see `_Counts.run`)
+        self._runs: dict[tuple[object, ...], _Run] = {}
+        self._rows: dict[tuple[str, str, str, str], ModelResult] = {}
 
     # ------------------------------------------------------------------ selection
     def keys(
@@ -170,7 +338,14 @@ class ModelEngine:
         return tuple(self.rows())
 
     def row(self, model_id: str, phase: str, device: str, precision: str) -> ModelResult:
-        """The row of a catalog device (KeyError for an unknown id)."""
+        """The row of a catalog device (KeyError for an unknown id); made once."""
+        key = (model_id, phase, device, precision)
+        hit = self._rows.get(key)
+        if hit is None:
+            hit = self._rows[key] = self._row(*key)
+        return hit
+
+    def _row(self, model_id: str, phase: str, device: str, precision: str) -> ModelResult:
         model = self.catalog.models[model_id]
         measured = next(
             (
@@ -201,21 +376,67 @@ class ModelEngine:
         measured_time: Fraction | None = None,
         measured_source: str | None = None,
     ) -> ModelResult:
-        """The pass of `phase` on a device's figures: each step on its own roofline."""
-        steps = tuple(
-            self._step(model, phase, i, step, figures, step.precision or precision, latency)
-            for i, step in enumerate(model.steps)
-        )
-        flops, traffic = self._sums(model, phase, precision)
-        limits = [COMPUTE, *(lv for lv in LEVELS if lv in figures.bandwidths and lv in traffic)]
+        """The pass of `phase` on a device's figures: each step on its own roofline.
+
+        The time of one run under each ceiling is compared as (numerator, denominator)
+        integers: the longest wins, ties in LIMITED_BY order (compute first), as the
+        lowest rate does for a kernel case. The steps' times are summed per limit as
+        integers too (their denominators are mostly the same ceiling's), so a row makes
+        one `Fraction` per limit; its steps' results are made when first read.
+        """
+        plan = self.plan(model, phase, precision)
+        peaks: dict[str, tuple[int, int]] = {}
+        bandwidths = {lv: (bw.numerator, bw.denominator) for lv, bw in figures.bandwidths.items()}
         if latency is not None:
-            limits.append(LATENCY)
-        # Sums by limit first, then their sum: fewer exact additions than two passes.
-        found: dict[str, Fraction] = {}
-        for s in steps:
-            found[s.limited_by] = found[s.limited_by] + s.time if s.limited_by in found else s.time
-        by_limit = {name: found.get(name, Fraction(0)) for name in limits}
-        time = sum(found.values(), Fraction(0))
+            latency_n, latency_d = latency.numerator, latency.denominator
+        runs: list[tuple[int, int, str]] = []
+        sums: dict[str, list[int]] = {}
+        # Steps that run the same kernel at the same shape and width (a layer's
+        # projections, a model's phases) have the same bound: each is found once.
+        bounds: dict[tuple[int, str], tuple[int, int, str]] = {}
+        for entry in plan.steps:
+            one = entry.counts
+            bound = bounds.get((id(one.run), entry.precision))
+            if bound is None:
+                peak = peaks.get(entry.precision)
+                if peak is None:
+                    value = figures.peaks[entry.precision]
+                    peak = peaks[entry.precision] = (value.numerator, value.denominator)
+                flops_n, flops_d, levels = one.run
+                n, d = flops_n * peak[1], flops_d * peak[0]
+                limited_by = COMPUTE
+                for lv, traffic_n, traffic_d in levels:
+                    bandwidth = bandwidths.get(lv)
+                    if bandwidth is None:
+                        continue
+                    tn, td = traffic_n * bandwidth[1], traffic_d * bandwidth[0]
+                    if tn * d > n * td:
+                        n, d, limited_by = tn, td, lv
+                if latency is not None and latency_n * d > n * latency_d:
+                    n, d, limited_by = latency_n, latency_d, LATENCY
+                bound = bounds[id(one.run), entry.precision] = (n, d, limited_by)
+            n, d, limited_by = bound
+            runs.append(bound)
+            total = sums.get(limited_by)
+            if total is None:
+                sums[limited_by] = [n * one.count, d]
+            elif total[1] == d:
+                total[0] += n * one.count
+            else:
+                total[0] = total[0] * d + n * one.count * total[1]
+                total[1] *= d
+        found = {name: Fraction(n, d) for name, (n, d) in sums.items()}
+        traffic = plan.traffic
+        by_limit = {COMPUTE: found.get(COMPUTE, _ZERO)}
+        for lv in LEVELS:
+            if lv in bandwidths and lv in traffic:
+                by_limit[lv] = found.get(lv, _ZERO)
+        if latency is not None:
+            by_limit[LATENCY] = found.get(LATENCY, _ZERO)
+        values = iter(found.values())
+        time = next(values, _ZERO)
+        for value in values:
+            time += value
         return ModelResult(
             model.id,
             phase,
@@ -223,28 +444,36 @@ class ModelEngine:
             precision,
             precision == model.precision,
             model.tokens_by_phase[phase],
-            flops,
+            plan.flops,
             traffic,
             time,
             by_limit,
             measured_time,
-            steps,
+            None,
             measured_source,
+            plan=plan,
+            runs=tuple(runs),
+            latency=latency,
         )
 
-    def _sums(
-        self, model: Model, phase: str, precision: str
-    ) -> tuple[Fraction, dict[str, Fraction]]:
-        """Operations and bytes of the whole pass: the same on every device."""
+    def plan(self, model: Model, phase: str, precision: str) -> Plan:
+        """The steps' counts and the pass's operations and bytes: the same on every device."""
         key = (model.id, phase, precision)
-        hit = self._totals.get(key)
+        hit = self._plans.get(key)
         if hit is None:
-            counts = [
-                self.counts(model, phase, i, step.precision or precision)
+            steps = tuple(
+                PlanStep(
+                    step,
+                    step.precision or precision,
+                    step.shapes[phase],
+                    self.counts(model, phase, i, step.precision or precision),
+                )
                 for i, step in enumerate(model.steps)
-            ]
+            )
+            counts = [entry.counts for entry in steps]
             levels = [lv for lv in LEVELS if any(lv in c.bytes for c in counts)]
-            hit = self._totals[key] = (
+            hit = self._plans[key] = Plan(
+                steps,
                 sum((c.total_flops for c in counts), Fraction(0)),
                 {
                     lv: sum((c.total_bytes[lv] for c in counts if lv in c.bytes), Fraction(0))
@@ -260,14 +489,33 @@ class ModelEngine:
         hit = self._counts.get(key)
         if hit is None:
             step = model.steps[index]
-            kernel = self.catalog.kernels[step.kernel]
-            values: dict[str, int | Fraction] = {
-                **step.shapes[phase],
-                **kernel.width_values(width, step.widths, self.catalog.precisions),
-            }
-            flops = kernel.flops.evaluate(values)
-            traffic = {lv: f.evaluate(values) for lv, f in kernel.bytes.items()}
-            intensity = {lv: flops / b for lv, b in traffic.items()}
+            shape = step.shapes[phase]
+            same = (step.kernel, tuple(shape.items()), tuple(step.widths.items()), width)
+            one = self._runs.get(same)
+            if one is None:
+                kernel = self.catalog.kernels[step.kernel]
+                values: dict[str, int | Fraction] = {
+                    **shape,
+                    **kernel.width_values(width, step.widths, self.catalog.precisions),
+                }
+                flops = kernel.flops.evaluate(values)
+                traffic = {lv: f.evaluate(values) for lv, f in kernel.bytes.items()}
+                run = (
+                    flops.numerator,
+                    flops.denominator,
+                    tuple(
+                        (lv, traffic[lv].numerator, traffic[lv].denominator)
+                        for lv in LEVELS
+                        if lv in traffic
+                    ),
+                )
+                one = self._runs[same] = (
+                    flops,
+                    traffic,
+                    {lv: flops / b for lv, b in traffic.items()},
+                    run,
+                )
+            flops, traffic, intensity, run = one
             count = step.counts[phase]
             hit = self._counts[key] = _Counts(
                 flops,
@@ -276,54 +524,11 @@ class ModelEngine:
                 count,
                 flops * count,
                 {lv: b * count for lv, b in traffic.items()},
+                (run[0], run[1]),
+                run[2],
+                run,
             )
         return hit
-
-    def _step(
-        self,
-        model: Model,
-        phase: str,
-        index: int,
-        step: ModelStep,
-        figures: DeviceFigures,
-        precision: str,
-        latency: Fraction | None,
-    ) -> StepResult:
-        one = self.counts(model, phase, index, precision)
-        # The time of one run under each ceiling, as (numerator, denominator) integers:
-        # the longest wins, ties in LIMITED_BY order (compute first), as the lowest rate
-        # does for a kernel case. Only the winner becomes a Fraction.
-        peak = figures.peaks[precision]
-        best = (one.flops.numerator * peak.denominator, one.flops.denominator * peak.numerator)
-        limited_by = COMPUTE
-        for lv in LEVELS:
-            traffic = one.bytes.get(lv)
-            bandwidth = figures.bandwidths.get(lv)
-            if traffic is None or bandwidth is None:
-                continue
-            t = (
-                traffic.numerator * bandwidth.denominator,
-                traffic.denominator * bandwidth.numerator,
-            )
-            if t[0] * best[1] > best[0] * t[1]:
-                best, limited_by = t, lv
-        if latency is not None and latency.numerator * best[1] > best[0] * latency.denominator:
-            best, limited_by = (latency.numerator, latency.denominator), LATENCY
-        time = Fraction(best[0] * one.count, best[1])
-        return StepResult(
-            step.id,
-            step.kernel,
-            one.count,
-            step.shapes[phase],
-            precision,
-            step.widths,
-            one.total_flops,
-            one.total_bytes,
-            time,
-            one.intensity,
-            limited_by,
-            latency,
-        )
 
     # ------------------------------------------------------------------ checks
     def measured_diagnostics(self) -> list[Diagnostic]:

@@ -33,6 +33,20 @@ versions:
 """
 
 
+# A toy device with a BF16 and an FP8 peak and one DRAM bandwidth: round figures for
+# results worked out by hand (ridge 100 FLOP/B at BF16).
+TOY_DEVICE = """\
+id: toy
+name: Toy accelerator
+vendor: Test
+compute:
+  bf16: {peak: 100 TFLOP/s, source: s}
+  fp8: {peak: 200 TFLOP/s, source: s}
+memory:
+  dram: {label: HBM, bandwidth: 1 TB/s, source: s}
+"""
+
+
 def write_specs(
     root: Path,
     devices: dict[str, str] | None = None,

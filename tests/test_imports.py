@@ -258,3 +258,23 @@ def test_the_command_line_loads_no_command_until_it_runs() -> None:
         [sys.executable, "-c", code, *heavy], capture_output=True, text=True, check=True, timeout=60
     )
     assert "[]" == proc.stdout.strip()
+
+
+def test_check_of_the_bundled_catalog_imports_no_heavy_library() -> None:
+    """`rooflinec check` needs no numpy (grids are loaded and counted without it), sympy,
+    mkdocs or pyarrow: each costs a check a tenth of a second or more to import."""
+    code = (
+        "import io, sys\n"
+        "from rooflinec.cli.main import main\n"
+        "main(['check'], out=io.StringIO())\n"
+        "print(sorted(m for m in sys.argv[1:] if m in sys.modules))\n"
+    )
+    heavy = ["numpy", "sympy", "mkdocs", "pyarrow", "altair", "jinja2"]
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *heavy],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert "[]" == proc.stdout.strip()

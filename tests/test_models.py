@@ -15,20 +15,11 @@ from rooflinec.assemble import catalog_or_raise
 from rooflinec.cli.main import main
 from rooflinec.compiler import Compiled, DeviceFigures, compile_catalog
 from rooflinec.schema import validator
-from tests.specfactory import BUNDLED, write_specs
+from tests.specfactory import BUNDLED, TOY_DEVICE, write_specs
 
 T, G = 10**12, 10**9
 
-DEVICE = """\
-id: toy
-name: Toy accelerator
-vendor: Test
-compute:
-  bf16: {peak: 100 TFLOP/s, source: s}
-  fp8: {peak: 200 TFLOP/s, source: s}
-memory:
-  dram: {label: HBM, bandwidth: 1 TB/s, source: s}
-"""
+DEVICE = TOY_DEVICE
 
 LINEAR = """\
 id: lin

@@ -12,7 +12,7 @@ from rooflinec.catalog import Catalog
 from rooflinec.cli.main import main
 from rooflinec.compiler import compile_catalog
 from rooflinec.explain import explain
-from tests.specfactory import BUNDLED, write_specs
+from tests.specfactory import BUNDLED, TOY_DEVICE, write_specs
 
 
 def _bundled() -> Catalog:
@@ -88,13 +88,4 @@ def test_grid_case_binds_its_widths(tmp_path: Path) -> None:
     assert 1 * (3 * 8 + 3 * 8) + 32 == got[(3, "fp8")]
 
 
-DEVICE = """\
-id: toy
-name: Toy accelerator
-vendor: Test
-compute:
-  bf16: {peak: 100 TFLOP/s, source: s}
-  fp8: {peak: 200 TFLOP/s, source: s}
-memory:
-  dram: {label: HBM, bandwidth: 1 TB/s, source: s}
-"""
+DEVICE = TOY_DEVICE

@@ -29,6 +29,19 @@ MAX_STEP_COUNT = 10**9  # runs of one step in one pass
 DEFAULT_TOKENS = "b*s"
 
 
+class _Memo:
+    """What one model's steps repeat (the same formula texts over the same names, the
+    same kernel at the same shape in several steps and phases), done once. Only what
+    succeeded is kept: a problem is reported at every place it occurs."""
+
+    def __init__(self) -> None:
+        self.formulas: dict[str, Formula] = {}
+        self.values: dict[tuple[str, int], dict[str, int]] = {}
+        self.kernels: set[tuple[str, tuple[tuple[str, int], ...], tuple[tuple[str, str], ...]]] = (
+            set()
+        )
+
+
 def build_model(
     builder: Builder,
     doc: Document,
@@ -52,8 +65,11 @@ def build_model(
         tokens_by_phase = _per_phase(builder, doc, path, tokens, parameters, phases, "tokens")
     steps: list[ModelStep] = []
     seen: dict[str, int] = {}
+    memo = _Memo()
     for i, entry in enumerate(data["steps"]):
-        step = _step(builder, doc, i, entry, names, parameters, phases, kernels, precisions, seen)
+        step = _step(
+            builder, doc, i, entry, names, parameters, phases, kernels, precisions, seen, memo
+        )
         if step is not None:
             steps.append(step)
     sources = builder.sources(doc)
@@ -115,11 +131,21 @@ def _reserved_name(builder: Builder, doc: Document, path: PathKey, name: str) ->
 
 
 def _formula(
-    builder: Builder, doc: Document, path: PathKey, raw: Any, names: list[str]
+    builder: Builder,
+    doc: Document,
+    path: PathKey,
+    raw: Any,
+    names: list[str],
+    memo: _Memo | None = None,
 ) -> Formula | None:
     """A shape, count or tokens formula: a whole number written as such, or formula text."""
     text = str(raw) if isinstance(raw, int) else raw
-    return builder.formula(doc, path, text, names, reserved=())
+    hit = memo.formulas.get(text) if memo is not None else None
+    if hit is None:
+        hit = builder.formula(doc, path, text, names, reserved=())
+        if hit is not None and memo is not None:
+            memo.formulas[text] = hit
+    return hit
 
 
 def _per_phase(
@@ -132,8 +158,13 @@ def _per_phase(
     what: str,
     *,
     limit: int = MAX_SHAPE,
+    memo: _Memo | None = None,
 ) -> dict[str, int]:
     """The formula's value in every phase; each problem reported at the formula, once."""
+    if memo is not None:
+        hit = memo.values.get((formula.text, limit))
+        if hit is not None:
+            return hit
     out: dict[str, int] = {}
     for phase, values in phases.items():
         problem = None
@@ -162,6 +193,8 @@ def _per_phase(
                 )
             )
             return {}
+    if memo is not None:
+        memo.values[formula.text, limit] = out
     return out
 
 
@@ -176,6 +209,7 @@ def _step(
     kernels: dict[str, Kernel],
     precisions: dict[str, Precision],
     seen: dict[str, int],
+    memo: _Memo,
 ) -> ModelStep | None:
     path: PathKey = ("steps", index)
     errors_before = len(builder.out.errors)
@@ -236,16 +270,23 @@ def _step(
                 )
             )
             continue
-        formula = _formula(builder, doc, (*path, "shape", symbol), raw, names)
+        formula = _formula(builder, doc, (*path, "shape", symbol), raw, names, memo)
         if formula is None:
             continue
         shape[symbol] = formula
         values = _per_phase(
-            builder, doc, (*path, "shape", symbol), formula, parameters, phases, f"{symbol}"
+            builder,
+            doc,
+            (*path, "shape", symbol),
+            formula,
+            parameters,
+            phases,
+            f"{symbol}",
+            memo=memo,
         )
         for phase, value in values.items():
             shapes[phase][symbol] = value
-    count = _formula(builder, doc, (*path, "count"), entry.get("count", 1), names)
+    count = _formula(builder, doc, (*path, "count"), entry.get("count", 1), names, memo)
     counts: dict[str, int] = {}
     if count is not None:
         counts = _per_phase(
@@ -257,10 +298,11 @@ def _step(
             phases,
             "count",
             limit=MAX_STEP_COUNT,
+            memo=memo,
         )
     if len(builder.out.errors) > errors_before or count is None:
         return None
-    _evaluate_kernel(builder, doc, path, kernel, shapes, widths, precisions)
+    _evaluate_kernel(builder, doc, path, kernel, shapes, widths, precisions, memo)
     if len(builder.out.errors) > errors_before:
         return None
     return ModelStep(
@@ -286,12 +328,18 @@ def _evaluate_kernel(
     shapes: dict[str, dict[str, int]],
     widths: dict[str, str],
     precisions: dict[str, Precision],
+    memo: _Memo,
 ) -> None:
-    """The kernel's formulas at each phase's shape: positive and plausible, at every width."""
+    """The kernel's formulas at each phase's shape: positive and plausible, at every width
+    (once for each kernel, shape and width binding that passed)."""
     all_widths = sorted({p.bytes for p in precisions.values()}) or [Fraction(1)]
     formulas = [("operation count", kernel.flops)]
     formulas += [(f"{level} byte count", f) for level, f in kernel.bytes.items()]
+    bound = tuple(widths.items())
     for phase, shape in shapes.items():
+        key = (kernel.id, tuple(shape.items()), bound)
+        if key in memo.kernels:
+            continue
         for what, formula in formulas:
             for w in all_widths if formula.reserved else all_widths[:1]:
                 values: dict[str, int | Fraction] = {
@@ -315,6 +363,7 @@ def _evaluate_kernel(
                     )
                 )
                 return
+        memo.kernels.add(key)
 
 
 def _measured(

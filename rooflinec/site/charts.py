@@ -96,7 +96,7 @@ COMPARISON_PALETTE = (
     "#393b79",
 )
 # Kernel cases marked on a device's roofline: its first declared ones, as on its page.
-MAX_MARKERS = 10
+MAX_MARKERS = 8
 # The precision the site's charts are drawn at unless mkdocs.yml sets `chart_precision`.
 DEFAULT_CHART_PRECISION = "bf16"
 
