@@ -9,14 +9,13 @@ an integer is written as one, anything else as the nearest float.
 from __future__ import annotations
 
 import csv
-import io
 import json
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, TextIO
 
 from rooflinec.catalog import LEVELS, Catalog
-from rooflinec.cells import num, spreadsheet_text
+from rooflinec.cells import csv_text, num
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.models import ModelResult, PlanStep, StepResult
 from rooflinec.terms import LIMITED_BY
@@ -287,9 +286,7 @@ def _cell(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="").writerow([spreadsheet_text(value)])
-        return buffer.getvalue()
+        return csv_text(value)
     return repr(value)
 
 
