@@ -128,14 +128,29 @@ def _ratio(value: Fraction | int) -> str:
 
 
 # A step's text but for its time, rate and limit, before and after its time, with its
-# count and one run's operations as integers: the same on every device. Keyed by the
-# plan's step (rows keep their plan alive, and a cache lives no longer than the rows it
-# was filled from).
+# count and one run's operations as integers: the same on every device.
 _Fragment = tuple[str, str, int, int, int]
-_Fragments = dict[int, _Fragment]
 
 
-def _fragment(entry: PlanStep, fragments: _Fragments) -> _Fragment:
+class _Texts:
+    """Texts that the rows of one write share, keyed by the identity of what they are
+    made from (the rows keep their plans and bounds alive, and a `_Texts` lives no
+    longer than the write that fills it from those rows).
+
+    `steps`: each plan's steps' fragments, by the plan; `bounds`: the texts of a step's
+    time and of its rate and limit, by its bound and count. A device's bound of a run is
+    one object, shared by every row on that device that makes the run, so a step's
+    numbers are written once per device, kernel, shape and count.
+    """
+
+    __slots__ = ("bounds", "steps")
+
+    def __init__(self) -> None:
+        self.steps: dict[int, tuple[_Fragment, ...]] = {}
+        self.bounds: dict[tuple[int, int], tuple[str, str]] = {}
+
+
+def _fragment(entry: PlanStep) -> _Fragment:
     c = entry.counts
     data = {
         "step": entry.step.id,
@@ -151,41 +166,38 @@ def _fragment(entry: PlanStep, fragments: _Fragments) -> _Fragment:
     }
     text = json.dumps(data, ensure_ascii=False)
     head, _, rest = text.partition(', "time": ')
-    hit = fragments[id(entry)] = (
+    return (
         head + ', "time": ',
         rest[rest.index(', "intensity": ') : -1] + ', "attainable": ',
         c.count,
         *c.flops_ratio,
     )
-    return hit
 
 
-def _step_lines(r: ModelResult, fragments: _Fragments) -> list[str]:
+def _step_lines(r: ModelResult, texts: _Texts) -> list[str]:
     """`json.dumps(step_data(s))` for each step of `r`, from the integers of its plan and
-    runs (without making its steps' results) and fragments shared by every device."""
+    runs (without making its steps' results) and texts shared by every row."""
     if r.plan is None:
         return [json.dumps(step_data(s), ensure_ascii=False) for s in r.steps]
+    fragments = texts.steps.get(id(r.plan))
+    if fragments is None:
+        fragments = texts.steps[id(r.plan)] = tuple(_fragment(e) for e in r.plan.steps)
+    done = texts.bounds
     lines = []
-    # Steps of one kernel at one shape share their bound (the same object): its texts
-    # are made once per row.
-    done: dict[tuple[int, int], tuple[str, str]] = {}
-    for entry, bound in zip(r.plan.steps, r.runs, strict=True):
-        head, middle, count, flops_n, flops_d = fragments.get(id(entry)) or _fragment(
-            entry, fragments
-        )
-        texts = done.get((id(bound), count))
-        if texts is None:
+    for (head, middle, count, flops_n, flops_d), bound in zip(fragments, r.runs, strict=True):
+        pair = done.get((id(bound), count))
+        if pair is None:
             n, d, limited_by = bound
             # time = n·count/d; the rate of each run, flops / (n/d), without a Fraction
             time, rate, rate_d = n * count, flops_n * d, flops_d * n
-            texts = done[id(bound), count] = (
+            pair = done[id(bound), count] = (
                 repr(time // d) if time % d == 0 else repr(time / d),
                 (repr(rate // rate_d) if rate % rate_d == 0 else repr(rate / rate_d))
                 + ', "limited_by": '
                 + _string(limited_by)
                 + "}",
             )
-        lines.append(head + texts[0] + middle + texts[1])
+        lines.append(head + pair[0] + middle + pair[1])
     return lines
 
 
@@ -224,13 +236,13 @@ def _levels(values: dict[str, Fraction], pad: str) -> str:
     return "{\n" + items + "\n" + pad + "}"
 
 
-def model_json(r: ModelResult, pad: str = "", fragments: _Fragments | None = None) -> str:
+def model_json(r: ModelResult, pad: str = "", texts: _Texts | None = None) -> str:
     """One model row as indented JSON text, each of its steps on one line: a row has a
     dozen steps, and a step per line reads as a table (and is written by json's C
     encoder, where indenting every step's fields took most of a compile's time)."""
-    fragments = {} if fragments is None else fragments
+    texts = _Texts() if texts is None else texts
     inner = pad + "    "
-    lines = ",\n".join(inner + line for line in _step_lines(r, fragments))
+    lines = ",\n".join(inner + line for line in _step_lines(r, texts))
     body = f"[\n{lines}\n{pad}  ]" if lines else "[]"
     head = _head(r, pad)[: -(len(pad) + 2)]  # without its closing "\n{pad}}"
     return f"{head},\n{pad}  {_string('steps')}: {body}\n{pad}}}"
@@ -240,19 +252,19 @@ def write_model_json_rows(rows: Sequence[ModelResult], out: TextIO) -> None:
     """The rows of the `models` array, indented as `json.dumps(document, indent=2)` nests
     them (the caller writes the brackets)."""
     separator = "\n"
-    fragments: _Fragments = {}
+    texts = _Texts()
     for r in rows:
-        out.write(separator + "    " + model_json(r, "    ", fragments))
+        out.write(separator + "    " + model_json(r, "    ", texts))
         separator = ",\n"
 
 
 def write_model_jsonl(rows: Sequence[ModelResult], out: TextIO) -> None:
     """One model row per line, with its steps: `json.dumps(model_data(r))`, its steps
     written as the JSON document's are."""
-    fragments: _Fragments = {}
+    texts = _Texts()
     for r in rows:
         head = json.dumps(model_data(r, steps=False), ensure_ascii=False)
-        steps = ", ".join(_step_lines(r, fragments))
+        steps = ", ".join(_step_lines(r, texts))
         out.write(f'{head[:-1]}, "steps": [{steps}]}}\n')
 
 

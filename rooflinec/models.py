@@ -63,6 +63,10 @@ class StepResult:
         return self.flops / self.time
 
 
+# One run's operations and bytes per level as (numerator, denominator) integers.
+_RunKey = tuple[int, int, tuple[tuple[str, int, int], ...]]
+
+
 @dataclass(frozen=True)
 class _Counts:
     """A step's kernel at its shape for one phase and width: one run, and `count` runs.
@@ -80,16 +84,11 @@ class _Counts:
     levels: tuple[tuple[str, int, int], ...] = ()
     # One object for every step, phase and model that runs the same kernel at the same
     # shape, widths and width: what a device's bound of one run depends on
-    run: tuple[int, int, tuple[tuple[str, int, int], ...]] = (0, 1, ())
+    run: _RunKey = (0, 1, ())
 
 
 # A run's operations, bytes per level, intensities and `_Counts.run`.
-_Run = tuple[
-    Fraction,
-    dict[str, Fraction],
-    dict[str, Fraction],
-    tuple[int, int, tuple[tuple[str, int, int], ...]],
-]
+_Run = tuple[Fraction, dict[str, Fraction], dict[str, Fraction], _RunKey]
 
 
 class PlanStep:
@@ -106,9 +105,14 @@ class PlanStep:
 
 class Plan:
     """A model's pass of one phase at one precision, with everything that does not
-    depend on the device: the steps' counts and the pass's operation and byte sums."""
+    depend on the device: the steps' counts and the pass's operation and byte sums.
 
-    __slots__ = ("flops", "steps", "traffic")
+    `unique` holds each distinct run of the pass (a kernel at a shape and width, at a
+    precision) with the runs of it the pass makes in all (the steps' counts summed), and
+    `index` the position in `unique` of each step's run: a device's bound is found once
+    per distinct run, and the pass's time per limit is a sum over them."""
+
+    __slots__ = ("flops", "index", "steps", "traffic", "unique")
 
     def __init__(
         self, steps: tuple[PlanStep, ...], flops: Fraction, traffic: dict[str, Fraction]
@@ -116,6 +120,20 @@ class Plan:
         self.steps = steps
         self.flops = flops
         self.traffic = traffic
+        positions: dict[tuple[int, str], int] = {}
+        unique: list[tuple[_RunKey, str, int]] = []
+        index: list[int] = []
+        for entry in steps:
+            key = (id(entry.counts.run), entry.precision)
+            at = positions.get(key)
+            if at is None:
+                at = positions[key] = len(unique)
+                unique.append((entry.counts.run, entry.precision, 0))
+            run, precision, count = unique[at]
+            unique[at] = (run, precision, count + entry.counts.count)
+            index.append(at)
+        self.unique = tuple(unique)
+        self.index = tuple(index)
 
 
 # ModelResult's fields, as its constructor takes them
@@ -272,6 +290,64 @@ class ModelResult:
         return next((s for s in self.steps if s.step == step_id), None)
 
 
+# One run's time on a device as (numerator, denominator) integers and what limits it.
+Bound = tuple[int, int, str]
+
+
+class _DeviceBounds:
+    """One device's bound of each distinct run, found once and shared by every row on it.
+
+    The time of one run under each ceiling is compared as (numerator, denominator)
+    integers: the longest wins, ties in LIMITED_BY order (compute first), as the lowest
+    rate does for a kernel case.
+    """
+
+    __slots__ = ("bandwidths", "bounds", "figures", "latency", "peaks")
+
+    def __init__(self, figures: DeviceFigures, latency: Fraction | None) -> None:
+        self.figures = figures
+        self.latency = latency
+        self.bandwidths = {
+            lv: (bw.numerator, bw.denominator) for lv, bw in figures.bandwidths.items()
+        }
+        self.peaks = {p: (v.numerator, v.denominator) for p, v in figures.peaks.items()}
+        # By the run's identity (the engine keeps every run it made) and precision.
+        self.bounds: dict[tuple[int, str], Bound] = {}
+
+    def bound(self, run: _RunKey, precision: str) -> Bound:
+        key = (id(run), precision)
+        hit = self.bounds.get(key)
+        if hit is None:
+            hit = self.bounds[key] = run_bound(
+                run, self.peaks[precision], self.bandwidths, self.latency
+            )
+        return hit
+
+
+def run_bound(
+    run: _RunKey,
+    peak: tuple[int, int],
+    bandwidths: dict[str, tuple[int, int]],
+    latency: Fraction | None,
+) -> Bound:
+    """The time of one run (`_Counts.run`) at a peak (OP/s), bandwidths (B/s) and latency
+    floor (s), each as (numerator, denominator), exactly, with what limits it: the
+    longest time of any ceiling, ties going to the first in LIMITED_BY order."""
+    flops_n, flops_d, levels = run
+    n, d = flops_n * peak[1], flops_d * peak[0]
+    limited_by = COMPUTE
+    for lv, traffic_n, traffic_d in levels:
+        bandwidth = bandwidths.get(lv)
+        if bandwidth is None:
+            continue
+        tn, td = traffic_n * bandwidth[1], traffic_d * bandwidth[0]
+        if tn * d > n * td:
+            n, d, limited_by = tn, td, lv
+    if latency is not None and latency.numerator * d > n * latency.denominator:
+        n, d, limited_by = latency.numerator, latency.denominator, LATENCY
+    return n, d, limited_by
+
+
 class ModelEngine:
     """Model rows over a catalog's devices; counts cached per (model, phase, step, width)."""
 
@@ -289,6 +365,7 @@ class ModelEngine:
         # one run's counts by kernel, shape, width bindings and width (see `_Counts.run`)
         self._runs: dict[tuple[object, ...], _Run] = {}
         self._rows: dict[tuple[str, str, str, str], ModelResult] = {}
+        self._devices: dict[str, _DeviceBounds] = {}
 
     # ------------------------------------------------------------------ selection
     def keys(
@@ -378,53 +455,33 @@ class ModelEngine:
     ) -> ModelResult:
         """The pass of `phase` on a device's figures: each step on its own roofline.
 
-        The time of one run under each ceiling is compared as (numerator, denominator)
-        integers: the longest wins, ties in LIMITED_BY order (compute first), as the
-        lowest rate does for a kernel case. The steps' times are summed per limit as
-        integers too (their denominators are mostly the same ceiling's), so a row makes
-        one `Fraction` per limit; its steps' results are made when first read.
+        Each distinct run's bound comes from the device's `_DeviceBounds` (see
+        `run_bound`). The steps' times are summed per limit as integers (their
+        denominators are mostly the same ceiling's), so a row makes one `Fraction` per
+        limit and one for its time; its steps' results are made when first read.
         """
         plan = self.plan(model, phase, precision)
-        peaks: dict[str, tuple[int, int]] = {}
-        bandwidths = {lv: (bw.numerator, bw.denominator) for lv, bw in figures.bandwidths.items()}
-        if latency is not None:
-            latency_n, latency_d = latency.numerator, latency.denominator
-        runs: list[tuple[int, int, str]] = []
+        device = self._device(figures, latency)
+        bound_of = device.bound
+        bounds: list[Bound] = []
         sums: dict[str, list[int]] = {}
-        # Steps that run the same kernel at the same shape and width (a layer's
-        # projections, a model's phases) have the same bound: each is found once.
-        bounds: dict[tuple[int, str], tuple[int, int, str]] = {}
-        for entry in plan.steps:
-            one = entry.counts
-            bound = bounds.get((id(one.run), entry.precision))
-            if bound is None:
-                peak = peaks.get(entry.precision)
-                if peak is None:
-                    value = figures.peaks[entry.precision]
-                    peak = peaks[entry.precision] = (value.numerator, value.denominator)
-                flops_n, flops_d, levels = one.run
-                n, d = flops_n * peak[1], flops_d * peak[0]
-                limited_by = COMPUTE
-                for lv, traffic_n, traffic_d in levels:
-                    bandwidth = bandwidths.get(lv)
-                    if bandwidth is None:
-                        continue
-                    tn, td = traffic_n * bandwidth[1], traffic_d * bandwidth[0]
-                    if tn * d > n * td:
-                        n, d, limited_by = tn, td, lv
-                if latency is not None and latency_n * d > n * latency_d:
-                    n, d, limited_by = latency_n, latency_d, LATENCY
-                bound = bounds[id(one.run), entry.precision] = (n, d, limited_by)
+        # Per distinct run, not per step: the steps that run the same kernel at the same
+        # shape and width (a layer's projections) share one bound, and their times sum
+        # to that bound times their counts summed.
+        for run, run_precision, count in plan.unique:
+            bound = bound_of(run, run_precision)
+            bounds.append(bound)
             n, d, limited_by = bound
-            runs.append(bound)
             total = sums.get(limited_by)
             if total is None:
-                sums[limited_by] = [n * one.count, d]
+                sums[limited_by] = [n * count, d]
             elif total[1] == d:
-                total[0] += n * one.count
+                total[0] += n * count
             else:
-                total[0] = total[0] * d + n * one.count * total[1]
+                total[0] = total[0] * d + n * count * total[1]
                 total[1] *= d
+        runs = tuple([bounds[i] for i in plan.index])
+        bandwidths = device.bandwidths
         found = {name: Fraction(n, d) for name, (n, d) in sums.items()}
         traffic = plan.traffic
         by_limit = {COMPUTE: found.get(COMPUTE, _ZERO)}
@@ -433,10 +490,14 @@ class ModelEngine:
                 by_limit[lv] = found.get(lv, _ZERO)
         if latency is not None:
             by_limit[LATENCY] = found.get(LATENCY, _ZERO)
-        values = iter(found.values())
-        time = next(values, _ZERO)
-        for value in values:
-            time += value
+        # The pass's time: the limits' sums added as integers, one Fraction made.
+        time_n, time_d = 0, 1
+        for n, d in sums.values():
+            if d == time_d:
+                time_n += n
+            else:
+                time_n, time_d = time_n * d + n * time_d, time_d * d
+        time = Fraction(time_n, time_d)
         return ModelResult(
             model.id,
             phase,
@@ -452,9 +513,19 @@ class ModelEngine:
             None,
             measured_source,
             plan=plan,
-            runs=tuple(runs),
+            runs=runs,
             latency=latency,
         )
+
+    def _device(self, figures: DeviceFigures, latency: Fraction | None) -> _DeviceBounds:
+        """The bounds of a catalog device's runs, kept for every row on it; figures of
+        no catalog device (an example's own) get theirs for the one pass."""
+        hit = self._devices.get(figures.id)
+        if hit is None or hit.figures is not figures or hit.latency != latency:
+            hit = _DeviceBounds(figures, latency)
+            if self.devices.get(figures.id) is figures:
+                self._devices[figures.id] = hit
+        return hit
 
     def plan(self, model: Model, phase: str, precision: str) -> Plan:
         """The steps' counts and the pass's operations and bytes: the same on every device."""
