@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from rooflinec.catalog import LEVELS, Catalog
 from rooflinec.cells import csv_text, num
 from rooflinec.formatting import format_percent, format_si
-from rooflinec.models import ModelResult, PlanStep, StepResult
+from rooflinec.models import ModelResult, PlanStep, StepResult, collector_paused
 from rooflinec.terms import LIMITED_BY
 
 __all__ = [
@@ -137,15 +137,18 @@ class _Texts:
     made from (the rows keep their plans and bounds alive, and a `_Texts` lives no
     longer than the write that fills it from those rows).
 
-    `steps`: each plan's steps' fragments, by the plan; `bounds`: the texts of a step's
+    `heads`: the fields of a row that are the same for every row of its plan (see
+    `_fields`), by the plan and indentation; `steps`: each plan's steps' fragments, by
+    the plan; `bounds`: the texts of a step's
     time and of its rate and limit, by its bound and count. A device's bound of a run is
     one object, shared by every row on that device that makes the run, so a step's
     numbers are written once per device, kernel, shape and count.
     """
 
-    __slots__ = ("bounds", "steps")
+    __slots__ = ("bounds", "heads", "steps")
 
     def __init__(self) -> None:
+        self.heads: dict[tuple[int, str], tuple[str, str]] = {}
         self.steps: dict[int, tuple[_Fragment, ...]] = {}
         self.bounds: dict[tuple[int, int], tuple[str, str]] = {}
 
@@ -201,30 +204,45 @@ def _step_lines(r: ModelResult, texts: _Texts) -> list[str]:
     return lines
 
 
-def _head(r: ModelResult, pad: str) -> str:
+def _head(r: ModelResult, pad: str, texts: _Texts | None = None) -> str:
     """`_dump(model_data(r, steps=False), pad)`, written directly: numbers from the
     exact values' integers, as `num` writes them."""
+    return _fields(r, pad, texts) + "\n" + pad + "}"
+
+
+def _fields(r: ModelResult, pad: str, texts: _Texts | None = None) -> str:
+    """`_head` without its closing line. What comes before the device and between it and
+    the time (model, phase, precision, tokens, operations, bytes) is the same for every
+    row of a plan (`evaluate` takes them all from the plan's model, phase and precision):
+    written once per plan."""
     inner = pad + "  "
+    key = (id(r.plan), pad)
+    fixed = None if r.plan is None or texts is None else texts.heads.get(key)
+    if fixed is None:
+        fixed = (
+            f'{{\n{inner}"model": {_string(r.model)},\n{inner}"phase": {_string(r.phase)}'
+            f',\n{inner}"device": ',
+            f',\n{inner}"precision": {_string(r.precision)}'
+            f',\n{inner}"declared": {"true" if r.declared else "false"}'
+            f',\n{inner}"tokens": {r.tokens!r}'
+            f',\n{inner}"flops": {_ratio(r.flops)}'
+            f',\n{inner}"bytes": {_levels(r.bytes, inner)}'
+            f',\n{inner}"time": ',
+        )
+        if r.plan is not None and texts is not None:
+            texts.heads[key] = fixed
     time_n, time_d = r.time.numerator, r.time.denominator
     flops_n, flops_d = r.flops.numerator, r.flops.denominator
-    parts = [
-        f'{{\n{inner}"model": {_string(r.model)}',
-        f'{inner}"phase": {_string(r.phase)}',
-        f'{inner}"device": {_string(r.device)}',
-        f'{inner}"precision": {_string(r.precision)}',
-        f'{inner}"declared": {"true" if r.declared else "false"}',
-        f'{inner}"tokens": {r.tokens!r}',
-        f'{inner}"flops": {_quotient(flops_n, flops_d)}',
-        f'{inner}"bytes": {_levels(r.bytes, inner)}',
-        f'{inner}"time": {_quotient(time_n, time_d)}',
-        f'{inner}"attainable": {_quotient(flops_n * time_d, flops_d * time_n)}',
-        f'{inner}"tokens_per_second": {_quotient(r.tokens * time_d, time_n)}',
-        f'{inner}"time_by_limit": {_levels(r.time_by_limit, inner)}',
-        f'{inner}"measured_time": '
-        + ("null" if r.measured_time is None else _ratio(r.measured_time)),
-        f'{inner}"efficiency": ' + ("null" if r.efficiency is None else _ratio(r.efficiency)),
-    ]
-    return ",\n".join(parts) + "\n" + pad + "}"
+    measured = "null" if r.measured_time is None else _ratio(r.measured_time)
+    efficiency = "null" if r.efficiency is None else _ratio(r.efficiency)
+    return (
+        f"{fixed[0]}{_string(r.device)}{fixed[1]}{_quotient(time_n, time_d)}"
+        f',\n{inner}"attainable": {_quotient(flops_n * time_d, flops_d * time_n)}'
+        f',\n{inner}"tokens_per_second": {_quotient(r.tokens * time_d, time_n)}'
+        f',\n{inner}"time_by_limit": {_levels(r.time_by_limit, inner)}'
+        f',\n{inner}"measured_time": {measured}'
+        f',\n{inner}"efficiency": {efficiency}'
+    )
 
 
 def _levels(values: dict[str, Fraction], pad: str) -> str:
@@ -244,8 +262,7 @@ def model_json(r: ModelResult, pad: str = "", texts: _Texts | None = None) -> st
     inner = pad + "    "
     lines = ",\n".join(inner + line for line in _step_lines(r, texts))
     body = f"[\n{lines}\n{pad}  ]" if lines else "[]"
-    head = _head(r, pad)[: -(len(pad) + 2)]  # without its closing "\n{pad}}"
-    return f"{head},\n{pad}  {_string('steps')}: {body}\n{pad}}}"
+    return f"{_fields(r, pad, texts)},\n{pad}  {_string('steps')}: {body}\n{pad}}}"
 
 
 def write_model_json_rows(rows: Sequence[ModelResult], out: TextIO) -> None:
@@ -253,19 +270,21 @@ def write_model_json_rows(rows: Sequence[ModelResult], out: TextIO) -> None:
     them (the caller writes the brackets)."""
     separator = "\n"
     texts = _Texts()
-    for r in rows:
-        out.write(separator + "    " + model_json(r, "    ", texts))
-        separator = ",\n"
+    with collector_paused():
+        for r in rows:
+            out.write(separator + "    " + model_json(r, "    ", texts))
+            separator = ",\n"
 
 
 def write_model_jsonl(rows: Sequence[ModelResult], out: TextIO) -> None:
     """One model row per line, with its steps: `json.dumps(model_data(r))`, its steps
     written as the JSON document's are."""
     texts = _Texts()
-    for r in rows:
-        head = json.dumps(model_data(r, steps=False), ensure_ascii=False)
-        steps = ", ".join(_step_lines(r, texts))
-        out.write(f'{head[:-1]}, "steps": [{steps}]}}\n')
+    with collector_paused():
+        for r in rows:
+            head = json.dumps(model_data(r, steps=False), ensure_ascii=False)
+            steps = ", ".join(_step_lines(r, texts))
+            out.write(f'{head[:-1]}, "steps": [{steps}]}}\n')
 
 
 _LIMITS = LIMITED_BY  # compute, each level, latency
