@@ -22,6 +22,7 @@ from rooflinec.catalog import Kernel, Model, ModelMeasured, ModelStep, Precision
 from rooflinec.errors import short_number
 from rooflinec.formulas import EvaluationError, Formula, FormulaError
 from rooflinec.loader import Document, PathKey
+from rooflinec.models import exact_values
 from rooflinec.quantities import Dimension
 
 MAX_SHAPE = 10**15  # as a case's shape values
@@ -336,16 +337,15 @@ def _evaluate_kernel(
     formulas = [("operation count", kernel.flops)]
     formulas += [(f"{level} byte count", f) for level, f in kernel.bytes.items()]
     bound = tuple(widths.items())
+    at_width = [exact_values(kernel.width_values(w, widths, precisions)) for w in all_widths]
     for phase, shape in shapes.items():
         key = (kernel.id, tuple(shape.items()), bound)
         if key in memo.kernels:
             continue
         for what, formula in formulas:
-            for w in all_widths if formula.reserved else all_widths[:1]:
-                values: dict[str, int | Fraction] = {
-                    **shape,
-                    **kernel.width_values(w, widths, precisions),
-                }
+            for i in range(len(all_widths)) if formula.reserved else range(1):
+                w = all_widths[i]
+                values: dict[str, int | Fraction] = {**shape, **at_width[i]}
                 try:
                     result = formula.evaluate(values)
                 except (EvaluationError, FormulaError) as exc:
