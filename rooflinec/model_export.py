@@ -139,21 +139,21 @@ class _Texts:
 
     `heads`: the fields of a row that are the same for every row of its plan (see
     `_fields`), by the plan and indentation; `steps`: each plan's steps' fragments, by
-    the plan; `bounds`: the texts of a step's
-    time and of its rate and limit, by its bound and count. A device's bound of a run is
-    one object, shared by every row on that device that makes the run, so a step's
-    numbers are written once per device, kernel, shape and count.
+    the plan and indentation; `bounds`: the texts of a step's time and of its rate and
+    limit, by its bound and count. A device's bound of a run is one object, shared by
+    every row on that device that makes the run, so a step's numbers are written once
+    per device, kernel, shape and count.
     """
 
     __slots__ = ("bounds", "heads", "steps")
 
     def __init__(self) -> None:
         self.heads: dict[tuple[int, str], tuple[str, str]] = {}
-        self.steps: dict[int, tuple[_Fragment, ...]] = {}
+        self.steps: dict[tuple[int, str], tuple[_Fragment, ...]] = {}
         self.bounds: dict[tuple[int, int], tuple[str, str]] = {}
 
 
-def _fragment(entry: PlanStep) -> _Fragment:
+def _fragment(entry: PlanStep, lead: str) -> _Fragment:
     c = entry.counts
     data = {
         "step": entry.step.id,
@@ -170,21 +170,22 @@ def _fragment(entry: PlanStep) -> _Fragment:
     text = json.dumps(data, ensure_ascii=False)
     head, _, rest = text.partition(', "time": ')
     return (
-        head + ', "time": ',
+        lead + head + ', "time": ',
         rest[rest.index(', "intensity": ') : -1] + ', "attainable": ',
         c.count,
         *c.flops_ratio,
     )
 
 
-def _step_lines(r: ModelResult, texts: _Texts) -> list[str]:
+def _step_lines(r: ModelResult, texts: _Texts, lead: str = "") -> list[str]:
     """`json.dumps(step_data(s))` for each step of `r`, from the integers of its plan and
-    runs (without making its steps' results) and texts shared by every row."""
+    runs (without making its steps' results) and texts shared by every row, each line
+    after `lead` (its indentation)."""
     if r.plan is None:
-        return [json.dumps(step_data(s), ensure_ascii=False) for s in r.steps]
-    fragments = texts.steps.get(id(r.plan))
+        return [lead + json.dumps(step_data(s), ensure_ascii=False) for s in r.steps]
+    fragments = texts.steps.get((id(r.plan), lead))
     if fragments is None:
-        fragments = texts.steps[id(r.plan)] = tuple(_fragment(e) for e in r.plan.steps)
+        fragments = texts.steps[id(r.plan), lead] = tuple(_fragment(e, lead) for e in r.plan.steps)
     done = texts.bounds
     lines = []
     for (head, middle, count, flops_n, flops_d), bound in zip(fragments, r.runs, strict=True):
@@ -260,7 +261,7 @@ def model_json(r: ModelResult, pad: str = "", texts: _Texts | None = None) -> st
     encoder, where indenting every step's fields took most of a compile's time)."""
     texts = _Texts() if texts is None else texts
     inner = pad + "    "
-    lines = ",\n".join(inner + line for line in _step_lines(r, texts))
+    lines = ",\n".join(_step_lines(r, texts, inner))
     body = f"[\n{lines}\n{pad}  ]" if lines else "[]"
     return f"{_fields(r, pad, texts)},\n{pad}  {_string('steps')}: {body}\n{pad}}}"
 

@@ -8,15 +8,28 @@ row's exact values and its steps' results.
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 from fractions import Fraction
 from functools import cache
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from rooflinec.assemble import catalog_or_raise
+from rooflinec.catalog import LEVELS
 from rooflinec.compiler import Compiled, compile_catalog
-from rooflinec.model_export import _dump, model_data, model_json, write_model_jsonl
-from rooflinec.models import ModelResult
+from rooflinec.model_export import (
+    _dump,
+    model_data,
+    model_json,
+    write_model_json_rows,
+    write_model_jsonl,
+)
+from rooflinec.models import ModelResult, collector_paused, run_bound
+from rooflinec.terms import COMPUTE, LATENCY, LIMITED_BY
 from tests.specfactory import BUNDLED
 
 
@@ -93,3 +106,97 @@ def test_a_decode_projection_bound_by_its_weights_on_the_h100() -> None:
     line = json.loads(model_json(r))["steps"][2]
     assert float(s.time) == line["time"]
     assert float(s.attainable) == line["attainable"]
+
+
+# ---------------------------------------------------------------- shared work, same values
+
+
+_positive = st.fractions(min_value=Fraction(1, 10**6), max_value=Fraction(10**6))
+# Few distinct small values make equal times (ties) common.
+_tied = st.sampled_from([Fraction(1), Fraction(2), Fraction(1, 2), Fraction(3, 2)])
+_exact = st.one_of(_tied, _positive)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    flops=_exact,
+    peak=_exact,
+    traffic=st.dictionaries(st.sampled_from(LEVELS), _exact, max_size=len(LEVELS)),
+    bandwidths=st.dictionaries(st.sampled_from(LEVELS), _exact, max_size=len(LEVELS)),
+    latency=st.none() | _exact,
+)
+def test_run_bound_is_the_longest_ceiling_time_first_in_method_order(
+    flops: Fraction,
+    peak: Fraction,
+    traffic: dict[str, Fraction],
+    bandwidths: dict[str, Fraction],
+    latency: Fraction | None,
+) -> None:
+    """A run's bound from cross-multiplied integers is, exactly, the longest of its
+    ceilings' times computed with Fractions, and on a tie the ceiling that comes first
+    in LIMITED_BY order (compute, the levels, latency) holds it."""
+    run = (
+        flops.numerator,
+        flops.denominator,
+        tuple(
+            (lv, traffic[lv].numerator, traffic[lv].denominator) for lv in LEVELS if lv in traffic
+        ),
+    )
+    figures = {lv: (bw.numerator, bw.denominator) for lv, bw in bandwidths.items()}
+    n, d, limited_by = run_bound(run, (peak.numerator, peak.denominator), figures, latency)
+    times = {COMPUTE: flops / peak}
+    times.update({lv: traffic[lv] / bandwidths[lv] for lv in traffic if lv in bandwidths})
+    if latency is not None:
+        times[LATENCY] = latency
+    longest = max(times.values())
+    assert Fraction(n, d) == longest
+    assert limited_by == next(name for name in LIMITED_BY if times.get(name) == longest)
+
+
+def test_every_step_sits_on_its_own_roofline() -> None:
+    """Every step of every bundled row (bounds found once per device and distinct run,
+    and shared between rows) has the time its own ceilings give it, computed here from
+    the device's figures with Fractions, and the pass's time per limit is the sum of its
+    steps'."""
+    c = compiled()
+    for r in rows()[::5]:
+        figures = c.devices[r.device]
+        sums: dict[str, Fraction] = {}
+        for s in r.steps:
+            times = {COMPUTE: s.flops / s.count / figures.peaks[s.precision]}
+            for lv in LEVELS:
+                if lv in s.bytes and lv in figures.bandwidths:
+                    times[lv] = s.bytes[lv] / s.count / figures.bandwidths[lv]
+            if s.floor is not None:
+                times[LATENCY] = s.floor
+            longest = max(times.values())
+            limit = next(name for name in LIMITED_BY if times.get(name) == longest)
+            assert (longest * s.count, limit) == (s.time, s.limited_by)
+            sums[limit] = sums.get(limit, Fraction(0)) + s.time
+        assert r.time == sum(sums.values(), Fraction(0))
+        assert {k: v for k, v in r.time_by_limit.items() if v} == sums
+
+
+def test_rows_written_together_read_as_each_written_alone() -> None:
+    """Texts shared between the rows of one write (a plan's fields, a device's step
+    numbers) leave every row's text as it is when the row is written on its own."""
+    out = io.StringIO()
+    write_model_json_rows(rows(), out)
+    alone = ",\n".join("    " + model_json(r, "    ") for r in rows())
+    assert "\n" + alone == out.getvalue()
+
+
+def test_collector_paused_restores_the_collector() -> None:
+    """The cycle collector is off inside and as it was after, also after an error."""
+    assert gc.isenabled()
+    with pytest.raises(KeyError), collector_paused():
+        assert not gc.isenabled()
+        raise KeyError("x")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
