@@ -92,7 +92,47 @@ def validator(kind: str) -> Validator:
     registry: Registry[Any] = Registry().with_resources(
         (f"{name}.schema.json", Resource.from_contents(schema)) for name, schema in schemas.items()
     )
-    return Draft202012Validator(schemas[kind], registry=registry, format_checker=formats)
+    remembering = _remembering(Draft202012Validator)
+    return remembering(schemas[kind], registry=registry, format_checker=formats)
+
+
+# Scalar types whose values a `$ref` remembers as valid (the type is part of the key:
+# True == 1, but a boolean is no integer to a schema).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_REMEMBERED = 100_000
+
+
+def _remembering(base: Any) -> Any:
+    """`base` whose `$ref` remembers the scalars it found valid and skips them after.
+
+    Specs repeat their scalars (a model's shape formulas such as 'h' and 'b*s', ids,
+    variable names): following a reference and validating the same string against the
+    same definition again is most of a model file's check. Whether a scalar is valid
+    under a `$ref` depends only on the reference, resolved from the schema object that
+    holds it (these schemas have no `$id`, `$dynamicRef` or `unevaluated*`), and on the
+    value: so a valid one is valid again. A value that fails is followed every time, so
+    its errors are the ones jsonschema gives. The memory lives as long as the validator,
+    which holds every schema object it is keyed by.
+    """
+    from jsonschema import validators
+
+    follow = base.VALIDATORS["$ref"]
+    valid: set[tuple[int, type, object]] = set()
+
+    def ref(validator: Any, ref: str, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+        kind = type(instance)
+        if kind not in _SCALARS:
+            yield from follow(validator, ref, instance, schema)
+            return
+        key = (id(schema), kind, instance)
+        if key in valid:
+            return
+        errors = list(follow(validator, ref, instance, schema))
+        if not errors and len(valid) < _REMEMBERED:
+            valid.add(key)
+        yield from errors
+
+    return validators.extend(base, validators={"$ref": ref})
 
 
 def _calendar_date(instance: object) -> bool:

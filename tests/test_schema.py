@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 from jsonschema import Draft7Validator, Draft202012Validator
 
+from rooflinec.errors import SpecError
 from rooflinec.loader import load_file, load_text
 from rooflinec.resources import schemas_dir
-from rooflinec.schema import MAX_ERRORS_PER_FILE, validate
+from rooflinec.schema import MAX_ERRORS_PER_FILE, validate, validator
 
 SCHEMAS = sorted(schemas_dir().glob("*.schema.json"))
 REPO = Path(__file__).parents[1]
@@ -440,3 +441,71 @@ def test_id_with_a_trailing_newline_is_refused() -> None:
         "x.yaml:2:6: error: 'nvidia-h100-sxm\\n' is not valid: lower-case letters, digits"
         " and hyphens; unique across the catalog [$.id]"
     ] == messages
+
+
+_FOLDER_KINDS = {
+    "devices": "device",
+    "kernels": "kernel",
+    "methods": "method",
+    "models": "model",
+    "precisions.yaml": "precisions",
+}
+
+
+def _spec_files() -> Iterator[tuple[str, Path]]:
+    """Every bundled spec and every good and bad case file, with its kind."""
+    for folder, kind in _FOLDER_KINDS.items():
+        for path in sorted((REPO / "specs").glob(f"{folder}/*.yaml")):
+            yield kind, path
+        if folder == "precisions.yaml":
+            yield kind, REPO / "specs" / folder
+    for path in sorted((Path(__file__).parent / "cases").glob("*/*.yaml")):
+        first = path.read_text("utf-8").partition("\n")[0]
+        if first.startswith("# place: "):
+            yield _FOLDER_KINDS[first.removeprefix("# place: ").split("/")[0]], path
+
+
+def _errors(errors: Any) -> list[Any]:
+    """What an error says and where, with the errors of each branch it tried."""
+    return [
+        (e.message, list(e.absolute_path), list(e.schema_path), _errors(e.context or []))
+        for e in errors
+    ]
+
+
+def test_remembered_references_give_jsonschemas_own_errors() -> None:
+    """A `$ref` remembers the scalars it found valid (a model repeats its formulas): every
+    spec and case file, checked twice after all the others, gets exactly the errors, in
+    the same order, of a validator that remembers nothing. (Sound because the schemas
+    use no `$dynamicRef` or `unevaluated*`, see NEWER_KEYWORDS.)"""
+    files = []
+    for kind, path in _spec_files():
+        try:
+            files.append((kind, load_file(path).data))
+        except SpecError:
+            continue  # not YAML rooflinec reads: never validated
+    assert len(files) > 200
+    for _ in range(2):
+        for kind, data in files:
+            remembering = validator(kind)
+            plain = Draft202012Validator(
+                remembering.schema,
+                registry=remembering._registry,
+                format_checker=remembering.format_checker,
+            )
+            assert _errors(plain.iter_errors(data)) == _errors(remembering.iter_errors(data))
+
+
+def test_a_value_valid_under_one_reference_is_checked_again_under_another() -> None:
+    """The model's name, once found valid as a name, is still no id: a `$ref` remembers
+    what it found valid under its own definition only."""
+    text = (REPO / "specs" / "models" / "test-13b.yaml").read_text("utf-8")
+    good = load_text(text, "models/test-13b.yaml")
+    assert [] == validate(good, "model")
+    name = good.data["name"]
+    bad = load_text(text.replace("id: test-13b", f"id: '{name}'", 1), "models/test-13b.yaml")
+    errors = validate(bad, "model")
+    assert ["$.id"] == [d.path for d in errors]
+    assert errors[0].message.endswith(
+        "is not valid: lower-case letters, digits and hyphens; unique across the catalog"
+    )
