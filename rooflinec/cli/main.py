@@ -9,6 +9,7 @@ command's implementation: each `cmd_*` imports what it runs inside itself.
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -549,4 +550,9 @@ def _internal(exc: Exception) -> int:
 
 def console() -> None:
     """Entry point of the `rooflinec` console script."""
+    # A command is one short process that builds a catalog and keeps it to the end: the
+    # cycle collector's default passes (one every 700 allocations, over all that is
+    # kept every few dozen) find next to nothing to free in it and cost a compile of
+    # the bundled catalog a tenth of its time. Fewer passes, the same collector.
+    gc.set_threshold(10_000, 50, 50)
     raise SystemExit(main())
