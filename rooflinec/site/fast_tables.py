@@ -39,8 +39,9 @@ __all__ = [
 ]
 
 # Extensions that do nothing to a table's cells beyond what is reproduced here (attr_list
-# only acts on a trailing `{...}`, which falls back; the others are block-level).
-_KNOWN = ("admonition", "attr_list", "md_in_html", "tables", "toc")
+# only acts on a trailing `{...}`, which falls back; the others are block-level; mkdocs
+# always adds fenced_code, and a page with a fence keeps all its tables as Markdown).
+_KNOWN = ("admonition", "attr_list", "fenced_code", "md_in_html", "tables", "toc")
 KNOWN_EXTENSIONS = frozenset(_KNOWN) | {f"markdown.extensions.{name}" for name in _KNOWN}
 
 # Python-Markdown's own pattern (markdown.serializers, 3.x).
@@ -50,6 +51,9 @@ _AUTOLINK = re.compile(r"<(?:[Ff]|[Hh][Tt])[Tt][Pp][Ss]?://")
 # Characters that make a table stay Markdown: code spans, escapes, attribute lists,
 # images, control characters Python-Markdown strips or uses as markers.
 _REFUSED = re.compile(r"[`\\{}\t\r\x00-\x08\x0b-\x1f\x7f]|!\[")
+# Pages with a code fence (its lines are code, not tables) or an HTML block whose content
+# is inline Markdown keep every table as Markdown.
+_PAGE_REFUSED = ("```", "~~~", 'markdown="span"', "markdown='span'")
 _SEPARATOR_CHARS = frozenset("|:- ")
 _END_BORDER = re.compile(r"(?<!\\)(?:\\\\)*\|$")
 
@@ -252,7 +256,7 @@ def take_tables(
     the supported part of Markdown."""
     # A random word per page: spec text on the page cannot spell it.
     tables = PageTables(token=f"rooflinectable{secrets.token_hex(8)}n")
-    if "|" not in markdown or 'markdown="span"' in markdown or "markdown='span'" in markdown:
+    if "|" not in markdown or any(mark in markdown for mark in _PAGE_REFUSED):
         return markdown, tables
     lines = markdown.split("\n")
     out: list[str] = []
