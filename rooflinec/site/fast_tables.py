@@ -95,6 +95,9 @@ _ATOM = re.compile(
 )
 
 
+_PLAIN = re.compile(r"[^<>&\[\]*_]*")
+
+
 @dataclass
 class _Renderer:
     link: Callable[[str], str]
@@ -106,6 +109,8 @@ class _Renderer:
 
         Python-Markdown stashes links and tags before it looks for `**`, so the text is
         cut at them first; then each `**` pair around something becomes `<strong>`."""
+        if _PLAIN.fullmatch(text):  # most cells: nothing to cut, nothing to escape
+            return text
         pieces: list[tuple[bool, str]] = []  # (is a `**`, HTML)
         pos = 0
         for match in _ATOM.finditer(text):
