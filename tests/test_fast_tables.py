@@ -107,10 +107,10 @@ TAKEN = {
     "no right border": "| a | b\n| --- | ---\n| 1 | 2\n",
     "single column": "| a |\n| --- |\n| 1 |\n",
     "entities": TABLE + "| &#40;x&#41; &amp; &#124; | &eacute; &#x41; &foo; |\n",
-    "bare ampersand and greater": TABLE + "| AT&T | 3 > 2 & so on |\n",
+    "greater than": TABLE + "| 3 > 2 | a>b |\n",
     "inline tags": TABLE
     + '| <code>x</code> | <span id="vendor-x"></span>X<br>Y |\n'
-    + '| <sup>2</sup><mo>x</mo> | <a href="https://e.org/?a=1&b=2">e</a> |\n',
+    + '| <sup>2</sup><mo>x</mo> | <a href="https://e.org/?a=1&amp;b=2">e</a> |\n',
     "links": TABLE
     + "| [B](b.md) | [K](../kernels/k.md#case-k) |\n"
     + "| [self](#anchor) | [index](index.md) |\n"
@@ -156,6 +156,8 @@ KEPT = {
     "a row not starting with a pipe": TABLE + "| 1 | 2 |\n3 | 4\n",
     "indented": "- item\n\n    " + TABLE.replace("\n", "\n    ") + "| 1 | 2 |\n",
     "not a table": "| a | b |\n| x | y |\n",
+    "bare ampersand": TABLE + "| AT&T | y |\n",
+    "incomplete character reference": TABLE + "| &#12 x | y |\n",
     "tab": TABLE + "| a\tb | y |\n",
 }
 
@@ -310,6 +312,9 @@ _WORDS = st.sampled_from(
         "`",
         "\\",
         "{",
+        "&#12",
+        "&x",
+        "<b>",
     ]
 )
 _CELLS = st.lists(_WORDS, max_size=6).map("".join).filter(lambda c: "|" not in c)
@@ -322,15 +327,27 @@ _CELLS = st.lists(_WORDS, max_size=6).map("".join).filter(lambda c: "|" not in c
     header=st.lists(_CELLS, min_size=1, max_size=3),
     body=st.lists(st.lists(_CELLS, min_size=1, max_size=3), max_size=3),
     align=st.lists(st.sampled_from(["---", ":--", "--:", ":-:"]), min_size=3, max_size=3),
+    around=st.sampled_from(
+        [
+            ("# T\n\n", "\nEnd.\n"),
+            ('<div markdown="1">\n\n', "\n</div>\n\nAfter *x*.\n"),
+            ("Intro *x*\n\n", "\n<div>\nraw *x*\n</div>\n\nPara *y* <b>z</b>\n"),
+        ]
+    ),
 )
 def test_any_table_of_simple_cells_equals_python_markdown(
-    config: MkDocsConfig, header: list[str], body: list[list[str]], align: list[str]
+    config: MkDocsConfig,
+    header: list[str],
+    body: list[list[str]],
+    align: list[str],
+    around: tuple[str, str],
 ) -> None:
-    """Whatever the cells hold, taken or not, the page's HTML is Python-Markdown's."""
+    """Whatever the cells hold, taken or not, and whatever is around the table (unclosed
+    tags in cells and HTML blocks after it included), the page's HTML is Python-Markdown's."""
     width = len(header)
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align[:width]) + " |"]
     lines += ["| " + " | ".join(row) + " |" for row in body]
-    reference, fast, _ = both("# T\n\n" + "\n".join(lines) + "\n\nEnd.\n", config)
+    reference, fast, _ = both(around[0] + "\n".join(lines) + "\n" + around[1], config)
     assert fast == reference
 
 

@@ -48,9 +48,13 @@ KNOWN_EXTENSIONS = frozenset(_KNOWN) | {f"markdown.extensions.{name}" for name i
 _AMP = re.compile(r"&(?!(?:\#[0-9]+|\#x[0-9a-f]+|[0-9a-z]+);)", re.I)
 _TAG_NAME = re.compile(r"</?([a-zA-Z][a-zA-Z0-9]*)")
 _AUTOLINK = re.compile(r"<(?:[Ff]|[Hh][Tt])[Tt][Pp][Ss]?://")
-# Characters that make a table stay Markdown: code spans, escapes, attribute lists,
-# images, control characters Python-Markdown strips or uses as markers.
-_REFUSED = re.compile(r"[`\\{}\t\r\x00-\x08\x0b-\x1f\x7f]|!\[")
+# What makes a table stay Markdown: code spans, escapes, attribute lists, images, control
+# characters Python-Markdown strips or uses as markers, and an `&` that does not start a
+# complete character reference (Python-Markdown's raw-HTML pass over the whole page
+# completes `&#12` to `&#12;`, and a stray `&#;` can upset its parse of what follows).
+_REFUSED = re.compile(
+    r"[`\\{}\t\r\x00-\x08\x0b-\x1f\x7f]|!\[|&(?!(?:\#[0-9]+|\#x[0-9a-fA-F]+|[a-zA-Z0-9]+);)"
+)
 # Pages with a code fence (its lines are code, not tables) or an HTML block whose content
 # is inline Markdown keep every table as Markdown.
 _PAGE_REFUSED = ("```", "~~~", 'markdown="span"', "markdown='span'")
