@@ -317,7 +317,8 @@ _WORDS = st.sampled_from(
         "<b>",
     ]
 )
-_CELLS = st.lists(_WORDS, max_size=6).map("".join).filter(lambda c: "|" not in c)
+# `<![` crashes mkdocs' own HTML scan of the page, with or without the fast path.
+_CELLS = st.lists(_WORDS, max_size=6).map("".join).filter(lambda c: "|" not in c and "<!" not in c)
 
 
 @settings(

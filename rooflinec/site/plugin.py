@@ -18,10 +18,12 @@ Hooks, in build order:
   `sitemap_date`).
 - `on_page_markdown`: give each generated page its escaped title, put the generated
   comparison into the home page, and unlink a hand-written page's links to method pages
-  the catalog lacks (`rooflinec.site.absent`, which also drops them from the nav).
-- `on_page_content`: sanitise the HTML of every generated page with nh3, then put the
-  trusted fragments (charts, formulas) in, their file links made right for the page's
-  URL (`rooflinec.site.urls`).
+  the catalog lacks (`rooflinec.site.absent`, which also drops them from the nav). The
+  tables of generated pages (and of the home section) are rendered here rather than by
+  Python-Markdown, byte for byte as it would (`rooflinec.site.fast_tables`).
+- `on_page_content`: put those tables in, sanitise the HTML of every generated page with
+  nh3, then put the trusted fragments (charts, formulas) in, their file links made right
+  for the page's URL (`rooflinec.site.urls`).
 - `on_post_page` / `on_post_template`: compact the HTML; put the spec-error banner (see
   `rooflinec.site.banner`) on every page and on the 404 page while the specs are broken.
 - `on_serve`: watch the specs folder, so `mkdocs serve` rebuilds on every spec edit.
