@@ -374,3 +374,22 @@ def test_tables_of_supported_cells_equal_python_markdown(
     lines += [f"| {i} | {row} |" for i, row in enumerate(rows[1:])]
     reference, fast, _ = both("\n".join(lines) + "\n", config)
     assert fast == reference
+
+
+def test_a_table_that_falls_back_resolves_its_links_only_once(
+    config: MkDocsConfig, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The links of a table left to Python-Markdown are not also resolved by the fast
+    path: mkdocs warns about a missing target once per use, as without it."""
+    files = _files(config)
+    file = files.get_file_from_path("devices/a.md")
+    assert file is not None
+    rewriter = page_link_rewriter(file, files, config)
+    with caplog.at_level(logging.WARNING, logger="mkdocs"):
+        _, tables = take_tables(
+            KEPT["code span"].replace("y", "[x](missing.md)"),
+            fast_tables.cached_links(rewriter),
+            fast_tables._block_level_tags(),
+        )
+    assert not tables.html
+    assert not [r for r in caplog.records if "missing.md" in r.getMessage()]

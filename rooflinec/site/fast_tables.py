@@ -68,7 +68,12 @@ class Fallback(Exception):
 
 def extensions_supported(config: MkDocsConfig) -> bool:
     """True when every configured Markdown extension is one whose effect on tables is
-    reproduced here, with the tables extension's default options."""
+    reproduced here, with the tables extension's default options, in the Python-Markdown
+    major version whose patterns are reproduced."""
+    import markdown  # type: ignore[import-untyped]
+
+    if getattr(markdown, "__version_info__", (0,))[0] != 3:
+        return False
     names = config.markdown_extensions
     if not all(isinstance(name, str) and name in KNOWN_EXTENSIONS for name in names):
         return False
@@ -100,6 +105,9 @@ _ATOM = re.compile(
 
 
 _PLAIN = re.compile(r"[^<>&\[\]*_]*")
+# Where a link's target goes until the table is known to render (NUL never reaches here:
+# a table holding one stays Markdown).
+_URL_SLOT = re.compile("\x00(\\d+)\x00")
 
 
 @dataclass
@@ -107,6 +115,7 @@ class _Renderer:
     link: Callable[[str], str]
     block_level: frozenset[str]
     tags: list[str] = field(default_factory=list)
+    urls: list[str] = field(default_factory=list)
 
     def inline(self, text: str, *, in_link: bool = False) -> str:
         """`text` (one cell, or a link's text) as HTML, or `Fallback`.
@@ -183,7 +192,19 @@ class _Renderer:
         if label != label.strip():
             raise Fallback
         inner = self.inline(label, in_link=True)
-        return f'<a href="{_escape_href(self.link(url))}">{inner}</a>'
+        # The target is resolved once the whole table is known to render (`resolve`):
+        # mkdocs warns about a target it cannot find, and a table that falls back gets
+        # its links resolved (and warned about) by Python-Markdown's rendering instead.
+        self.urls.append(url)
+        return f'<a href="\x00{len(self.urls) - 1}\x00">{inner}</a>'
+
+    def resolve(self, table_html: str) -> str:
+        """`table_html` with the targets of its links put in, as mkdocs rewrites them."""
+        if not self.urls:
+            return table_html
+        hrefs = [_escape_href(self.link(url)) for url in self.urls]
+        self.urls.clear()
+        return _URL_SLOT.sub(lambda match: hrefs[int(match.group(1))], table_html)
 
 
 def _split_row(row: str) -> list[str]:
@@ -292,6 +313,9 @@ def take_tables(
                 html = None
             if html is None:
                 del renderer.tags[tags_before:]
+                renderer.urls.clear()
+            else:
+                html = renderer.resolve(html)
         if html is None:
             out.extend(block)
         else:
@@ -325,9 +349,13 @@ def put_tables(page_html: str, tables: PageTables) -> str:
 
 def page_link_rewriter(file: File, files: Files, config: MkDocsConfig) -> Any | None:
     """mkdocs' own link rewriting for `file` (what it applies to every `<a href>` of the
-    page), or None when this mkdocs does not have it."""
+    page), or None when this mkdocs does not have it (or the raw-HTML id scan that
+    `anchor_ids` reuses)."""
     try:
-        from mkdocs.structure.pages import _RelativePathTreeprocessor
+        from mkdocs.structure.pages import _HTMLHandler, _RelativePathTreeprocessor
+
+        if not hasattr(_HTMLHandler(), "present_anchor_ids"):
+            return None
 
         rewriter = _RelativePathTreeprocessor(file, files, config)
         if not callable(getattr(rewriter, "path_to_url", None)):
@@ -379,7 +407,7 @@ def register_anchors(page: Page, tables: PageTables, rewriter: Any) -> None:
 
 
 def _block_level_tags() -> frozenset[str]:
-    from markdown import util  # type: ignore[import-untyped]
+    from markdown import util
 
     return frozenset(util.BLOCK_LEVEL_ELEMENTS)
 
