@@ -550,9 +550,10 @@ def _internal(exc: Exception) -> int:
 
 def console() -> None:
     """Entry point of the `rooflinec` console script."""
-    # A command is one short process that builds a catalog and keeps it to the end: the
-    # cycle collector's default passes (one every 700 allocations, over all that is
-    # kept every few dozen) find next to nothing to free in it and cost a compile of
-    # the bundled catalog a tenth of its time. Fewer passes, the same collector.
-    gc.set_threshold(10_000, 50, 50)
+    # A command builds a catalog and keeps it to the end: the cycle collector's default
+    # passes (one every 700 allocations, over everything kept every hundred or so) find
+    # next to nothing to free in it and cost a compile of the bundled catalog a tenth of
+    # its time. Fewer passes; a full one still follows every million or so allocations,
+    # so a long `serve` or site build frees its cycles as before.
+    gc.set_threshold(10_000, 10, 10)
     raise SystemExit(main())
