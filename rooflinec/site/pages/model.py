@@ -115,9 +115,25 @@ class Site:
     @cached_property
     def model_rows(self) -> Mapping[tuple[str, str, str], ModelResult]:
         """(model, phase, device) -> the pass at the model's own precision, on every
-        device with a peak for it (and for every precision its steps name)."""
-        rows = self.compiled.model_engine.rows(declared_only=True)
-        return {(r.model, r.phase, r.device): r for r in rows}
+        device with a peak for it (and for every precision its steps name), in catalog
+        order. A device's rows (with what they work out lazily: the steps) are kept
+        between `serve` rebuilds while its spec and the models', kernels' and precisions'
+        do not change (`reuse.for_device`)."""
+        from rooflinec.site.pages.reuse import for_device
+
+        engine = self.compiled.model_engine
+        keys = list(engine.keys(declared_only=True))
+        per_device: dict[str, list[tuple[str, str, str, str]]] = {}
+        for key in keys:
+            per_device.setdefault(key[2], []).append(key)
+        rows: dict[tuple[str, str, str, str], ModelResult] = {}
+        for device, own in per_device.items():
+            rows.update(
+                for_device(
+                    self, "model rows", device, lambda own=own: {k: engine.row(*k) for k in own}
+                )
+            )
+        return {(m, phase, d): rows[(m, phase, d, p)] for m, phase, d, p in keys}
 
     @cached_property
     def audit(self) -> AuditLayout:
