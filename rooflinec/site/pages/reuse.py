@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["for_device", "keeping_pages", "last_round", "set_enabled"]
+__all__ = ["for_device", "keeping_pages", "last_round", "reusing", "set_enabled"]
 
 _ENABLED: list[bool] = [False]
 # The shared inputs of the kept pages, and the site they were last checked for.
@@ -104,6 +104,11 @@ def _start(site: Site) -> bool:
     _REUSED.clear()
     _CHECKED[:] = [site]
     return True
+
+
+def reusing(site: Site) -> bool:
+    """Whether the pages of `site` may be kept for later builds (a `serve` session)."""
+    return _start(site)
 
 
 def for_device(site: Site, kind: str, device_id: str, make: Callable[[], T]) -> T:
