@@ -393,7 +393,7 @@ def audit_pages(site: Site) -> list[GeneratedPage]:
 
     out = []
     for device in site.trails:  # the layout's order; kept between `serve` rebuilds
-        out += for_device(site, "audit", device, lambda d=device: _device_audit_pages(site, d))
+        out += for_device(site, "audit", device, _device_audit_pages, site, device)
     out += conflicts_pages(site)
     return out
 

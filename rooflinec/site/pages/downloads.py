@@ -65,8 +65,9 @@ def results_json(site: Site, cells: Sequence[int]) -> str:
     n_pairs = len(pair_device)
     by_device: dict[str, Iterator[str]] = {}
     for device in dict.fromkeys(pair_device[i % n_pairs] for i in cells):
-        rows = for_device(site, "results.json rows", device, lambda d=device: _device_rows(site, d))
-        by_device[device] = iter(rows)
+        by_device[device] = iter(
+            for_device(site, "results.json rows", device, _device_rows, site, device)
+        )
     if not by_device:
         return export.results_text(compiled, cells, "json")
     head = json.dumps(export._header(compiled, cells), indent=2, ensure_ascii=False)

@@ -25,10 +25,7 @@ def pages(site: Site) -> list[GeneratedPage]:
     out: list[GeneratedPage] = []
     out += device_index(site)
     # Kept between `serve` rebuilds for each device whose spec did not change.
-    out += [
-        for_device(site, "page", d.id, lambda d=d: device_page(site, d))
-        for d in catalog.devices.values()
-    ]
+    out += [for_device(site, "page", d.id, device_page, site, d) for d in catalog.devices.values()]
     out += kernel_index(site)
     out += [kernel_page(site, k) for k in catalog.kernels.values()]
     out += model_index(site)

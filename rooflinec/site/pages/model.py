@@ -31,7 +31,7 @@ from rooflinec.site.pages.common import (
 )
 
 if TYPE_CHECKING:
-    from rooflinec.models import ModelResult
+    from rooflinec.models import ModelEngine, ModelResult
     from rooflinec.site.pages.audit import AuditLayout
     from rooflinec.site.pages.changes import Changes
 
@@ -128,11 +128,7 @@ class Site:
             per_device.setdefault(key[2], []).append(key)
         rows: dict[tuple[str, str, str, str], ModelResult] = {}
         for device, own in per_device.items():
-            rows.update(
-                for_device(
-                    self, "model rows", device, lambda own=own: {k: engine.row(*k) for k in own}
-                )
-            )
+            rows.update(for_device(self, "model rows", device, _rows_of, engine, own))
         return {(m, phase, d): rows[(m, phase, d, p)] for m, phase, d, p in keys}
 
     @cached_property
@@ -168,6 +164,12 @@ class Site:
         page = Page(path, self)
         text = self.render(template, page, **context)
         return GeneratedPage(path, title, text, page.slots, page.assets)
+
+
+def _rows_of(
+    engine: ModelEngine, keys: list[tuple[str, str, str, str]]
+) -> dict[tuple[str, str, str, str], ModelResult]:
+    return {key: engine.row(*key) for key in keys}
 
 
 def _catalog_date(catalog: Catalog) -> datetime.date:

@@ -111,11 +111,11 @@ def reusing(site: Site) -> bool:
     return _start(site)
 
 
-def for_device(site: Site, kind: str, device_id: str, make: Callable[[], T]) -> T:
-    """`make()`, or what it returned for the same device spec and shared inputs in an
-    earlier build of this session."""
+def for_device(site: Site, kind: str, device_id: str, make: Callable[..., T], *args: Any) -> T:
+    """`make(*args)`, or what it returned for the same device spec and shared inputs in
+    an earlier build of this session (`args` are of this build: the same values)."""
     if not _start(site):
-        return make()
+        return make(*args)
     device = site.catalog.devices[device_id]
     own = (device, device.document)
     key = (kind, device_id)
@@ -124,7 +124,7 @@ def for_device(site: Site, kind: str, device_id: str, make: Callable[[], T]) -> 
         value: T = hit[1]
         _REUSED.add(key)
     else:
-        value = make()
+        value = make(*args)
     _USED[key] = (own, value)
     return value
 
