@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment
 
-from rooflinec.catalog import Catalog
+from rooflinec.catalog import Case, Catalog
 from rooflinec.compiler import Compiled, Result
 from rooflinec.formatting import format_si
 from rooflinec.provenance import FigureTrail, device_trails
@@ -130,6 +130,24 @@ class Site:
         for device, own in per_device.items():
             rows.update(for_device(self, "model rows", device, _rows_of, engine, own))
         return {(m, phase, d): rows[(m, phase, d, p)] for m, phase, d, p in keys}
+
+    @cached_property
+    def cases(self) -> Mapping[str, Case]:
+        """Every case by id (`Catalog.cases` makes the mapping afresh on every read)."""
+        return self.catalog.cases
+
+    @cached_property
+    def results_by_kernel(self) -> Mapping[str, list[Result]]:
+        """Per kernel: its results, in the compiled order."""
+        out: dict[str, list[Result]] = {k: [] for k in self.catalog.kernels}
+        for r in self.compiled.results:
+            out.setdefault(r.kernel, []).append(r)
+        return out
+
+    @cached_property
+    def memos(self) -> dict[tuple[str, str], dict[Any, Any]]:
+        """This build's `reuse.device_memo` dicts when nothing is kept between builds."""
+        return {}
 
     @cached_property
     def audit(self) -> AuditLayout:

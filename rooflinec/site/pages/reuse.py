@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["for_device", "keeping_pages", "last_round", "reusing", "set_enabled"]
+__all__ = ["device_memo", "for_device", "keeping_pages", "last_round", "reusing", "set_enabled"]
 
 _ENABLED: list[bool] = [False]
 # The shared inputs of the kept pages, and the site they were last checked for.
@@ -116,9 +116,12 @@ def for_device(site: Site, kind: str, device_id: str, make: Callable[..., T], *a
     an earlier build of this session (`args` are of this build: the same values)."""
     if not _start(site):
         return make(*args)
+    key = (kind, device_id)
+    used = _USED.get(key)
+    if used is not None:  # asked before in this build: the same inputs
+        return used[1]  # type: ignore[no-any-return]
     device = site.catalog.devices[device_id]
     own = (device, device.document)
-    key = (kind, device_id)
     hit = _KEPT.get(key)
     if hit is not None and hit[0] == own:
         value: T = hit[1]
@@ -127,6 +130,15 @@ def for_device(site: Site, kind: str, device_id: str, make: Callable[..., T], *a
         value = make(*args)
     _USED[key] = (own, value)
     return value
+
+
+def device_memo(site: Site, kind: str, device_id: str) -> dict[Any, Any]:
+    """A dict for values worked out from one device's results (texts of its rows, say),
+    keyed by whatever else they read: kept between `serve` rebuilds like `for_device`,
+    else one per site (a build asks for some of them more than once)."""
+    if _start(site):
+        return for_device(site, kind, device_id, dict)
+    return site.memos.setdefault((kind, device_id), {})
 
 
 def last_round() -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
