@@ -9,10 +9,13 @@ compared with `==` (catalog values are frozen dataclasses compared field by fiel
 hash, no file time. An edit to one device's spec makes that device's pages again and
 reuses the others'; an edit to anything else every device page reads makes them all again.
 
-Off unless a session turns it on (`rooflinec serve`, `mkdocs serve`: the plugin's
-`on_startup`): a build of a published version (with its changes page) never reuses, and
-each `rooflinec build` is its own process anyway. Page limits are module constants that
-tests lower, so reuse is on only where they do not move.
+Off unless a session turns it on (`rooflinec serve`, through `keeping_pages`): a build
+of a published version (with its changes page) never reuses, and each `rooflinec build`
+is its own process anyway. Page limits are module constants that tests lower, so reuse
+is on only where they do not move.
+
+Besides whole pages, `device_memo` keeps values worked out from one device's results
+(crossover cells, texts of its rows) under the same rule.
 """
 
 from __future__ import annotations
