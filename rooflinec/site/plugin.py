@@ -18,10 +18,12 @@ Hooks, in build order:
   `sitemap_date`).
 - `on_page_markdown`: give each generated page its escaped title, put the generated
   comparison into the home page, and unlink a hand-written page's links to method pages
-  the catalog lacks (`rooflinec.site.absent`, which also drops them from the nav).
-- `on_page_content`: sanitise the HTML of every generated page with nh3, then put the
-  trusted fragments (charts, formulas) in, their file links made right for the page's
-  URL (`rooflinec.site.urls`).
+  the catalog lacks (`rooflinec.site.absent`, which also drops them from the nav). The
+  tables of generated pages (and of the home section) are rendered here rather than by
+  Python-Markdown, byte for byte as it would (`rooflinec.site.fast_tables`).
+- `on_page_content`: put those tables in, sanitise the HTML of every generated page with
+  nh3, then put the trusted fragments (charts, formulas) in, their file links made right
+  for the page's URL (`rooflinec.site.urls`).
 - `on_post_page` / `on_post_template`: compact the HTML; put the spec-error banner (see
   `rooflinec.site.banner`) on every page and on the 404 page while the specs are broken.
 - `on_serve`: watch the specs folder, so `mkdocs serve` rebuilds on every spec edit.
@@ -53,6 +55,7 @@ from rooflinec.pipeline import compiled_or_diagnostics, last_compiled
 from rooflinec.site.absent import nav_without_absent_methods, unlink_absent_methods
 from rooflinec.site.banner import banner_html, with_banner
 from rooflinec.site.escape import compact_html, sanitize
+from rooflinec.site.fast_tables import FastTables
 from rooflinec.site.incremental import Rebuild, fingerprint, forget
 from rooflinec.site.requirements import add_required_extensions, warn_on_missing_anchors
 from rooflinec.site.urls import relocate_page_files, source_folder_from_page
@@ -247,6 +250,7 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         self.rebuild: Rebuild | None = None
         self.errors: list[str] = []
         self.banner = ""
+        self.tables = FastTables()
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
         for key, value in _SESSION_OPTIONS.items():
@@ -377,6 +381,7 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
             # The theme puts the title into <title> and the header without escaping, and
             # would take it from the rendered H1 with entities decoded: give it escaped.
             page.meta["title"] = html.escape(generated.title, quote=True)
+            markdown = self.tables.take(markdown, page, config, files)
         elif self.compiled is not None:
             markdown = unlink_absent_methods(
                 markdown, page.file.src_uri, self.compiled.catalog.methods
@@ -384,9 +389,10 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         if page.file.src_uri == "index.md" and self.home is not None:
             from rooflinec.site.pages.common import HOME_MARKER
 
+            home = self.tables.take(self.home.markdown, page, config, files)
             if HOME_MARKER in markdown:
-                return markdown.replace(HOME_MARKER, self.home.markdown)
-            return markdown + "\n\n" + self.home.markdown
+                return markdown.replace(HOME_MARKER, home)
+            return markdown + "\n\n" + home
         return markdown
 
     def on_page_content(
@@ -398,6 +404,7 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
             generated = self.home
         if generated is None:
             return None
+        html = self.tables.put(html, page)  # before the sanitiser: it sees them as before
         filled = generated.slots.fill(sanitize(html))
         prefix = source_folder_from_page(uri, page.file.dest_uri)
         return relocate_page_files(filled, uri, generated.assets, prefix)
