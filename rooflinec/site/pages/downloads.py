@@ -73,6 +73,8 @@ def results_json(site: Site, cells: Sequence[int]) -> str:
     head = json.dumps(export._header(compiled, cells), indent=2, ensure_ascii=False)
     head = head[: head.rindex(_ROWS_OPEN) + len(_ROWS_OPEN)]
     rows = ",".join(next(by_device[pair_device[i % n_pairs]]) for i in cells)
+    # Every cell of each device was dealt: `cells` is the whole catalog's, as documented.
+    assert all(next(left, None) is None for left in by_device.values())
     return head + rows + _ROWS_CLOSE
 
 
