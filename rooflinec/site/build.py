@@ -296,6 +296,7 @@ def serve_site(specs: Path, dev_addr: str = "127.0.0.1:8000") -> None:
     pages are served from where they are, so an edit to one is served at once."""
     from mkdocs.commands.serve import serve
 
+    from rooflinec.site.pages.reuse import keeping_pages
     from rooflinec.site.plugin import session_options
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
@@ -315,7 +316,11 @@ def serve_site(specs: Path, dev_addr: str = "127.0.0.1:8000") -> None:
             # mkdocs serve mounts the site at site_url's path: a local preview stays at /.
             settings.pop("site_url", None)
             config_file = _write_config(Path(tmp), settings)
-        with _mkdocs_logging(verbose=True, serving=True), session_options(options):
+        with (
+            _mkdocs_logging(verbose=True, serving=True),
+            session_options(options),
+            keeping_pages(),  # pages of unchanged devices are kept between rebuilds
+        ):
             serve(
                 config_file=str(config_file),
                 dev_addr=dev_addr,

@@ -585,6 +585,7 @@ def _device_roofline_parts(
     markers: list[dict[str, Any]] = []
     measured: list[dict[str, Any]] = []
     moves: list[dict[str, Any]] = []
+    cases = catalog.cases if labels is None else {}  # a mapping made afresh on every read
     for number, r in enumerate(results, start=1):
         where = _entry_point_x(r)
         if where is None:
@@ -592,7 +593,7 @@ def _device_roofline_parts(
         level, intensity = where
         unit = _unit(catalog, r.precision)
         memory = _memory_ceiling(r)
-        name = labels[r.case] if labels is not None else catalog.cases[r.case].name
+        name = labels[r.case] if labels is not None else cases[r.case].name
         # A marker takes the colour of its precision's roof.
         key = group_label.get(r.precision, catalog.precisions[r.precision].label)
         markers.append(
@@ -934,10 +935,11 @@ def _kernel_parts(
     catalog = compiled.catalog
     kernel = catalog.kernels[kernel_id]
     rows: list[dict[str, Any]] = []
+    case_of = catalog.cases  # a mapping made afresh on every read
     for r in results:
         unit = _unit(catalog, r.precision)
         device = catalog.devices[r.device].name
-        case = catalog.cases[r.case].name
+        case = case_of[r.case].name
         where = _entry_point_x(r)
         rows.append(
             {

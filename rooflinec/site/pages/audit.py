@@ -389,9 +389,11 @@ def audit_layout(site: Site) -> AuditLayout:
 
 def audit_pages(site: Site) -> list[GeneratedPage]:
     """Every device's audit pages, then the conflicts pages."""
+    from rooflinec.site.pages.reuse import for_device
+
     out = []
-    for device in site.audit.pages:
-        out += _device_audit_pages(site, device)
+    for device in site.trails:  # the layout's order; kept between `serve` rebuilds
+        out += for_device(site, "audit", device, _device_audit_pages, site, device)
     out += conflicts_pages(site)
     return out
 

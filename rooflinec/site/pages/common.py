@@ -190,7 +190,7 @@ class Page:
         return self.link(text if text is not None else kernel.name, f"kernels/{kernel_id}.md")
 
     def case_link(self, case_id: str, text: Any = None) -> Markup:
-        case = self.site.catalog.cases[case_id]
+        case = self.site.cases[case_id]
         return self.link(
             text if text is not None else case.name, f"kernels/{case.kernel}.md#case-{case_id}"
         )

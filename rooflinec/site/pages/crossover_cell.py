@@ -18,7 +18,23 @@ def crossover_cell(
     shape: dict[str, int] | None = None,
 ) -> str:
     """The least value of `symbol` from which on the case stays compute bound, as shown
-    (the others held at `shape`, default the case's own)."""
+    (the others held at `shape`, default the case's own).
+
+    Kept per device (`reuse.device_memo`): the cell reads the case's kernel, the
+    precision and that device alone."""
+    from rooflinec.site.pages.reuse import device_memo
+
+    memo = device_memo(site, "crossover cells", device)
+    key = (case, precision, symbol, None if shape is None else tuple(sorted(shape.items())))
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo[key] = _crossover_cell(site, case, device, precision, symbol, shape)
+    return hit
+
+
+def _crossover_cell(
+    site: Site, case: str, device: str, precision: str, symbol: str, shape: dict[str, int] | None
+) -> str:
     from rooflinec.solve import SolveError, crossover, solve_regions
     from rooflinec.solve_case import problem_of
 

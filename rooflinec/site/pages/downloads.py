@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from rooflinec import catalog_export, export
-from rooflinec.compiler import Compiled
 
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site
@@ -21,7 +22,7 @@ def downloads(site: Site) -> dict[str, str]:
     from rooflinec.site.pages.grid_summary import grid_downloads
 
     out = {
-        **results_files(site.compiled),
+        **results_files(site),
         **grid_downloads(site),
         "catalog.json": catalog_export.catalog_json(site.catalog, today=today),
         "catalog.csv": catalog_export.catalog_csv(site.catalog, today=today),
@@ -33,10 +34,60 @@ def downloads(site: Site) -> dict[str, str]:
     return out
 
 
-def results_files(compiled: Compiled) -> dict[str, str]:
+def results_files(site: Site) -> dict[str, str]:
     """results.json and results.csv: every cell, as `rooflinec compile` writes it."""
-    cells = compiled.rows()
+    cells = site.compiled.rows()
     return {
-        "results.json": export.results_text(compiled, cells, "json"),
-        "results.csv": export.results_text(compiled, cells, "csv"),
+        "results.json": results_json(site, cells),
+        "results.csv": export.results_text(site.compiled, cells, "csv"),
     }
+
+
+# The results document around its rows, as `export.write_json` lays it out: each row is
+# `    {` ... `    }` at depth one of the list, rows joined by `,`, the list then closed.
+_ROWS_OPEN = '"results": ['
+_ROWS_CLOSE = '\n  ],\n  "models": []\n}\n'
+_ROW_START = "\n    {\n"
+
+
+def results_json(site: Site, cells: Sequence[int]) -> str:
+    """`rooflinec compile --format json` of `cells` (every cell): each device's rows come
+    from a document of that device's cells alone, kept between `serve` rebuilds while its
+    spec (and the kernels' and precisions') do not change; the header is made afresh.
+
+    Cells are case-major, so the devices' rows are dealt back in the cells' order."""
+    from rooflinec.site.pages.reuse import for_device, reusing
+
+    compiled = site.compiled
+    if not reusing(site):  # one document at once is cheaper when nothing is kept
+        return export.results_text(compiled, cells, "json")
+    pair_device = compiled.counts.pair_device
+    n_pairs = len(pair_device)
+    by_device: dict[str, Iterator[str]] = {}
+    for device in dict.fromkeys(pair_device[i % n_pairs] for i in cells):
+        by_device[device] = iter(
+            for_device(site, "results.json rows", device, _device_rows, site, device)
+        )
+    if not by_device:
+        return export.results_text(compiled, cells, "json")
+    head = json.dumps(export._header(compiled, cells), indent=2, ensure_ascii=False)
+    head = head[: head.rindex(_ROWS_OPEN) + len(_ROWS_OPEN)]
+    rows = ",".join(next(by_device[pair_device[i % n_pairs]]) for i in cells)
+    # Every cell of each device was dealt: `cells` is the whole catalog's, as documented.
+    assert all(next(left, None) is None for left in by_device.values())
+    return head + rows + _ROWS_CLOSE
+
+
+def _device_rows(site: Site, device: str) -> tuple[str, ...]:
+    """The rows of `device`'s cells as `write_json` writes them, each from its leading
+    newline to its closing brace. JSON strings hold no raw newline, so a line that is
+    just `    {` (depth one) starts a row and nothing else."""
+    compiled = site.compiled
+    text = export.results_text(compiled, compiled.rows(devices=[device]), "json")
+    start = text.index(_ROWS_OPEN) + len(_ROWS_OPEN)
+    end = text.rindex(_ROWS_CLOSE)
+    body = text[start:end]
+    if not body:
+        return ()
+    assert body.startswith(_ROW_START)
+    return tuple(_ROW_START + row for row in body[len(_ROW_START) :].split("," + _ROW_START))

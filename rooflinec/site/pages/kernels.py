@@ -60,7 +60,7 @@ def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
     grids = [c for c in kernel.cases if c.grid is not None]
     cases = [c for c in kernel.cases if c.grid is None][:MAX_CASES]
     case_ids = {c.id for c in cases}
-    results = [r for r in site.compiled.results if r.kernel == kernel.id and r.case in case_ids]
+    results = [r for r in site.results_by_kernel.get(kernel.id, ()) if r.case in case_ids]
     declared = [r for r in results if r.declared][:MAX_ATTAINABLE]
     hidden_results = sum(1 for r in results if r.declared) - len(declared)
     chart = charts.kernel_chart(site.compiled, kernel.id, declared)
@@ -83,17 +83,15 @@ def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
     by_case_precision: dict[tuple[str, str], Result] = {}
     for r in results:
         by_case_precision.setdefault((r.case, r.precision), r)
+    # `Result.intensity` divides afresh on every read: once per result here.
+    intensities = {key: r.intensity for key, r in by_case_precision.items()}
     for lv in kernel.bytes:
         rows = []
         for c in cases:
             cells = []
             for p in precisions:
-                found = by_case_precision.get((c.id, p))
-                cells.append(
-                    format_number(found.intensity[lv])
-                    if found is not None and lv in found.intensity
-                    else "–"
-                )
+                found = intensities.get((c.id, p))
+                cells.append(format_number(found[lv]) if found is not None and lv in found else "–")
             rows.append({"case": page.case_link(c.id, c.id), "cells": cells})
         intensity[level_name(lv)] = rows
     measured = []
@@ -142,13 +140,14 @@ def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
     ]
     attainable = []
     for r in declared:
-        where = next((lv for lv in LEVELS if lv in r.intensity), None)
+        r_intensity = r.intensity
+        where = next((lv for lv in LEVELS if lv in r_intensity), None)
         attainable.append(
             {
-                "case": page.case_link(r.case, cat.cases[r.case].name),
+                "case": page.case_link(r.case, site.cases[r.case].name),
                 "device": page.device_link(r.device),
                 "precision": cat.precisions[r.precision].label,
-                "intensity": site.intensity(r.intensity[where], r.precision) if where else "–",
+                "intensity": site.intensity(r_intensity[where], r.precision) if where else "–",
                 "attainable": site.rate(r.attainable, r.precision),
                 "limited_by": level_name(r.limited_by) if r.limited_by != COMPUTE else COMPUTE,
                 "share": format_percent(r.share_of_peak),

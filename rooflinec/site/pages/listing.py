@@ -12,6 +12,7 @@ from rooflinec.site.pages.devices import device_index, device_page
 from rooflinec.site.pages.kernels import kernel_index, kernel_page
 from rooflinec.site.pages.methods import method_models_page, method_page
 from rooflinec.site.pages.models import model_index, model_page, tokens_pages
+from rooflinec.site.pages.reuse import for_device
 from rooflinec.site.pages.sources import sources_pages
 
 if TYPE_CHECKING:
@@ -23,7 +24,8 @@ def pages(site: Site) -> list[GeneratedPage]:
     catalog = site.catalog
     out: list[GeneratedPage] = []
     out += device_index(site)
-    out += [device_page(site, d) for d in catalog.devices.values()]
+    # Kept between `serve` rebuilds for each device whose spec did not change.
+    out += [for_device(site, "page", d.id, device_page, site, d) for d in catalog.devices.values()]
     out += kernel_index(site)
     out += [kernel_page(site, k) for k in catalog.kernels.values()]
     out += model_index(site)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment
 
-from rooflinec.catalog import Catalog
+from rooflinec.catalog import Case, Catalog
 from rooflinec.compiler import Compiled, Result
 from rooflinec.formatting import format_si
 from rooflinec.provenance import FigureTrail, device_trails
@@ -31,7 +31,7 @@ from rooflinec.site.pages.common import (
 )
 
 if TYPE_CHECKING:
-    from rooflinec.models import ModelResult
+    from rooflinec.models import ModelEngine, ModelResult
     from rooflinec.site.pages.audit import AuditLayout
     from rooflinec.site.pages.changes import Changes
 
@@ -115,9 +115,39 @@ class Site:
     @cached_property
     def model_rows(self) -> Mapping[tuple[str, str, str], ModelResult]:
         """(model, phase, device) -> the pass at the model's own precision, on every
-        device with a peak for it (and for every precision its steps name)."""
-        rows = self.compiled.model_engine.rows(declared_only=True)
-        return {(r.model, r.phase, r.device): r for r in rows}
+        device with a peak for it (and for every precision its steps name), in catalog
+        order. A device's rows (with what they work out lazily: the steps) are kept
+        between `serve` rebuilds while its spec and the models', kernels' and precisions'
+        do not change (`reuse.for_device`)."""
+        from rooflinec.site.pages.reuse import for_device
+
+        engine = self.compiled.model_engine
+        keys = list(engine.keys(declared_only=True))
+        per_device: dict[str, list[tuple[str, str, str, str]]] = {}
+        for key in keys:
+            per_device.setdefault(key[2], []).append(key)
+        rows: dict[tuple[str, str, str, str], ModelResult] = {}
+        for device, own in per_device.items():
+            rows.update(for_device(self, "model rows", device, _rows_of, engine, own))
+        return {(m, phase, d): rows[(m, phase, d, p)] for m, phase, d, p in keys}
+
+    @cached_property
+    def cases(self) -> Mapping[str, Case]:
+        """Every case by id (`Catalog.cases` makes the mapping afresh on every read)."""
+        return self.catalog.cases
+
+    @cached_property
+    def results_by_kernel(self) -> Mapping[str, list[Result]]:
+        """Per kernel: its results, in the compiled order."""
+        out: dict[str, list[Result]] = {k: [] for k in self.catalog.kernels}
+        for r in self.compiled.results:
+            out.setdefault(r.kernel, []).append(r)
+        return out
+
+    @cached_property
+    def memos(self) -> dict[tuple[str, str], dict[Any, Any]]:
+        """This build's `reuse.device_memo` dicts when nothing is kept between builds."""
+        return {}
 
     @cached_property
     def audit(self) -> AuditLayout:
@@ -152,6 +182,12 @@ class Site:
         page = Page(path, self)
         text = self.render(template, page, **context)
         return GeneratedPage(path, title, text, page.slots, page.assets)
+
+
+def _rows_of(
+    engine: ModelEngine, keys: list[tuple[str, str, str, str]]
+) -> dict[tuple[str, str, str, str], ModelResult]:
+    return {key: engine.row(*key) for key in keys}
 
 
 def _catalog_date(catalog: Catalog) -> datetime.date:

@@ -23,6 +23,7 @@ from rooflinec.site import charts
 from rooflinec.site.escape import md
 from rooflinec.site.pages.common import GeneratedPage, Page, chunks_of, level_name, split_pages
 from rooflinec.site.pages.parts import sources_context
+from rooflinec.site.pages.reuse import device_memo
 from rooflinec.site.step_crossover import BATCH, decode_phases, step_crossover
 from rooflinec.terms import COMPUTE, LIMITED_BY
 
@@ -397,6 +398,18 @@ def tokens_pages(site: Site) -> list[GeneratedPage]:
             charts.featured_devices(site.compiled, eligible_devices(site, model), model.precision)
         )
     passes = [f"{m.name} · {phase}" for m in cat.models.values() for phase in m.phases]
+
+    def texts(r: ModelResult) -> tuple[str, str, str, str]:
+        """(tokens/s, time, what holds most of it, its limit) of a pass: kept per device
+        (`reuse.device_memo`), as its model rows are."""
+        memo = device_memo(site, "tokens texts", r.device)
+        key = (r.model, r.phase, r.precision)
+        hit = memo.get(key)
+        if hit is None:
+            bound = limit_label(dominant_limit(r))
+            hit = memo[key] = (tokens_text(r), time_text(r), most_time(r), bound)
+        return hit
+
     data = [
         {
             "pass": f"{cat.models[r.model].name} · {r.phase}",
@@ -404,8 +417,8 @@ def tokens_pages(site: Site) -> list[GeneratedPage]:
             "vendor": cat.devices[r.device].vendor,
             "featured": r.device in featured[r.model],
             "tps": float(r.tokens_per_second),
-            "label": f"{tokens_text(r)} tokens/s",
-            "bound": limit_label(dominant_limit(r)),
+            "label": f"{texts(r)[0]} tokens/s",
+            "bound": texts(r)[3],
         }
         for r in rows
     ]
@@ -424,9 +437,9 @@ def tokens_pages(site: Site) -> list[GeneratedPage]:
                     "device": page.device_link(r.device),
                     "vendor": cat.devices[r.device].vendor,
                     "precision": cat.precisions[r.precision].label,
-                    "tokens": tokens_text(r),
-                    "time": time_text(r),
-                    "limited_by": most_time(r),
+                    "tokens": texts(r)[0],
+                    "time": texts(r)[1],
+                    "limited_by": texts(r)[2],
                 }
                 for r in chunk
             ],

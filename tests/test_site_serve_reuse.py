@@ -1,0 +1,173 @@
+"""Pages kept between `serve` rebuilds (`rooflinec.site.pages.reuse`): after an edit to one
+device only that device's pages, model rows and results rows are made again, every page
+that shows its figures changes, and what is served equals a clean build of the edited
+specs byte for byte; an edit to a kernel, or to a device's file that moves its lines,
+makes the pages that read it again."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rooflinec import export, pipeline
+from rooflinec.loader import DocumentCache
+from rooflinec.site.build import _write_config, site_config
+from rooflinec.site.pages import reuse
+
+REPO = Path(__file__).resolve().parents[1]
+BUNDLED = REPO / "specs"
+DEVICE = "amd-mi100"
+OPTIONS = {"show_errors": True}  # as `rooflinec serve` builds
+KINDS = {"page", "audit", "model rows", "results.json rows", "crossover cells", "tokens texts"}
+
+pytest.importorskip("mkdocs")
+
+
+def _build(tmp: Path, specs: Path, out: Path, *, dirty: bool) -> None:
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    from rooflinec.resources import site_dir
+
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    tmp.mkdir(exist_ok=True)
+    config_file = _write_config(tmp, site_config(site_dir(), out, specs, OPTIONS))
+    build(load_config(str(config_file)), dirty=dirty)
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def _clean_build(tmp: Path, specs: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
+    """A clean build of `specs` from scratch: nothing compiled, loaded or kept before."""
+    pipeline._COMPILED.clear()
+    monkeypatch.setattr(pipeline, "_DOCUMENTS", DocumentCache())
+    out = tmp / "clean"
+    shutil.rmtree(out, ignore_errors=True)
+    reuse.set_enabled(False)  # drops every kept page
+    _build(tmp / "clean-config", specs, out, dirty=False)
+    return _files(out)
+
+
+def _differ(served: Path, clean: dict[str, bytes]) -> list[str]:
+    got = _files(served)
+    name = served.name.encode()
+    return sorted(
+        path
+        for path, data in clean.items()
+        if got.get(path, b"").replace(b"/" + name + b"/", b"/clean/") != data
+    )
+
+
+def _edit_bandwidth(specs: Path) -> str:
+    """Raise the device's first listed DRAM bandwidth by 0.01 TB/s: the new printed text."""
+    path = specs / "devices" / f"{DEVICE}.yaml"
+    text = path.read_text("utf-8")
+    match = re.search(r"(bandwidth:\s*)([0-9.]+) TB/s", text)
+    assert match is not None
+    new = f"{float(match.group(2)) + 0.01:g} TB/s"
+    path.write_text(text.replace(match.group(0), match.group(1) + new, 1), "utf-8")
+    return new
+
+
+def test_a_device_edit_remakes_that_device_alone_and_serves_a_clean_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """amd-mi100's DRAM bandwidth 1.2288 TB/s -> 1.2388 TB/s in a session: its page,
+    audit pages, model rows and results rows are made again, the other 56 devices' are
+    reused; the device page prints 1.2388 TB/s, every page listing its results (kernel
+    tables, tokens pages, comparison) changes, and the site equals a clean build."""
+    specs = tmp_path / "specs"
+    shutil.copytree(BUNDLED, specs)
+    served = tmp_path / "served"
+    with reuse.keeping_pages():
+        _build(tmp_path / "a", specs, served, dirty=True)
+        before = _files(served)
+        figure = _edit_bandwidth(specs)
+        assert figure == "1.2388 TB/s"
+        _build(tmp_path / "a", specs, served, dirty=True)
+        reused, made = reuse.last_round()
+    after = _files(served)
+
+    assert {d for _, d in made} == {DEVICE}
+    assert {k for k, _ in made} == KINDS
+    others = set(_devices(specs)) - {DEVICE}
+    assert {d for _, d in reused} == others
+    # Every other device's pages; its model and results rows where it has any.
+    assert {(k, d) for k, d in reused if k in ("page", "audit")} == {
+        (k, d) for k in ("page", "audit") for d in others
+    }
+
+    assert figure in after[f"devices/{DEVICE}.html"].decode("utf-8")
+    changed = {p for p in after if after[p] != before.get(p)}
+    assert {"comparison.html", "results.json", "results.csv", "catalog.json"} <= changed
+    assert any(p.startswith("kernels/") and p.endswith(".html") for p in changed)
+    assert any(p.startswith("models/tokens") and p.endswith(".html") for p in changed)
+    assert not any(p.startswith("devices/nvidia-h100-sxm") for p in changed)
+
+    clean = _clean_build(tmp_path, specs, monkeypatch)
+    assert _differ(served, clean) == []
+    compiled = pipeline.compiled_or_raise(specs)
+    text = export.results_text(compiled, compiled.rows(), "json")
+    assert after["results.json"].decode("utf-8") == text
+
+
+def _devices(specs: Path) -> list[str]:
+    return sorted(p.stem for p in (specs / "devices").glob("*.yaml"))
+
+
+def test_a_kernel_edit_remakes_every_device_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every device page reads the kernels (names, cases, the batch table's GEMM):
+    renaming one reuses no device's pages; a comment line added atop a device spec moves the lines
+    its audit trail cites, so that device's pages are made again. Both serve what a
+    clean build makes."""
+    specs = tmp_path / "specs"
+    shutil.copytree(BUNDLED, specs)
+    served = tmp_path / "served"
+    gemm = specs / "kernels" / "gemm.yaml"
+    with reuse.keeping_pages():
+        _build(tmp_path / "a", specs, served, dirty=True)
+        text = gemm.read_text("utf-8")
+        name = re.search(r"^name: (.+)$", text, re.MULTILINE)
+        assert name is not None
+        gemm.write_text(text.replace(name.group(0), f"name: {name.group(1)} (renamed)", 1))
+        _build(tmp_path / "a", specs, served, dirty=True)
+        reused, made = reuse.last_round()
+        assert reused == set()
+        assert {d for _, d in made} == set(_devices(specs))
+
+        device = specs / "devices" / f"{DEVICE}.yaml"
+        device.write_text("# a comment moves every line\n" + device.read_text("utf-8"))
+        _build(tmp_path / "a", specs, served, dirty=True)
+        reused, made = reuse.last_round()
+        assert {d for _, d in made} == {DEVICE}
+        assert {k for k, _ in made} == KINDS
+    assert "(renamed)" in (served / "kernels" / "gemm.html").read_text("utf-8")
+    clean = _clean_build(tmp_path, specs, monkeypatch)
+    assert _differ(served, clean) == []
+
+
+def test_reuse_is_off_outside_a_session() -> None:
+    """A plain build (no `keeping_pages`) keeps nothing: two sites of one catalog make
+    every page afresh."""
+    from rooflinec.site.pages.model import Site
+
+    compiled = pipeline.compiled_or_raise(BUNDLED)
+    calls: list[int] = []
+
+    def make() -> str:
+        calls.append(1)
+        return "made"
+
+    for _ in range(2):
+        site = Site.of(compiled, svg=False)
+        assert reuse.for_device(site, "page", DEVICE, make) == "made"
+        assert not reuse.reusing(site)
+    assert calls == [1, 1]
