@@ -99,6 +99,7 @@ _TOKEN = re.compile(
 _ATTRIBUTE = re.compile(r"([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:=\"([^\"]*)\"|='([^']*)')?")
 # Start tags whose attributes matter to the parser (a cheap test before reading them).
 _RELEVANT = re.compile(r"(?i)\b(?:id|class|data-search-exclude)\b")
+_NONE: dict[str, str | None] = {}
 
 # Group numbers; `lastindex` (the last group matched) tells the kinds apart: a start
 # tag always matches its `(/?)`.
@@ -121,142 +122,227 @@ def _attributes(source: str) -> dict[str, str | None]:
 def search_sections(content: str) -> list[SearchSection]:
     """The sections material's search `Parser` finds in `content`, in order (excluded
     ones included, as `Parser.data`), or `Fallback`."""
-    # The parser's state: the open elements' tag names (`context`), how many of each are
-    # open, the positions of open `<a class="headerlink">`, the skipped tag names (its
-    # `skip` set compares elements by tag name), the sections and the current one.
+    # The parser's state, by tag name (its `skip` set and `in context` tests compare
+    # elements by tag name): the open elements, how many of each are open, how many open
+    # ones are skipped (`skip & context`), how many `pre` are open, the depths of open
+    # `<a class="headerlink">`, the sections and the current one.
     context: list[str] = []
     open_count: dict[str, int] = {}
-    headerlinks: list[int] = []
     skip = set(_ALWAYS_SKIPPED)
+    skipped = 0  # == sum(open_count[name] for name in skip)
+    pre = 0
+    headerlinks: list[int] = []
     data: list[SearchSection] = []
     section: SearchSection | None = None
     raw_text: str | None = None  # inside script or style: only text, then its end tag
-
-    def skipping() -> bool:
-        for name in skip:
-            if open_count.get(name):
-                return True
-        return False
 
     for match in _TOKEN.finditer(content):
         kind = match.lastindex
         if raw_text is not None:
             if kind == _TEXT:
                 continue  # skipped: script and style never leave `skip`
-            if kind != _END or match.group(_END).lower() != raw_text:
+            if kind != _END or match[_END].lower() != raw_text:
                 raise Fallback(f"<{raw_text}> content with '<'")
             raw_text = None
 
         if kind == _TEXT:  # handle_data(unescape(text))
-            if skipping():
+            if skipped:
                 continue
-            text = match.group(_TEXT)
+            text = match[_TEXT]
             if "&" in text:
                 text = unescape(text)
-            in_pre = bool(open_count.get("pre"))
-            if not in_pre:
-                text = text.replace("\n", " ") if not text.isspace() else " "
+            blank = text.isspace()
+            if not pre:
+                text = " " if blank else text.replace("\n", " ")
             if section is None:
                 section = SearchSection("hx", 0)
                 data.append(section)
+            if not blank and ("&" in text or "<" in text or ">" in text):
+                text = escape(text, quote=False)
             if open_count.get(section.tag):
                 if not headerlinks:
-                    section.title.append(escape(text, quote=False))
-            elif text.isspace():
+                    section.title.append(text)
+            elif blank:
                 parts = section.text
-                if not parts or not parts[-1].isspace() or in_pre:
+                if pre or not parts or not parts[-1].isspace():
                     parts.append(text)
             else:
-                section.text.append(escape(text, quote=False))
+                section.text.append(text)
+            continue
 
-        elif kind == _SLASH:  # handle_starttag, and handle_endtag after `/>`
-            tag = match.group(_NAME).lower()
+        if kind == _SLASH:  # handle_starttag, then handle_endtag after `/>`
+            tag = match[_NAME]
+            if not tag.islower():
+                tag = tag.lower()
+            if tag in _VOID:
+                continue  # neither pushed nor popped: `</br>` never matches
             if tag in _REFUSED_TAGS:
                 raise Fallback(f"<{tag}>")
-            source = match.group(_ATTRS)
-            attrs = _attributes(source) if source and _RELEVANT.search(source) else {}
-            closed = bool(match.group(_SLASH))
-            if tag in _VOID:
-                continue  # neither pushed nor popped: `</br>` can never match
+            source = match[_ATTRS]
+            attrs = _attributes(source) if source and _RELEVANT.search(source) else _NONE
             context.append(tag)
             open_count[tag] = open_count.get(tag, 0) + 1
-            if tag == "a" and attrs.get("class") == "headerlink":
-                headerlinks.append(len(context))
-            if tag in _HEADINGS and "id" in attrs:
-                depth = len(context)
-                if tag != "h1" and not data:
-                    data.append(SearchSection("hx", depth))
-                section = SearchSection(tag, depth, "data-search-exclude" in attrs)
-                if data:
-                    section.id = attrs["id"]
-                data.append(section)
+            if tag in skip:
+                skipped += 1
+            if tag == "pre":
+                pre += 1
+            if attrs:
+                if tag == "a" and attrs.get("class") == "headerlink":
+                    headerlinks.append(len(context))
+                if tag in _HEADINGS and "id" in attrs:
+                    depth = len(context)
+                    if tag != "h1" and not data:
+                        data.append(SearchSection("hx", depth))
+                    section = SearchSection(tag, depth, "data-search-exclude" in attrs)
+                    if data:
+                        section.id = attrs["id"]
+                    data.append(section)
             if section is None:
                 section = SearchSection("hx", 0)
                 data.append(section)
-            if "data-search-exclude" in attrs or attrs.get("class") == "linenodiv":
-                skip.add(tag)
-            elif tag in _KEPT and not skipping():
+            if attrs and ("data-search-exclude" in attrs or attrs.get("class") == "linenodiv"):
+                if tag not in skip:
+                    skip.add(tag)
+                    skipped += open_count[tag]
+            elif tag in _KEPT and not skipped:
                 parts = section.title if open_count.get(section.tag) else section.text
                 parts.append(f"<{tag}>")
-            if closed:
-                section = _end_tag(tag, context, open_count, headerlinks, skip, data, section)
-            elif tag in _RAW_TEXT:
-                raw_text = tag
-
+            if not match[_SLASH]:
+                if tag in _RAW_TEXT:
+                    raw_text = tag
+                continue
         elif kind == _END:
-            tag = match.group(_END).lower()
-            if context and context[-1] == tag:
-                assert section is not None  # an open element made one
-                section = _end_tag(tag, context, open_count, headerlinks, skip, data, section)
-
+            tag = match[_END]
+            if not tag.islower():
+                tag = tag.lower()
+            if not context or context[-1] != tag:
+                continue
         else:
-            raise Fallback(f"markup at {match.start()}: {content[match.start() : match.start() + 20]!r}")
+            raise Fallback(f"markup at {match.start()}: {content[match.start() :][:20]!r}")
+
+        # handle_endtag(tag) for the innermost open element
+        assert section is not None  # an open element made one
+        depth = len(context)
+        if section.depth > depth:
+            # Leaving the element a heading sat in: back to the last section at this depth.
+            for previous in reversed(data):
+                if previous.depth <= depth:
+                    section.depth = float("inf")
+                    section = previous
+                    break
+        context.pop()
+        open_count[tag] -= 1
+        if headerlinks and headerlinks[-1] == depth:
+            headerlinks.pop()
+        if tag == "pre":
+            pre -= 1
+        if tag in skip:
+            skipped -= 1
+            if tag not in _ALWAYS_SKIPPED:
+                skip.remove(tag)
+                skipped -= open_count[tag]
+            continue
+        if tag in _KEPT and not skipped:
+            parts = section.title if open_count.get(section.tag) else section.text
+            opening = f"<{tag}>"
+            try:
+                index = parts.index(opening)  # the first one, as material's parser looks
+            except ValueError:
+                raise Fallback(f"</{tag}> without <{tag}> in its section") from None
+            for i in range(index + 1, len(parts)):
+                if not parts[i].isspace():
+                    parts.append(f"</{tag}>")
+                    break
+            else:
+                del parts[index:]  # an element with nothing (or only whitespace) in it
 
     if raw_text is not None:
         raise Fallback(f"<{raw_text}> without its end tag")
     return data
 
 
-def _end_tag(
-    tag: str,
-    context: list[str],
-    open_count: dict[str, int],
-    headerlinks: list[int],
-    skip: set[str],
-    data: list[SearchSection],
-    section: SearchSection,
-) -> SearchSection:
-    """`Parser.handle_endtag` for the innermost open element, `tag`; the current section
-    after it."""
-    depth = len(context)
-    if section.depth > depth:
-        # Leaving the element a heading sat in: back to the last section at this depth.
-        for previous in reversed(data):
-            if previous.depth <= depth:
-                section.depth = float("inf")
-                section = previous
-                break
-    context.pop()
-    open_count[tag] -= 1
-    if headerlinks and headerlinks[-1] == depth:
-        headerlinks.pop()
-    if tag in skip:
-        if tag not in _ALWAYS_SKIPPED:
-            skip.discard(tag)
-        return section
-    if tag in _KEPT:
-        for name in skip:
-            if open_count.get(name):
-                return section
-        parts = section.title if open_count.get(section.tag) else section.text
-        opening = f"<{tag}>"
+class FastSearch:
+    """Indexes rooflinec's pages for material's search plugin with `search_sections`.
+
+    `before(page, config)` runs right before material's `on_page_context`: when the fast
+    path applies it works out the page's sections and marks the page excluded, so
+    material skips it (material still strips the `data-search-*` attributes from its
+    content). `after(page)` runs right after: it restores the page's meta as it was and
+    gives each section that is not excluded to material's `create_entry_for_section`, as
+    material's `add_entry_from_context` would have. `hooks` are the plugin's two bound
+    hook methods: the fast path is used only when material's hook sits between them in
+    mkdocs' list of `page_context` handlers, so nothing else sees the marked meta or
+    changes the content in between.
+    """
+
+    def __init__(self, hooks: tuple[Callable[..., Any], Callable[..., Any]]) -> None:
+        self.hooks = hooks
+        self.index: Any = None  # material's SearchIndex when the fast path applies
+        self.resolved = False
+        self.pending: tuple[Page, list[SearchSection], bool, Any] | None = None
+
+    def before(self, page: Page, config: MkDocsConfig) -> None:
+        self.pending = None
+        if not self.resolved:
+            self.index = material_search_index(config, self.hooks)
+            self.resolved = True
+        if self.index is None or page.content is None:
+            return
+        had_meta = "search" in page.meta
+        meta = page.meta.get("search")
+        if meta is not None and not isinstance(meta, dict):
+            return  # material's own reading of it, whatever that does
+        if meta and meta.get("exclude"):
+            return  # material skips it anyway
         try:
-            index = parts.index(opening)  # the first one, as material's parser looks
-        except ValueError:
-            raise Fallback(f"</{tag}> without <{tag}> in its section") from None
-        for i in range(index + 1, len(parts)):
-            if not parts[i].isspace():
-                parts.append(f"</{tag}>")
-                return section
-        del parts[index:]  # an element with nothing (or only whitespace) in it
-    return section
+            sections = search_sections(page.content)
+        except Fallback as reason:
+            log.debug(f"rooflinec: {page.file.src_uri} indexed by material's parser: {reason}")
+            return
+        page.meta["search"] = {"exclude": True}
+        self.pending = (page, sections, had_meta, meta)
+
+    def after(self, page: Page) -> None:
+        pending, self.pending = self.pending, None
+        if pending is None or pending[0] is not page:
+            return
+        _, sections, had_meta, meta = pending
+        if had_meta:
+            page.meta["search"] = meta
+        else:
+            del page.meta["search"]
+        for section in sections:
+            if not section.is_excluded():
+                self.index.create_entry_for_section(section, page.toc, page.url, page)
+
+
+def material_search_index(
+    config: MkDocsConfig, hooks: tuple[Callable[..., Any], Callable[..., Any]]
+) -> Any:
+    """The enabled material search plugin's `SearchIndex` when its `on_page_context`
+    (material's own, indexing with material's own `add_entry_from_context`) runs right
+    between `hooks`; else None (another search plugin, or one changed by a subclass, or
+    other handlers in between)."""
+    try:
+        from material.plugins.search.plugin import SearchIndex, SearchPlugin
+    except ImportError:
+        return None
+    events = list(config.plugins.events.get("page_context", []))
+    before, after = hooks
+    for i, method in enumerate(events[:-2]):
+        if method != before or events[i + 2] != after:
+            continue
+        search = getattr(events[i + 1], "__self__", None)
+        if (
+            isinstance(search, SearchPlugin)
+            and getattr(events[i + 1], "__func__", None) is SearchPlugin.on_page_context
+            and search.config.enabled
+        ):
+            index = getattr(search, "search_index", None)
+            if (
+                isinstance(index, SearchIndex)
+                and type(index).add_entry_from_context is SearchIndex.add_entry_from_context
+                and callable(getattr(index, "create_entry_for_section", None))
+            ):
+                return index
+    return None
