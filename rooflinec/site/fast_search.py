@@ -297,7 +297,7 @@ class FastSearch:
         try:
             sections = search_sections(page.content)
         except Fallback as reason:
-            log.debug(f"rooflinec: {page.file.src_uri} indexed by material's parser: {reason}")
+            log.debug(f"rooflinec: {page.url} indexed by material's parser: {reason}")
             return
         page.meta["search"] = {"exclude": True}
         self.pending = (page, sections, had_meta, meta)
