@@ -121,7 +121,7 @@ def test_entries_of_a_small_page() -> None:
         "<p>Intro &amp; more</p>\n"
         '<h2 id="peak">Peak <code>bf16</code><a class="headerlink" href="#peak">&para;</a></h2>\n'
         "<p>1 &lt; 2\n<strong>bold</strong></p>\n<ul>\n<li>a</li>\n<li> </li>\n</ul>\n"
-        "<table><tr><td>x</td><td style=\"text-align:right\">9 &gt; 8</td></tr></table>"
+        '<table><tr><td>x</td><td style="text-align:right">9 &gt; 8</td></tr></table>'
     )
     page = _page(content, title="Device")
     assert _fast_entries(page) == [
@@ -174,19 +174,20 @@ def test_outside_the_grammar_falls_back(content: str) -> None:
         "<P>Upper <CODE>case</CODE></P>",
         "<br/><hr /><img src='x.svg' alt=\"a &amp; b\"><span/>",
         "<svg><path d='M0 0'/><circle r=\"1\" /></svg>",
-        '<div data-search-exclude><p>hidden</p></div><div><p>shown</p></div>',
-        '<div data-search-exclude><div>in</div><p>after the inner div</p></div>',
+        "<div data-search-exclude><p>hidden</p></div><div><p>shown</p></div>",
+        "<div data-search-exclude><div>in</div><p>after the inner div</p></div>",
         '<div class="linenodiv"><pre>1\n2</pre></div><pre>code\n  here</pre>',
         '<h2 id="a" data-search-exclude>hidden</h2><p>t</p><h2 id="b">b</h2><p>u</p>',
         '<h3 id="first">not h1</h3><p>x</p>',
         '<h1>no id</h1><h1 id="one">One</h1><h2 id="two">Two</h2>',
         '<div><h2 id="in">In</h2><p>x</p></div><p>after</p>',
         '<script type="application/json">{"a": "&amp;"}</script><style>p{}</style><p>t</p>',
-        '<object><p>o</p></object><p>t</p>',
+        "<object><p>o</p></object><p>t</p>",
         "<p>  </p><p>\n</p><p><code> </code></p>",
         '<h2 id="x&amp;y" class="a">T &lt;b&gt;</h2>',
         "<ul><li><p>a</p></li><li></li></ul><p>x</p><p></p>",
         "<pre><code>a\n\n  b</code></pre>  \n\n",
+        "<pre><code>a\n<span>\n</span>  \n<span> </span></code></pre>",
         '<a class="headerlink" href="#">¶ <h2 id="h">in link</h2></a>',
         "<p>trailing &amp text &",
     ],
@@ -243,7 +244,7 @@ _ATTRS = st.sampled_from(
         ' class="a" class="headerlink"',
     ]
 )
-_VOIDS = st.sampled_from(['<br>', "<br/>", '<img src="c.svg" alt="a &gt; b">', "<hr />"])
+_VOIDS = st.sampled_from(["<br>", "<br/>", '<img src="c.svg" alt="a &gt; b">', "<hr />"])
 
 
 @st.composite

@@ -70,7 +70,8 @@ class SearchSection:
 
 # material's sets (`void`, `Parser.skip`, `Parser.keep`), by tag name.
 _VOID = frozenset(
-    "area base br col embed hr img input link meta param source track wbr".split()
+    ("area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta")
+    + ("param", "source", "track", "wbr")
 )
 _ALWAYS_SKIPPED = ("object", "script", "style")
 _KEPT = frozenset(("p", "code", "pre", "li", "ol", "ul", "sub", "sup"))
@@ -324,7 +325,10 @@ def material_search_index(
     between `hooks`; else None (another search plugin, or one changed by a subclass, or
     other handlers in between)."""
     try:
-        from material.plugins.search.plugin import SearchIndex, SearchPlugin
+        from material.plugins.search.plugin import (  # type: ignore[import-untyped]
+            SearchIndex,
+            SearchPlugin,
+        )
     except ImportError:
         return None
     events = list(config.plugins.events.get("page_context", []))
