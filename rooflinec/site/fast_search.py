@@ -70,8 +70,10 @@ class SearchSection:
 
 # material's sets (`void`, `Parser.skip`, `Parser.keep`), by tag name.
 _VOID = frozenset(
-    ("area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta")
-    + ("param", "source", "track", "wbr")
+    {
+        *("area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta"),
+        *("param", "source", "track", "wbr"),
+    }
 )
 _ALWAYS_SKIPPED = ("object", "script", "style")
 _KEPT = frozenset(("p", "code", "pre", "li", "ol", "ul", "sub", "sup"))
