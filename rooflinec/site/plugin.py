@@ -24,6 +24,8 @@ Hooks, in build order:
 - `on_page_content`: put those tables in, sanitise the HTML of every generated page with
   nh3, then put the trusted fragments (charts, formulas) in, their file links made right
   for the page's URL (`rooflinec.site.urls`).
+- `on_page_context`: find a generated page's search sections for material's search plugin,
+  the same entries its `html.parser` pass would give (`rooflinec.site.fast_search`).
 - `on_post_page` / `on_post_template`: compact the HTML; put the spec-error banner (see
   `rooflinec.site.banner`) on every page and on the 404 page while the specs are broken.
 - `on_serve`: watch the specs folder, so `mkdocs serve` rebuilds on every spec edit.
