@@ -150,6 +150,7 @@ def test_entries_of_a_small_page() -> None:
         "<p>a</p foo>",
         "<p>a</ p>",
         "<script>if (a < b) {}</script>",
+        '<script>a = "<p>x</p>";</script><p>t</p>',
         "<script>var a = 1;",
         "<textarea><p>a</p></textarea>",
         "<title>a</title>",
@@ -190,6 +191,10 @@ def test_outside_the_grammar_falls_back(content: str) -> None:
         "<pre><code>a\n<span>\n</span>  \n<span> </span></code></pre>",
         '<a class="headerlink" href="#">¶ <h2 id="h">in link</h2></a>',
         "<p>trailing &amp text &",
+        "",
+        "only text &amp; no tags\n",
+        "lead\n<p>x</p>tail",
+        '<script>{"a": 1}</script>after<style>p{}</style>',
     ],
 )
 def test_edge_cases_match_material(content: str) -> None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import logging
 import re
 from html import escape, unescape
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -92,21 +93,16 @@ _REFUSED_TAGS = frozenset(
 # same way: its tag name runs to whitespace, `/` or `>`, its attribute name to
 # whitespace, `/`, `=` or `>`, and `[ \t\n\r\f]` is within its `\s`.
 _TOKEN = re.compile(
-    r"([^<]+)"
-    r"|<([a-zA-Z][a-zA-Z0-9-]*)"
+    r"<(?:([a-zA-Z][a-zA-Z0-9-]*)"
     r"((?:[ \t\n\r\f]+[a-zA-Z_:][-a-zA-Z0-9_:.]*(?:=\"[^\"]*\"|='[^']*')?)*)"
     r"[ \t\n\r\f]*(/?)>"
-    r"|</([a-zA-Z][a-zA-Z0-9-]*)[ \t\n\r\f]*>"
-    r"|(<)"
+    r"|/([a-zA-Z][a-zA-Z0-9-]*)[ \t\n\r\f]*>"
+    r"|)([^<]*)"
 )
 _ATTRIBUTE = re.compile(r"([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:=\"([^\"]*)\"|='([^']*)')?")
 # Start tags whose attributes matter to the parser (a cheap test before reading them).
 _RELEVANT = re.compile(r"(?i)\b(?:id|class|data-search-exclude)\b")
 _NONE: dict[str, str | None] = {}
-
-# Group numbers; `lastindex` (the last group matched) tells the kinds apart: a start
-# tag always matches its `(/?)`.
-_TEXT, _NAME, _ATTRS, _SLASH, _END = 1, 2, 3, 4, 5
 
 
 def _attributes(source: str) -> dict[str, str | None]:
@@ -139,19 +135,14 @@ def search_sections(content: str) -> list[SearchSection]:
     section: SearchSection | None = None
     raw_text: str | None = None  # inside script or style: only text, then its end tag
 
-    for match in _TOKEN.finditer(content):
-        kind = match.lastindex
-        if raw_text is not None:
-            if kind == _TEXT:
-                continue  # skipped: script and style never leave `skip`
-            if kind != _END or match[_END].lower() != raw_text:
-                raise Fallback(f"<{raw_text}> content with '<'")
-            raw_text = None
-
-        if kind == _TEXT:  # handle_data(unescape(text))
-            if skipped:
-                continue
-            text = match[_TEXT]
+    # Each match is a tag and the text after it, up to the next `<`; a text is handled
+    # at the top of the next round (the text before the first `<` first, the last one in
+    # a round of its own), so events come in document order.
+    first = content.find("<")
+    text = content if first < 0 else content[:first]
+    matches = _TOKEN.finditer(content, first) if first >= 0 else iter(())
+    for match in chain(matches, (None,)):
+        if text and raw_text is None and not skipped:  # handle_data(unescape(text))
             if "&" in text:
                 text = unescape(text)
             blank = text.isspace()
@@ -171,17 +162,23 @@ def search_sections(content: str) -> list[SearchSection]:
                     parts.append(text)
             else:
                 section.text.append(text)
-            continue
+        if match is None:
+            break
+        name, source, slash, tag, text = match.groups()
+        if raw_text is not None:
+            # script or style content (skipped: they never leave `skip`), then its end tag
+            if tag is None or tag.lower() != raw_text:
+                raise Fallback(f"<{raw_text}> content with '<'")
+            raw_text = None
 
-        if kind == _SLASH:  # handle_starttag, then handle_endtag after `/>`
-            tag = match[_NAME]
+        if name is not None:  # handle_starttag, then handle_endtag after `/>`
+            tag = name
             if not tag.islower():
                 tag = tag.lower()
             if tag in _VOID:
                 continue  # neither pushed nor popped: `</br>` never matches
             if tag in _REFUSED_TAGS:
                 raise Fallback(f"<{tag}>")
-            source = match[_ATTRS]
             attrs = _attributes(source) if source and _RELEVANT.search(source) else _NONE
             context.append(tag)
             open_count[tag] = open_count.get(tag, 0) + 1
@@ -210,12 +207,11 @@ def search_sections(content: str) -> list[SearchSection]:
             elif tag in _KEPT and not skipped:
                 parts = section.title if open_count.get(section.tag) else section.text
                 parts.append(f"<{tag}>")
-            if not match[_SLASH]:
+            if not slash:
                 if tag in _RAW_TEXT:
                     raw_text = tag
                 continue
-        elif kind == _END:
-            tag = match[_END]
+        elif tag is not None:
             if not tag.islower():
                 tag = tag.lower()
             if not context or context[-1] != tag:
