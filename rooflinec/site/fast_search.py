@@ -7,11 +7,12 @@ with an `id`) with a `html.parser.HTMLParser` subclass, `Parser`
 parser's per-tag bookkeeping.
 
 `search_sections` gives the same sections for the HTML rooflinec writes (nh3's
-serialisation plus the trusted chart and MathML fragments): one regular expression
-tokenizes it the way `html.parser` does (with `convert_charrefs=True`: tag and attribute
-names lowercased, text and attribute values unescaped, `script`/`style` content raw),
-and the `Parser`'s handlers are replayed step for step on cheaper state (tag names and
-counts instead of `Element` objects, a set of skipped tag names). Whatever lies outside
+serialisation plus the trusted chart and MathML fragments): one regular expression (a
+tag and the text after it per match) tokenizes it the way `html.parser` does with
+`convert_charrefs=True` (tag and attribute names lowercased, text and attribute values
+unescaped, `script`/`style` content raw), and the `Parser`'s handlers are replayed step
+for step on cheaper state (tag names and counts instead of `Element` objects, a set of
+skipped tag names). Whatever lies outside
 that grammar (comments, `<!`, `<?`, unquoted or spaced attribute values, a stray `<`,
 elements whose content newer Pythons parse as raw text, a `Parser` step that would
 raise) raises `Fallback`, and material's own parser indexes the page.
@@ -87,9 +88,10 @@ _REFUSED_TAGS = frozenset(
     ("textarea", "title", "xmp", "iframe", "noembed", "noframes", "noscript", "plaintext")
 )
 
-# One token of the HTML: text up to the next `<`, a start tag (names and double- or
-# single-quoted values only, whitespace between attributes, optional `/` before `>`), an
-# end tag, or any other `<` (outside the grammar). Each form is one html.parser reads the
+# One token of the HTML from a `<`: a start tag (name, attribute names with double- or
+# single-quoted values or none, whitespace between them, optional `/` before `>`:
+# groups 1-3), an end tag (group 4), or neither (any other `<`, outside the grammar);
+# then the text up to the next `<` (group 5). Each form is one html.parser reads the
 # same way: its tag name runs to whitespace, `/` or `>`, its attribute name to
 # whitespace, `/`, `=` or `>`, and `[ \t\n\r\f]` is within its `\s`.
 _TOKEN = re.compile(
