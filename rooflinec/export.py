@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -681,16 +681,31 @@ def _header(compiled: Compiled, cells: Cells, models: Sequence[ModelResult] = ()
     }
 
 
+def json_rows(compiled: Compiled, cells: Cells) -> Iterator[list[str]]:
+    """The rows of `cells` in the JSON document, a batch at a time: each row from its
+    `    {` to its `    }` (depth one of the `results` list), without separators."""
+    fields = [f for f in FIELDS if f.json]
+    for rows, batch in _row_batches(compiled, cells, fields, _json_field):
+        texts = rows.batch(batch)
+        yield [
+            "    {\n" + ",\n".join(p for p in parts if p) + "\n    }"
+            for parts in zip(*texts, strict=True)
+        ]
+
+
 def write_json(
     compiled: Compiled,
     cells: Cells,
     out: TextIO,
     models: Sequence[ModelResult] = (),
     progress: Progress | None = None,
+    *,
+    rows: Iterable[list[str]] | None = None,
 ) -> None:
     """The results contract, laid out as `json.dumps(document, indent=2)` would: the
     kernel results, then the model rows beside them; each batch of rows is written as
-    soon as it is laid out."""
+    soon as it is laid out. `rows`: the batches of `json_rows(compiled, cells)` when the
+    caller has them already (`serve` keeps each device's rows between rebuilds)."""
     from rooflinec.model_export import write_model_json_rows
 
     head = json.dumps(_header(compiled, cells, models), indent=2, ensure_ascii=False)
@@ -698,14 +713,11 @@ def write_json(
     out.write(head[: -len(tail)] + '"results": [')
     if len(cells):
         separator = "\n"
-        fields = [f for f in FIELDS if f.json]
-        for rows, batch in _row_batches(compiled, cells, fields, _json_field):
-            texts = rows.batch(batch)
-            chunk = []
-            for parts in zip(*texts, strict=True):
-                chunk.append(f"{separator}    {{\n" + ",\n".join(p for p in parts if p) + "\n    }")
-                separator = ",\n"
-            out.write("".join(chunk))
+        for batch in json_rows(compiled, cells) if rows is None else rows:
+            if not batch:
+                continue
+            out.write(separator + ",\n".join(batch))
+            separator = ",\n"
             if progress is not None:
                 progress(len(batch))
         out.write("\n  ")

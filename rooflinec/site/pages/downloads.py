@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import io
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -43,17 +43,10 @@ def results_files(site: Site) -> dict[str, str]:
     }
 
 
-# The results document around its rows, as `export.write_json` lays it out: each row is
-# `    {` ... `    }` at depth one of the list, rows joined by `,`, the list then closed.
-_ROWS_OPEN = '"results": ['
-_ROWS_CLOSE = '\n  ],\n  "models": []\n}\n'
-_ROW_START = "\n    {\n"
-
-
 def results_json(site: Site, cells: Sequence[int]) -> str:
-    """`rooflinec compile --format json` of `cells` (every cell): each device's rows come
-    from a document of that device's cells alone, kept between `serve` rebuilds while its
-    spec (and the kernels' and precisions') do not change; the header is made afresh.
+    """`rooflinec compile --format json` of `cells` (every cell): each device's rows
+    (`export.json_rows` of that device's cells alone) are kept between `serve` rebuilds
+    while its spec (and the kernels' and precisions') do not change.
 
     Cells are case-major, so the devices' rows are dealt back in the cells' order."""
     from rooflinec.site.pages.reuse import for_device, reusing
@@ -68,26 +61,16 @@ def results_json(site: Site, cells: Sequence[int]) -> str:
         by_device[device] = iter(
             for_device(site, "results.json rows", device, _device_rows, site, device)
         )
-    if not by_device:
-        return export.results_text(compiled, cells, "json")
-    head = json.dumps(export._header(compiled, cells), indent=2, ensure_ascii=False)
-    head = head[: head.rindex(_ROWS_OPEN) + len(_ROWS_OPEN)]
-    rows = ",".join(next(by_device[pair_device[i % n_pairs]]) for i in cells)
+    rows = [next(by_device[pair_device[i % n_pairs]]) for i in cells]
     # Every cell of each device was dealt: `cells` is the whole catalog's, as documented.
     assert all(next(left, None) is None for left in by_device.values())
-    return head + rows + _ROWS_CLOSE
+    out = io.StringIO()
+    export.write_json(compiled, cells, out, rows=[rows])
+    return out.getvalue()
 
 
 def _device_rows(site: Site, device: str) -> tuple[str, ...]:
-    """The rows of `device`'s cells as `write_json` writes them, each from its leading
-    newline to its closing brace. JSON strings hold no raw newline, so a line that is
-    just `    {` (depth one) starts a row and nothing else."""
+    """The rows of `device`'s cells as `export.write_json` writes them."""
     compiled = site.compiled
-    text = export.results_text(compiled, compiled.rows(devices=[device]), "json")
-    start = text.index(_ROWS_OPEN) + len(_ROWS_OPEN)
-    end = text.rindex(_ROWS_CLOSE)
-    body = text[start:end]
-    if not body:
-        return ()
-    assert body.startswith(_ROW_START)
-    return tuple(_ROW_START + row for row in body[len(_ROW_START) :].split("," + _ROW_START))
+    cells = compiled.rows(devices=[device])
+    return tuple(row for batch in export.json_rows(compiled, cells) for row in batch)
