@@ -82,4 +82,6 @@ def test_extras_are_in_readme() -> None:
 
 def test_readme_installs_the_site_extra_to_build() -> None:
     """The quick start installs what `build` needs."""
-    assert ".venv/bin/pip install '.[site]' && .venv/bin/rooflinec build" in README
+    assert (
+        ".venv/bin/pip install -c constraints.txt '.[site]' && .venv/bin/rooflinec build" in README
+    )

@@ -124,7 +124,7 @@ def test_actions_are_current_major_versions(path: Path) -> None:
 @pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
 def test_every_job_caches_pip(path: Path) -> None:
     """A job that installs with pip keeps pip's cache: setup-python's `cache: pip` keyed
-    on pyproject.toml, or actions/cache of ~/.cache/pip where setup-python does not run."""
+    on the pinned constraints.txt, or actions/cache of ~/.cache/pip where setup-python does not run."""
     for job in load(path)["jobs"].values():
         if not any("pip install" in s.get("run", "") for s in job["steps"]):
             continue
@@ -134,7 +134,7 @@ def test_every_job_caches_pip(path: Path) -> None:
             if s.get("uses", "").startswith(("actions/setup-python@", "actions/cache@"))
         ]
         assert any(
-            {"cache": "pip", "cache-dependency-path": "pyproject.toml"}.items() <= c.items()
+            {"cache": "pip", "cache-dependency-path": "constraints.txt"}.items() <= c.items()
             or c.get("path") == "~/.cache/pip"
             for c in caches
         ), job
@@ -149,7 +149,9 @@ def test_pull_requests_run_the_browser_tests() -> None:
     assert any("apt-get install -y -qq chromium" in r for r in runs["browser"])
     assert "pytest -q -m browser" in runs["browser"]
     assert 'pytest -q -m "not browser"' in runs["check"]
-    assert any(r.startswith("python -m pip install '.[test]'") for r in runs["browser"])
+    assert any(
+        r.startswith("python -m pip install -c constraints.txt '.[test]'") for r in runs["browser"]
+    )
 
 
 def test_ci_runs_ruff_and_mypy() -> None:
