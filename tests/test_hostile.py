@@ -21,6 +21,7 @@ import io
 import re
 import shutil
 import signal
+import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,6 +89,7 @@ class Run:
     argv: tuple[str, ...]
     writes: bool = False
     reports: bool = False
+    repository: bool = False  # runs inside a git repository holding the unmutated catalog
 
 
 def _imports(tool: str, fixture: str, *extra: str) -> tuple[Run, Run]:
@@ -125,6 +127,7 @@ COMMANDS: tuple[Run, ...] = (
         ("solve", "hostile-grid-g", "--device", "gpu-b", "--vary", "M", "--specs", "{specs}"),
     ),
     Run("export", ("export", "--specs", "{specs}", "--format", "json")),
+    Run("diff", ("diff", "HEAD", "--specs", "{specs}", "--format", "json"), repository=True),
     *_imports("csv", "plain.csv"),
 )
 
@@ -246,6 +249,8 @@ def _snapshot(root: Path) -> dict[str, str]:
     seen = {}
     for path in sorted(root.rglob("*")):
         key = path.relative_to(root).as_posix()
+        if key == ".git" or key.startswith(".git/"):  # git's own bookkeeping (its index)
+            continue
         if path.is_symlink():
             seen[key] = f"link:{path.readlink()}"
         elif path.is_file():
@@ -307,6 +312,13 @@ def assert_invariants(outcome: Outcome, root: Path, label: str, reports: bool = 
         assert _LOCATED.match(line), f"{label}: a line with no location: {shown[:200]}"
 
 
+def _commit(work: Path) -> None:
+    """`work` as a git repository whose one commit holds what is there now."""
+    git = ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "x"]):
+        subprocess.run([*git, *args], check=True, capture_output=True)
+
+
 def _argv(command: Run, specs: Path, out: Path) -> list[str]:
     return [a.replace("{specs}", str(specs)).replace("{out}", str(out)) for a in command.argv]
 
@@ -323,6 +335,8 @@ def run_everywhere(
     """Mutate `file` of a copy of `catalog` and run each of `commands` on it."""
     specs = work / "specs"
     shutil.copytree(catalog, specs)
+    if any(command.repository for command in commands):
+        _commit(work)
     target = specs / file
     target.write_text(MUTATIONS[mutation](target.read_text("utf-8"), at, token), "utf-8")
     label = f"{mutation} of {file} at {at} with {token[:40]!r}"
@@ -361,6 +375,7 @@ def test_the_clean_catalog_passes_every_command(
     work = tmp_path_factory.mktemp("clean")
     specs = work / "specs"
     shutil.copytree(catalog, specs)
+    _commit(work)
     for command in (*COMMANDS, *SITE_COMMANDS):
         outcome = run(_argv(command, specs, work / f"{command.name}.result"))
         assert_invariants(outcome, work, command.name, command.reports)
