@@ -1,7 +1,9 @@
 """`rooflinec`: every command in one table, parsed into `Options`, run, and its exit code.
 
-Exit codes: 0 ok, 1 spec errors, 2 usage, 3 an internal bug (said in one line), 130
-interrupted (Ctrl-C; `interrupted` on stderr).
+Exit codes: 0 ok, 1 spec errors and outputs the system would not let it write, 2 usage,
+3 an internal bug (said in one line), 130 interrupted (Ctrl-C; `interrupted` on stderr),
+143 terminated (SIGTERM, from `timeout`, a cancelled CI job or `docker stop`; `terminated`
+on stderr), each after the same cleanup.
 Tests call `main([...])` directly; nothing runs at import time. Parsing loads no
 command's implementation: each `cmd_*` imports what it runs inside itself.
 """
@@ -10,10 +12,12 @@ from __future__ import annotations
 
 import argparse
 import gc
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import TextIO
 
 from rooflinec import __version__
@@ -28,10 +32,11 @@ from rooflinec.cli.options import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_SPEC,
+    EXIT_TERMINATED,
     EXIT_USAGE,
     Options,
 )
-from rooflinec.errors import RooflinecError, SpecError, UsageError, one_line
+from rooflinec.errors import RooflinecError, SpecError, Terminated, UsageError, one_line
 
 __all__ = ["COMMANDS", "Command", "build_parser", "console", "main", "parse"]
 
@@ -533,6 +538,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         # Ctrl-C: whatever was being written has been removed on the way out.
         sys.stderr.write("rooflinec: interrupted\n")
         return EXIT_INTERRUPTED
+    except Terminated:
+        # SIGTERM (`console` turns it into `Terminated`): cleaned up as on Ctrl-C.
+        sys.stderr.write("rooflinec: terminated\n")
+        return EXIT_TERMINATED
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:
@@ -548,8 +557,19 @@ def _internal(exc: Exception) -> int:
     return EXIT_INTERNAL
 
 
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM as an exception where the program is, so every cleanup that runs on Ctrl-C
+    (temporary files and folders removed, the previous output kept) runs for it too.
+    A second SIGTERM during that cleanup is ignored: it must not cut the cleanup short."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise Terminated
+
+
 def console() -> None:
     """Entry point of the `rooflinec` console script."""
+    # By default SIGTERM ends the process at once, leaving a write's temporary file behind.
+    # Only here, not in `main`: a program that calls `main` keeps its own handlers.
+    signal.signal(signal.SIGTERM, _terminate)
     # A command builds a catalog and keeps it to the end: the cycle collector's default
     # passes (one every 700 allocations, over everything kept every hundred or so) find
     # next to nothing to free in it and cost a compile of the bundled catalog a tenth of
