@@ -127,7 +127,7 @@ def _compile(p: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="FILE",
         help="write to FILE instead of stdout, whole or not at all (a temporary file beside "
-        "it, moved in when complete); a folder with --partition",
+        "it, moved in when complete; a device or pipe as it is); a folder with --partition",
     )
     p.add_argument(
         "--partition",
@@ -372,7 +372,9 @@ COMMANDS: tuple[Command, ...] = (
         "(--partition device: a folder DuckDB, Polars or Spark read as one table); table is "
         "for reading in a terminal. Rows are written in batches as they are computed. With "
         "--out, the output is written to a temporary file beside FILE and moved in when "
-        "complete: an error or Ctrl-C (exit 130) leaves no partial file.",
+        "complete: an error, Ctrl-C (exit 130) or SIGTERM (exit 143) leaves no partial file. "
+        "A device or a pipe (/dev/null, /dev/stdout) is written to as it is, never replaced; "
+        "a file check reads (in the specs folder, the pyproject.toml beside it) is refused.",
         arguments=_compile,
         run=commands.cmd_compile,
     ),
