@@ -51,6 +51,8 @@ __all__ = [
     "check_file_target",
     "check_folder_target",
     "read_by_check",
+    "same_file",
+    "write_error",
 ]
 
 RECORD = ".rooflinec-output.json"
@@ -88,6 +90,21 @@ def _identity(path: Path) -> tuple[int, int] | None:
     except (OSError, ValueError):
         return None
     return (st.st_dev, st.st_ino)
+
+
+def same_file(target: Path, stream: object) -> bool:
+    """Whether writing `target` writes where `stream` (an open file) goes: the same file,
+    or the same terminal (`--out /dev/stdout` on the terminal stderr shows)."""
+    try:
+        fileno = getattr(stream, "fileno", None)
+        if fileno is None:
+            return False
+        opened, named = os.fstat(fileno()), os.stat(target)
+    except (OSError, ValueError):
+        return False
+    if stat.S_ISCHR(opened.st_mode) and stat.S_ISCHR(named.st_mode):
+        return opened.st_rdev == named.st_rdev
+    return (opened.st_dev, opened.st_ino) == (named.st_dev, named.st_ino)
 
 
 def _checked_files(specs: Path) -> set[tuple[int, int]]:

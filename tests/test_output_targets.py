@@ -525,3 +525,39 @@ def test_closed_pipe_ends_quietly(tmp_path: Path) -> None:
             proc.stdout.close()
             stderr = proc.stderr.read()
             assert (0, b"") == (proc.wait(timeout=120), stderr), extra
+
+
+def test_sigterm_stops_a_build_and_keeps_nothing(tmp_path: Path) -> None:
+    """SIGTERM during `build`: exit 143, and neither the site nor its staging folder is
+    left."""
+    pytest.importorskip("mkdocs")
+    out = tmp_path / "site"
+    specs = REPO / "specs"
+    proc = _signal_when(
+        ["build", "--specs", str(specs), "--out", str(out)],
+        lambda: any(".building-" in p.name for p in tmp_path.iterdir()),
+        tmp_path,
+        signal.SIGTERM,
+    )
+    assert 143 == proc.returncode, proc.stderr
+    assert proc.stderr.endswith("rooflinec: terminated\n")
+    assert "Traceback" not in proc.stderr
+    assert [] == [p.name for p in tmp_path.iterdir()]
+
+
+def test_same_file_finds_the_terminal_and_the_file(tmp_path: Path) -> None:
+    """`same_file` (no progress line over rows going to stderr's terminal): the terminal
+    behind an open descriptor by its name, a file by its name, and nothing else."""
+    master, slave = os.openpty()
+    try:
+        with open(slave, "w", closefd=False) as terminal:
+            assert outfile.same_file(Path(os.ttyname(slave)), terminal)
+            assert not outfile.same_file(tmp_path / "r.csv", terminal)
+    finally:
+        os.close(master)
+        os.close(slave)
+    target = tmp_path / "r.csv"
+    target.write_text("", "utf-8")
+    with open(target, "a", encoding="utf-8") as handle:
+        assert outfile.same_file(target, handle)
+    assert not outfile.same_file(target, io.StringIO())

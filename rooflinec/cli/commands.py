@@ -93,8 +93,13 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
     )
     cells.check()  # a grid shape with a bad count stops the compile before any output
     header: CsvHeader = "plain" if opts.csv_header == "plain" else "units"
-    # No progress line over rows printed to the same terminal.
-    shown = opts.out is not None or not _is_terminal(out)
+    # No progress line over rows printed to the same terminal (`--out /dev/stdout` too).
+    if opts.out is None:
+        shown = not _is_terminal(out)
+    else:
+        from rooflinec.outfile import same_file
+
+        shown = not same_file(opts.out, sys.stderr)
     with progress_line(len(cells), "compile", enabled=shown) as progress:
         if opts.out is None:
             write_results(

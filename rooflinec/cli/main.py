@@ -578,4 +578,9 @@ def console() -> None:
     # its time. Fewer passes; a full one still follows every million or so allocations,
     # so a long `serve` or site build frees its cycles as before.
     gc.set_threshold(10_000, 10, 10)
-    raise SystemExit(main())
+    try:
+        code = main()
+    except Terminated:  # before `main` could catch it: while modules load or options parse
+        sys.stderr.write("rooflinec: terminated\n")
+        code = EXIT_TERMINATED
+    raise SystemExit(code)
