@@ -154,7 +154,10 @@ def _refuse_checked(target: Path, specs: Path | None, *, folder: bool = False) -
 def _through_fd_link(target: Path) -> bool:
     """Whether following `target`'s links passes through a process's open file
     (`/dev/stdout` -> `/proc/self/fd/1`)."""
-    path = Path.cwd() / target
+    try:
+        path = Path(os.getcwd()) / target  # `..` kept: it is resolved link by link below
+    except OSError:
+        return False
     for _ in range(_MAX_LINKS):
         try:
             if not path.is_symlink():
