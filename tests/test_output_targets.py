@@ -561,3 +561,20 @@ def test_same_file_finds_the_terminal_and_the_file(tmp_path: Path) -> None:
     with open(target, "a", encoding="utf-8") as handle:
         assert outfile.same_file(target, handle)
     assert not outfile.same_file(target, io.StringIO())
+
+
+@pytest.mark.parametrize("argv", [["export"], ["compile", "--format", "csv"], ["compile"]])
+def test_full_standard_output_is_one_line(argv: list[str]) -> None:
+    """`rooflinec ... > /dev/full` (opened, never replaced): `cannot write standard output:
+    No space left on device`, exit 1, nothing else on stderr."""
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "rooflinec", *argv, "--specs", str(REPO / "specs")],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            timeout=300,
+        )
+    expected = "rooflinec: error: cannot write standard output: No space left on device\n"
+    assert (1, expected) == (proc.returncode, proc.stderr)

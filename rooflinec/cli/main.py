@@ -11,7 +11,9 @@ command's implementation: each `cmd_*` imports what it runs inside itself.
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
+import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -39,6 +41,9 @@ from rooflinec.cli.options import (
 from rooflinec.errors import RooflinecError, SpecError, Terminated, UsageError, one_line
 
 __all__ = ["COMMANDS", "Command", "build_parser", "console", "main", "parse"]
+
+# What only writing gives: the disk or the quota is full, the file too large for it.
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 
 @dataclass(frozen=True)
@@ -546,6 +551,15 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return EXIT_TERMINATED
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:
+        # Outputs named with --out raise `WriteError` themselves; an error that only a write
+        # gives (a full disk, a quota, a file too large), naming no file, is the standard
+        # output's: `compile > /dev/full`.
+        if exc.filename is None and exc.errno in _WRITE_ERRNOS:
+            reason = exc.strerror or os.strerror(exc.errno or 0)
+            sys.stderr.write(f"rooflinec: error: cannot write standard output: {reason}\n")
+            return EXIT_SPEC
+        return _internal(exc)
     except Exception as exc:
         return _internal(exc)
 
