@@ -594,7 +594,11 @@ def console() -> None:
     gc.set_threshold(10_000, 10, 10)
     try:
         code = main()
-    except Terminated:  # before `main` could catch it: while modules load or options parse
+    # Before `main` could catch them: while modules load or the options are parsed.
+    except KeyboardInterrupt:
+        sys.stderr.write("rooflinec: interrupted\n")
+        code = EXIT_INTERRUPTED
+    except Terminated:
         sys.stderr.write("rooflinec: terminated\n")
         code = EXIT_TERMINATED
     raise SystemExit(code)
