@@ -135,6 +135,23 @@ class UsageError(RooflinecError):
     """Raised for a wrong command line (an unknown device id, a missing folder); exit 2."""
 
 
+class WriteError(RooflinecError):
+    """An output the system would not let rooflinec write (a full disk, a folder it may
+    not write in, a name too long): `cannot write PATH: REASON`, exit 1. `path` is the
+    output as the user named it."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"cannot write {path}: {reason}")
+
+
+class Terminated(BaseException):
+    """SIGTERM (`timeout`, a cancelled CI job, `docker stop`), raised where the program is:
+    like `KeyboardInterrupt`, not an `Exception`, so the cleanup that runs on Ctrl-C (every
+    `except BaseException` and `finally` on the way out) runs for it too."""
+
+
 def json_path(parts: Iterable[str | int]) -> str:
     """`('compute', 'bf16', 'peak')` -> `$.compute.bf16.peak`; list items as `[i]`."""
     out = "$"

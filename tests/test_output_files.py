@@ -70,8 +70,8 @@ def test_out_file_replaces_an_older_one(tmp_path: Path) -> None:
 def test_failed_write_leaves_the_old_file_and_no_temporary(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """An error after the first batch was written removes the temporary file; the older
-    target keeps its bytes."""
+    """A full disk after the first batch was written: one line naming the target and the
+    reason, exit 1, the temporary file removed; the older target keeps its bytes."""
     target = tmp_path / "r.csv"
     target.write_text("old\n", "utf-8")
     real = columnar._csv_rows
@@ -85,8 +85,9 @@ def test_failed_write_leaves_the_old_file_and_no_temporary(
 
     monkeypatch.setattr(columnar, "BATCH_ROWS", 100)
     monkeypatch.setattr(columnar, "_csv_rows", failing)
-    assert 3 == compile_to(target, "--format", "csv")
-    assert "No space left on device" in capsys.readouterr().err
+    assert 1 == compile_to(target, "--format", "csv")
+    expected = f"rooflinec: error: cannot write {target}: No space left on device\n"
+    assert expected == capsys.readouterr().err
     assert "old\n" == target.read_text("utf-8")
     assert [] == leftovers(tmp_path)
 

@@ -55,11 +55,12 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
             "--format parquet holds the results of kernel cases; model rows (--model) are "
             "written by json, jsonl, csv and table"
         )
+    folder = specs_folder(opts.specs)
     if opts.out is not None:  # a target that cannot be written fails now, not after the work
         from rooflinec.outfile import check_file_target, check_folder_target
 
-        (check_folder_target if opts.partition else check_file_target)(opts.out)
-    compiled = compiled_or_raise(specs_folder(opts.specs))
+        (check_folder_target if opts.partition else check_file_target)(opts.out, folder)
+    compiled = compiled_or_raise(folder)
     catalog = compiled.catalog
     _unknown("device", opts.devices, catalog.devices)
     _unknown("case", opts.cases, catalog.cases)
@@ -92,8 +93,13 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
     )
     cells.check()  # a grid shape with a bad count stops the compile before any output
     header: CsvHeader = "plain" if opts.csv_header == "plain" else "units"
-    # No progress line over rows printed to the same terminal.
-    shown = opts.out is not None or not _is_terminal(out)
+    # No progress line over rows printed to the same terminal (`--out /dev/stdout` too).
+    if opts.out is None:
+        shown = not _is_terminal(out)
+    else:
+        from rooflinec.outfile import same_file
+
+        shown = not same_file(opts.out, sys.stderr)
     with progress_line(len(cells), "compile", enabled=shown) as progress:
         if opts.out is None:
             write_results(
@@ -112,15 +118,15 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
             from rooflinec.export import write_parquet
 
             if opts.partition is not None:
-                with atomic_folder(opts.out) as folder:
+                with atomic_folder(opts.out, folder) as written:
                     write_parquet(
-                        compiled, cells, folder, partition=opts.partition, progress=progress
+                        compiled, cells, written, partition=opts.partition, progress=progress
                     )
             else:
-                with atomic_file(opts.out) as handle:
+                with atomic_file(opts.out, folder) as handle:
                     write_parquet(compiled, cells, handle, progress=progress)
             return EXIT_OK
-        with atomic_file(opts.out) as handle:
+        with atomic_file(opts.out, folder) as handle:
             text = io.TextIOWrapper(handle, encoding="utf-8", newline="")
             write_results(
                 compiled,

@@ -1,7 +1,9 @@
 """`rooflinec`: every command in one table, parsed into `Options`, run, and its exit code.
 
-Exit codes: 0 ok, 1 spec errors, 2 usage, 3 an internal bug (said in one line), 130
-interrupted (Ctrl-C; `interrupted` on stderr).
+Exit codes: 0 ok, 1 spec errors and outputs the system would not let it write, 2 usage,
+3 an internal bug (said in one line), 130 interrupted (Ctrl-C; `interrupted` on stderr),
+143 terminated (SIGTERM, from `timeout`, a cancelled CI job or `docker stop`; `terminated`
+on stderr), each after the same cleanup.
 Tests call `main([...])` directly; nothing runs at import time. Parsing loads no
 command's implementation: each `cmd_*` imports what it runs inside itself.
 """
@@ -9,11 +11,15 @@ command's implementation: each `cmd_*` imports what it runs inside itself.
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
+import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import TextIO
 
 from rooflinec import __version__
@@ -28,12 +34,16 @@ from rooflinec.cli.options import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_SPEC,
+    EXIT_TERMINATED,
     EXIT_USAGE,
     Options,
 )
-from rooflinec.errors import RooflinecError, SpecError, UsageError, one_line
+from rooflinec.errors import RooflinecError, SpecError, Terminated, UsageError, one_line
 
 __all__ = ["COMMANDS", "Command", "build_parser", "console", "main", "parse"]
+
+# What only writing gives: the disk or the quota is full, the file too large for it.
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 
 @dataclass(frozen=True)
@@ -122,7 +132,7 @@ def _compile(p: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="FILE",
         help="write to FILE instead of stdout, whole or not at all (a temporary file beside "
-        "it, moved in when complete); a folder with --partition",
+        "it, moved in when complete; a device or pipe as it is); a folder with --partition",
     )
     p.add_argument(
         "--partition",
@@ -367,7 +377,9 @@ COMMANDS: tuple[Command, ...] = (
         "(--partition device: a folder DuckDB, Polars or Spark read as one table); table is "
         "for reading in a terminal. Rows are written in batches as they are computed. With "
         "--out, the output is written to a temporary file beside FILE and moved in when "
-        "complete: an error or Ctrl-C (exit 130) leaves no partial file.",
+        "complete: an error, Ctrl-C (exit 130) or SIGTERM (exit 143) leaves no partial file. "
+        "A device or a pipe (/dev/null, /dev/stdout) is written to as it is, never replaced; "
+        "a file check reads (in the specs folder, the pyproject.toml beside it) is refused.",
         arguments=_compile,
         run=commands.cmd_compile,
     ),
@@ -533,8 +545,21 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         # Ctrl-C: whatever was being written has been removed on the way out.
         sys.stderr.write("rooflinec: interrupted\n")
         return EXIT_INTERRUPTED
+    except Terminated:
+        # SIGTERM (`console` turns it into `Terminated`): cleaned up as on Ctrl-C.
+        sys.stderr.write("rooflinec: terminated\n")
+        return EXIT_TERMINATED
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:
+        # Outputs named with --out raise `WriteError` themselves; an error that only a write
+        # gives (a full disk, a quota, a file too large), naming no file, is the standard
+        # output's: `compile > /dev/full`.
+        if exc.filename is None and exc.errno in _WRITE_ERRNOS:
+            reason = exc.strerror or os.strerror(exc.errno or 0)
+            sys.stderr.write(f"rooflinec: error: cannot write standard output: {reason}\n")
+            return EXIT_SPEC
+        return _internal(exc)
     except Exception as exc:
         return _internal(exc)
 
@@ -548,12 +573,32 @@ def _internal(exc: Exception) -> int:
     return EXIT_INTERNAL
 
 
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM as an exception where the program is, so every cleanup that runs on Ctrl-C
+    (temporary files and folders removed, the previous output kept) runs for it too.
+    A second SIGTERM during that cleanup is ignored: it must not cut the cleanup short."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise Terminated
+
+
 def console() -> None:
     """Entry point of the `rooflinec` console script."""
+    # By default SIGTERM ends the process at once, leaving a write's temporary file behind.
+    # Only here, not in `main`: a program that calls `main` keeps its own handlers.
+    signal.signal(signal.SIGTERM, _terminate)
     # A command builds a catalog and keeps it to the end: the cycle collector's default
     # passes (one every 700 allocations, over everything kept every hundred or so) find
     # next to nothing to free in it and cost a compile of the bundled catalog a tenth of
     # its time. Fewer passes; a full one still follows every million or so allocations,
     # so a long `serve` or site build frees its cycles as before.
     gc.set_threshold(10_000, 10, 10)
-    raise SystemExit(main())
+    try:
+        code = main()
+    # Before `main` could catch them: while modules load or the options are parsed.
+    except KeyboardInterrupt:
+        sys.stderr.write("rooflinec: interrupted\n")
+        code = EXIT_INTERRUPTED
+    except Terminated:
+        sys.stderr.write("rooflinec: terminated\n")
+        code = EXIT_TERMINATED
+    raise SystemExit(code)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 EXIT_OK, EXIT_SPEC, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ctrl-C
+EXIT_TERMINATED = 143  # 128 + SIGTERM, as shells report a command stopped by `kill`
 
 DEFAULT_SITE = Path("build/site")
 DEFAULT_CONFIG = Path("mkdocs.yml")

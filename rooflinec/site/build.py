@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rooflinec.errors import RooflinecError, UsageError
+from rooflinec.outfile import write_error
 from rooflinec.site.output import (
     BUILD_TEMP_PREFIX,
     SERVE_TEMP_PREFIX,
@@ -229,7 +230,10 @@ def build_site(
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     source = site_source(specs)
     with temporary_folder(BUILD_TEMP_PREFIX) as tmp:
-        staging = staging_folder(out)
+        try:
+            staging = staging_folder(out)
+        except OSError as exc:  # a folder rooflinec may not write in, a full disk
+            raise write_error(out, exc) from exc
         try:
             with (
                 _mkdocs_logging(verbose),
@@ -248,7 +252,10 @@ def build_site(
                     page_progress(line),
                 ):
                     build(config)
-            install(staging, out)
+            try:
+                install(staging, out)
+            except OSError as exc:
+                raise write_error(out, exc) from exc
         except (MkDocsException, OSError) as exc:
             raise RooflinecError(f"site build failed: {exc}") from exc
         finally:

@@ -31,6 +31,7 @@ import time
 from pathlib import Path, PurePosixPath
 
 from rooflinec.errors import UsageError
+from rooflinec.outfile import read_by_check
 
 __all__ = [
     "MANIFEST",
@@ -79,10 +80,9 @@ def check_target(out: Path, specs: Path) -> Path:
         raise _refuse(out, "it is the home folder")
     if Path.cwd().resolve().is_relative_to(resolved):
         raise _refuse(out, "it contains the working folder")
-    if specs.is_relative_to(resolved):
-        raise _refuse(out, f"it contains the specs folder {_shown(specs)}")
-    if resolved.is_relative_to(specs):
-        raise _refuse(out, f"it is inside the specs folder {_shown(specs)}")
+    why = read_by_check(resolved, specs, folder=True)  # the rule `compile --out` follows
+    if why is not None:
+        raise _refuse(out, why)
     if resolved.is_dir():
         if (resolved / MANIFEST).is_file():
             read_manifest(resolved, out)
