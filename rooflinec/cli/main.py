@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -270,6 +271,38 @@ def _import(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="add the entries to the kernel specs in place (default: print them as YAML)",
     )
+    p.add_argument(
+        "--source",
+        type=_source_id,
+        metavar="ID",
+        help="the id of the measurement source to write (default: the tool and the file's"
+        " name, e.g. ncu-run); a different source of that id already in a kernel file is"
+        " never replaced",
+    )
+    commas = p.add_mutually_exclusive_group()
+    commas.add_argument(
+        "--decimal-comma",
+        action="store_true",
+        help="read a comma in a number as the decimal point ('0,2' is 0.2; '1.234,5' is 1234.5)",
+    )
+    commas.add_argument(
+        "--thousands-comma",
+        action="store_true",
+        help="read a comma in a number as a thousands separator ('1,234' is 1234)",
+    )
+
+
+_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+
+
+def _source_id(text: str) -> str:
+    """An id as the schemas spell one: lower-case letters, digits and hyphens."""
+    if not _ID.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"--source {text[:80]!r}: an id is lower-case letters, digits and hyphens"
+            " (at most 64, starting with a letter or digit)"
+        )
+    return text
 
 
 def _solve(p: argparse.ArgumentParser) -> None:
