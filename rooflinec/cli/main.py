@@ -434,8 +434,13 @@ COMMANDS: tuple[Command, ...] = (
         "units), an Nsight Compute CSV export (raw or details page) or rocprof-compute's "
         "pmc_perf.csv, sum the launches of each kernel, and print the measured entries as "
         "YAML; --write adds them and a measurement source to the kernel specs in place, "
-        "keeping comments and order. A bad file gives FILE:LINE: error: lines, exit 1, and "
-        "no spec is touched.",
+        "keeping comments, order and line ends; --source ID names that source (a different "
+        "source of that id already in a file is refused, never replaced). All files change "
+        "or none: they are written beside and renamed in, an error or Ctrl-C puts the "
+        "originals back, and a journal left by a killed run is finished or rolled back by "
+        "the next --write. A number with one comma and no point (0,2 or 1,234) is refused "
+        "unless --decimal-comma or --thousands-comma says how to read it. A bad file gives "
+        "FILE:LINE[:COL]: error: lines, exit 1, and no spec is touched.",
         arguments=_import,
         run=commands.cmd_import,
     ),
