@@ -76,6 +76,12 @@ _WANTED = frozenset(
         *(_CORE.format(k, op) for k in "dfh" for op in ("add", "mul", "fma")),
     }
 )
+# An FMA counts two operations.
+_CORE_WEIGHTS = tuple(
+    (_CORE.format(kind, op), weight)
+    for kind in "dfh"
+    for op, weight in (("add", 1), ("mul", 1), ("fma", 2))
+)
 _LONG = ("ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value")
 
 
@@ -299,7 +305,8 @@ def _value(
             )
         )
         return None
-    return value * units[cell.unit]
+    factor = units[cell.unit]
+    return value if factor == 1 else value * factor
 
 
 def _row(path: str, launch: _Launch, problems: Problems, commas: Commas) -> Row | None:
@@ -346,13 +353,10 @@ def _counted(launch: _Launch, commas: Commas) -> dict[str, Fraction]:
     """What the profiler counted, for the entry's note: CUDA-core FLOP, tensor instructions.
     A count that is not a number is left out of the note (it is not used as a figure)."""
     out: dict[str, Fraction] = {}
-    for kind in "dfh":
-        for op, weight in (("add", 1), ("mul", 1), ("fma", 2)):
-            value = _note_number(launch, _CORE.format(kind, op), commas)
-            if value is not None:
-                out["FLOP on CUDA cores"] = (
-                    out.get("FLOP on CUDA cores", Fraction(0)) + weight * value
-                )
+    for metric, weight in _CORE_WEIGHTS:
+        value = _note_number(launch, metric, commas)
+        if value is not None:
+            out["FLOP on CUDA cores"] = out.get("FLOP on CUDA cores", Fraction(0)) + weight * value
     tensor = _note_number(launch, TENSOR, commas)
     if tensor is not None:
         out["tensor-pipe instructions"] = tensor

@@ -120,6 +120,7 @@ class NumberError(ValueError):
 # from the next, so matching is linear in the (capped) length.
 _NUMBER = re.compile(r"(?P<sign>[+-]?)(?P<body>[0-9][0-9.,]*)(?:[eE](?P<exp>[+-]?[0-9]+))?")
 _NOT_FINITE = re.compile(r"[+-]?(?:nan|inf(?:inity)?)", re.IGNORECASE)
+_GROUPED = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+")
 _GROUPS = re.compile(r"[0-9]{1,3}(?:X[0-9]{3})*")
 
 
@@ -133,6 +134,12 @@ def number(text: str, commas: Commas = "ask") -> Fraction | None:
     separator (`0,2`, `1,234`) unless `commas` says which.
     """
     body = text.strip()
+    if body.isascii() and len(body) <= MAX_LENGTH:  # the common shapes, read at once
+        if body.isdigit():
+            return Fraction(int(body))
+        if commas != "decimal" and _GROUPED.fullmatch(body):
+            if commas == "thousands" or body.count(",") > 1:
+                return Fraction(int(body.replace(",", "")))
     lead = len(text) - len(text.lstrip())
     if not body:
         return None
