@@ -137,9 +137,9 @@ def number(text: str, commas: Commas = "ask") -> Fraction | None:
     if body.isascii() and len(body) <= MAX_LENGTH:  # the common shapes, read at once
         if body.isdigit():
             return Fraction(int(body))
-        if commas != "decimal" and _GROUPED.fullmatch(body):
-            if commas == "thousands" or body.count(",") > 1:
-                return Fraction(int(body.replace(",", "")))
+        grouped = commas == "thousands" or (commas == "ask" and body.count(",") > 1)
+        if grouped and _GROUPED.fullmatch(body):
+            return Fraction(int(body.replace(",", "")))
     lead = len(text) - len(text.lstrip())
     if not body:
         return None
