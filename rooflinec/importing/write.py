@@ -39,7 +39,7 @@ from typing import Any
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from rooflinec.catalog import Catalog
-from rooflinec.errors import Diagnostic, RooflinecError, SpecError, one_line
+from rooflinec.errors import Diagnostic, Location, RooflinecError, SpecError, one_line
 from rooflinec.importing.entries import Entry
 from rooflinec.importing.render import entry_map, yaml
 
@@ -82,17 +82,23 @@ def _edited(
     crlf = "\r\n" in raw
     text = raw.replace("\r\n", "\n")
     if "\r" in text or (crlf and "\n" in raw.replace("\r\n", "")):
-        raise RooflinecError(
-            f"{one_line(str(path))}:1: error: mixed line ends: make them all LF or all CRLF"
-            " (or add the entries by hand; run without --write to print them)"
+        raise _refused(
+            path,
+            1,
+            1,
+            "mixed line ends: make them all LF or all CRLF (or add the entries by hand; run"
+            " without --write to print them)",
         )
     final = text.endswith("\n")
     whole = text if final else text + "\n"  # ruamel always ends with one
     data = yaml().load(whole)
     if _dump(yaml().load(whole)) != whole:
-        raise RooflinecError(
-            f"{one_line(str(path))}: its layout would change on a round trip (indentation or"
-            " line width): add the entries by hand (run without --write to print them)"
+        raise _refused(
+            path,
+            0,
+            0,
+            "its layout would change on a round trip (indentation or line width): add the"
+            " entries by hand (run without --write to print them)",
         )
     sid, fields = source
     sources = data.get("sources")
@@ -132,11 +138,19 @@ def _same_source(path: Path, sources: Any, sid: str, fields: dict[str, Any]) -> 
     if isinstance(existing, dict) and {k: existing[k] for k in existing} == fields:
         return
     line, col = sources.lc.key(sid)
-    raise RooflinecError(
-        f"{one_line(str(path))}:{line + 1}:{col + 1}: error: source '{sid}' is already there"
-        " and differs from this import's (a hand-edited source, or another run's): give"
-        " --source NEW-ID to record this run as its own source"
+    raise _refused(
+        path,
+        line + 1,
+        col + 1,
+        f"source '{sid}' is already there and differs from this import's (a hand-edited"
+        " source, or another run's): give --source NEW-ID to record this run as its own"
+        " source",
     )
+
+
+def _refused(path: Path | str, line: int, col: int, message: str) -> SpecError:
+    """One `FILE:LINE:COL: error:` line (FILE alone at line 0)."""
+    return SpecError([Diagnostic(Location(str(path), line, col), message, code="import")])
 
 
 def _verify(folder: Path, texts: dict[Path, str]) -> None:
@@ -260,9 +274,12 @@ def recover(folder: Path) -> str | None:
             raise ValueError(phase)
         targets = [root / _checked(name) for name in names]
     except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
-        raise RooflinecError(
-            f"{one_line(str(journal))}:1: error: an import journal rooflinec cannot read"
-            f" ({one_line(type(exc).__name__)}): check the kernel files, then remove it"
+        raise _refused(
+            journal,
+            1,
+            1,
+            f"an import journal rooflinec cannot read ({type(exc).__name__}): check the"
+            " kernel files, then remove it",
         ) from None
     where = one_line(str(journal))
     if phase == "commit" and not any(_beside(t, _NEW).exists() for t in targets):
