@@ -86,13 +86,12 @@ def test_hand_written_source_of_the_same_id_is_refused(
 
 
 def test_second_day_of_a_file_of_the_same_name_is_refused(
-    specs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    specs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """day2/report.csv after day1/report.csv: day 1's source is kept and cited by day 1's
-    entries; `--source` records day 2 as its own source."""
+    """day2/report.csv after day1/report.csv, the same day: day 1's source is kept and
+    cited by day 1's entries; `--source` records day 2 as its own source."""
     day1 = export(tmp_path, TWO, "day1/report.csv")
     assert 0 == run("import", "csv", str(day1), "--specs", str(specs), "--write")[0]
-    monkeypatch.setattr("rooflinec.lints.current_date", lambda: datetime.date(2026, 12, 2))
     day2 = export(tmp_path, TWO.replace("30 µs", "40 µs"), "day2/report.csv")
     before = snapshot(specs)
     assert 1 == run("import", "csv", str(day2), "--specs", str(specs), "--write")[0]
