@@ -299,11 +299,10 @@ def cmd_import(opts: Options, out: TextIO) -> int:
         "decimal" if opts.decimal_comma else "thousands" if opts.thousands_comma else "ask"
     )
     skipped: dict[str, int] = {}
-    lines: Lines | None = None
     try:
         # Read line by line: a long export is summed as it is read, never held whole.
-        with open(opts.file, encoding="utf-8-sig", newline="") as handle:
-            lines = Lines(handle)
+        with open(opts.file, "rb") as handle:
+            lines = Lines(handle, path)
             entries = resolve(
                 read_rows(opts.kind, path, lines, commas),
                 catalog,
@@ -314,10 +313,6 @@ def cmd_import(opts: Options, out: TextIO) -> int:
                 matches=matches if opts.kind != "csv" else None,
                 skipped=skipped,
             )
-    except UnicodeDecodeError as exc:
-        line = (lines.count if lines is not None else 0) + 1
-        sys.stderr.write(one_line(f"{path}:{line}: error: not UTF-8 text ({exc.reason})") + "\n")
-        return EXIT_SPEC
     except ExportError as exc:
         for problem in exc.problems:
             sys.stderr.write(f"{problem}\n")

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Literal, TextIO
+from typing import BinaryIO, Literal
 
 from rooflinec.errors import MAX_MESSAGE, RooflinecError, one_line
 from rooflinec.quantities import MAX_EXPONENT, MAX_LENGTH
@@ -216,20 +216,53 @@ def cell_columns(raw: str) -> list[int]:
     return starts
 
 
-class Lines:
-    """The lines of an open export, remembering the last one read: a reader that finds a
-    bad cell can point at its column."""
+MAX_LINE_BYTES = 1 << 20
+"""Longest line of an export read: a profiler's line is a few kilobytes at most, and a
+file with no line breaks must not be read whole."""
 
-    def __init__(self, handle: TextIO | Iterable[str]) -> None:
+
+class Lines:
+    """The lines of an export opened in binary, decoded one by one (UTF-8, a leading BOM
+    dropped), remembering the last: a reader that finds a bad cell can point at its
+    column, and text that is not UTF-8 or a line too long is refused at its line."""
+
+    def __init__(self, handle: BinaryIO | Iterable[bytes], path: str = "") -> None:
         self._handle = handle
+        self.path = path
         self.last = ""
         self.count = 0  # lines read so far
 
     def __iter__(self) -> Iterator[str]:
-        for line in self._handle:
-            self.last = line
+        for raw in self._raw():
             self.count += 1
+            if len(raw) > MAX_LINE_BYTES:
+                raise ExportError(
+                    [
+                        Problem(
+                            self.path,
+                            self.count,
+                            f"the line is longer than {MAX_LINE_BYTES // 2**20} MiB: not an"
+                            " export a profiler writes",
+                        )
+                    ]
+                )
+            try:
+                line = raw.decode("utf-8-sig" if self.count == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                col = len(raw[: exc.start].decode("utf-8", "replace")) + 1
+                message = f"not UTF-8 text ({exc.reason})"
+                raise ExportError([Problem(self.path, self.count, message, col)]) from None
+            self.last = line
             yield line
+
+    def _raw(self) -> Iterator[bytes]:
+        """Lines as bytes, each cut at `MAX_LINE_BYTES` + 1 so that none is read whole."""
+        readline = getattr(self._handle, "readline", None)
+        if readline is None:
+            yield from self._handle
+            return
+        while raw := readline(MAX_LINE_BYTES + 1):
+            yield raw
 
     def column(self, index: int, offset: int = 0) -> int | None:
         """The column of `offset` in cell `index` of the last line, when it is one line."""
