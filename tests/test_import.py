@@ -189,7 +189,8 @@ def test_broken_plain_file_changes_nothing(
 def test_ncu_metric_without_a_unit_changes_nothing(
     specs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A raw page whose time column has no unit: the launch's line is named, nothing written."""
+    """A raw page whose time column has no unit: the unit's line and column are named,
+    once, and nothing is written."""
     text = (FIXTURES / "ncu-raw.csv").read_text("utf-8").replace('"usecond"', '""')
     bad = tmp_path / "ncu.csv"
     bad.write_text(text, "utf-8")
@@ -198,7 +199,8 @@ def test_ncu_metric_without_a_unit_changes_nothing(
                   *NCU_MATCHES, THOUSANDS, "--write")  # fmt: skip
     assert 1 == code
     err = capsys.readouterr().err
-    assert f"{bad}:8: error: gpu__time_duration.sum has no unit" in err
+    assert err.startswith(f"{bad}:7:58: error: gpu__time_duration.sum has no unit")
+    assert 1 == len(err.splitlines())
     assert before == _snapshot(specs)
 
 

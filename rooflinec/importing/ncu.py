@@ -94,6 +94,9 @@ class _Cell:
     line: int
     raw: str  # the physical line it is on
     index: int  # its cell in that line
+    unit_line: int  # where its unit is: the raw page's line of units, or the same line
+    unit_raw: str
+    unit_index: int
 
 
 @dataclass(frozen=True)
@@ -182,6 +185,7 @@ def _wide(
             Problem(path, start + 2, "expected the raw page's line of units under the header")
         )
         return
+    units_raw = lines.last
     name_at = header.index("Kernel Name")
     wanted = [(i, h, units[i].strip()) for i, h in enumerate(header) if h in _WANTED]
     for cells in reader:
@@ -198,7 +202,9 @@ def _wide(
             )
             continue
         raw = lines.last
-        metrics = {h: _Cell(cells[i], unit, line, raw, i) for i, h, unit in wanted}
+        metrics = {
+            h: _Cell(cells[i], unit, line, raw, i, start + 2, units_raw, i) for i, h, unit in wanted
+        }
         yield _Launch(line, cells[name_at], metrics)
 
 
@@ -248,6 +254,9 @@ def _long(
                 line,
                 lines.last,
                 at["Metric Value"],
+                line,
+                lines.last,
+                at["Metric Unit"],
             )
     if current is not None:
         yield current
@@ -274,12 +283,14 @@ def _read(
     return value
 
 
-def _column(cell: _Cell, offset: int) -> int | None:
-    starts = cell_columns(cell.raw)
-    if cell.index >= len(starts):
+def _column(cell: _Cell, offset: int, unit: bool = False) -> int | None:
+    """The column of a cell's value (or of its unit) on its line."""
+    raw, index = (cell.unit_raw, cell.unit_index) if unit else (cell.raw, cell.index)
+    starts = cell_columns(raw)
+    if index >= len(starts):
         return None
-    start = starts[cell.index]
-    return start + offset + (1 if cell.raw[start - 1 : start] == '"' else 0)
+    start = starts[index]
+    return start + offset + (1 if raw[start - 1 : start] == '"' else 0)
 
 
 def _value(
@@ -300,8 +311,9 @@ def _value(
         problems.add(
             Problem(
                 path,
-                cell.line,
+                cell.unit_line,
                 f"{metric} {what}: expected one of {', '.join(u for u in units if u)}",
+                _column(cell, 0, unit=True),
             )
         )
         return None

@@ -81,6 +81,8 @@ class Problems:
         self.more = 0
 
     def add(self, problem: Problem) -> None:
+        if problem in self.kept:  # a raw page's bad unit, found again at every launch
+            return
         if len(self.kept) < MAX_PROBLEMS:
             self.kept.append(problem)
         else:
