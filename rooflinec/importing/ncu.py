@@ -149,7 +149,7 @@ def read_ncu(path: str, lines: Lines, commas: Commas = "ask") -> Iterator[Row]:
         problems.raise_any()
 
 
-def _twice(path: str, line: int, header: list[str], problems: Problems) -> bool:
+def _twice(path: str, line: int, header: list[str], lines: Lines, problems: Problems) -> bool:
     """A problem for each column named twice (which one holds the launch's figure?)."""
     first: dict[str, int] = {}
     found = False
@@ -161,6 +161,7 @@ def _twice(path: str, line: int, header: list[str], problems: Problems) -> bool:
                     line,
                     f"column {shown(name)} appears twice, as columns {first[name] + 1} and"
                     f" {i + 1}: keep one",
+                    lines.column(i),
                 )
             )
             found = True
@@ -177,7 +178,7 @@ def _wide(
     problems: Problems,
 ) -> Iterator[_Launch]:
     """The raw page: header, then a line of units, then one line per launch."""
-    if _twice(path, start + 1, header, problems):
+    if _twice(path, start + 1, header, lines, problems):
         return
     units = next(reader, None)
     if units is None or len(units) != len(header):
@@ -222,7 +223,7 @@ def _long(
     if missing:
         problems.add(Problem(path, start + 1, f"missing column '{missing[0]}'"))
         return
-    if _twice(path, start + 1, header, problems):
+    if _twice(path, start + 1, header, lines, problems):
         return
     at = {c: header.index(c) for c in _LONG}
     current: _Launch | None = None
