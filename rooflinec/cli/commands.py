@@ -287,7 +287,15 @@ def cmd_import(opts: Options, out: TextIO) -> int:
 
         # A run killed while replacing files left a journal: finish or undo it before
         # the specs are read, so they are read whole.
-        done = recover(folder)
+        try:
+            done = recover(folder)
+        except OSError as exc:
+            where = exc.filename or folder
+            sys.stderr.write(
+                one_line(f"{where}: error: cannot finish or roll back a killed import"
+                         f" ({exc.strerror}): check the kernel files") + "\n"
+            )  # fmt: skip
+            return EXIT_SPEC
         if done is not None:
             sys.stderr.write(done + "\n")
     catalog = catalog_or_raise(folder)
