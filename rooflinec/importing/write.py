@@ -273,6 +273,8 @@ def recover(folder: Path) -> str | None:
         if phase not in ("staging", "commit") or not isinstance(names, list):
             raise ValueError(phase)
         targets = [root / _checked(name) for name in names]
+        if not all(Path(os.path.realpath(t)).is_relative_to(root) for t in targets):
+            raise ValueError("a file outside the folder")
     except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
         raise _refused(
             journal,
