@@ -1,11 +1,13 @@
 """`rooflinec import`: profiler exports turned into `measured` entries of kernel specs.
 
-Readers (`plain`, `ncu`, `rocprof`) turn one file into `Row`s, one per launch or line,
-each with the line it came from. `entries.resolve` maps them to cases (`--match`),
-checks them against the catalog and sums the launches of one case into one `Entry`.
-`render` prints the entries as YAML; `write` adds them to the kernel specs in place.
-Every problem in a file is a `FILE:LINE: error: ...` (`ExportError`), found before any
-spec is touched.
+Readers (`plain`, `ncu`, `rocprof`) turn one file, read line by line (`rows.Lines`),
+into a stream of `Row`s, one per launch or line, each with the line it came from; every
+number goes through `rows.number` (capped, finite, not negative, commas read as told).
+`entries.resolve` maps them to cases (`--match`, time-bounded), checks them against the
+catalog and sums the launches of one case into one `Entry` as they come. `render` prints
+the entries as YAML; `write` adds them to the kernel specs in place, all files or none.
+Every problem in a file is a `FILE:LINE[:COL]: error: ...` (`ExportError`), found before
+any spec is touched.
 """
 
 from __future__ import annotations
