@@ -401,3 +401,25 @@ def test_mutated_exports_never_crash(
     if not (write and code == 0):
         assert before == snapshot(specs)
     assert [] == [p.name for p in specs.rglob(".*")]
+
+
+def test_skipped_kernels_are_counted_past_twenty(
+    specs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Kernels no --match finds are named up to twenty, each name cut short; the rest
+    are counted on one line."""
+    export = tmp_path / "many.csv"
+    rows = [f'"{i}","other_{i}_{"x" * 500}","2"' for i in range(25)]
+    export.write_text(
+        '"ID","Kernel Name","gpu__time_duration.sum"\n"","","msecond"\n'
+        + "\n".join([*rows, '"25","axpy_kernel","2"'])
+        + "\n",
+        "utf-8",
+    )
+    code, _ = run("import", "ncu", str(export), "--specs", str(specs), "--device", "gpu-b",
+                  "--match", "axpy_kernel=axpy-big")  # fmt: skip
+    err = capsys.readouterr().err.splitlines()
+    assert 0 == code
+    assert 21 == len(err)
+    assert "rooflinec: note: and 5 more kernel(s) matching no --match" == err[-1]
+    assert all(len(line) < 200 for line in err)

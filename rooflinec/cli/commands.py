@@ -328,13 +328,17 @@ def cmd_import(opts: Options, out: TextIO) -> int:
     except OSError as exc:
         sys.stderr.write(one_line(f"{path}: error: cannot read it ({exc.strerror})") + "\n")
         return EXIT_SPEC
-    for name, launches in skipped.items():
+    for name, launches in list(skipped.items())[:_NOTES]:
         sys.stderr.write(
             one_line(
                 f"rooflinec: note: kernel {_cut(name)!r} ({launches} launch(es)) matches no"
                 " --match: skipped"
             )
             + "\n"
+        )
+    if len(skipped) > _NOTES:
+        sys.stderr.write(
+            f"rooflinec: note: and {len(skipped) - _NOTES} more kernel(s) matching no --match\n"
         )
     if not entries:
         raise UsageError(f"{path}: no launch matched a case: nothing to import")
@@ -357,6 +361,9 @@ def cmd_import(opts: Options, out: TextIO) -> int:
     for file in changed:
         out.write(f"{file}: measured entries added (source {source[0]})\n")
     return EXIT_OK
+
+
+_NOTES = 20  # kernels skipped by --match named one by one; the rest are counted
 
 
 def _cut(name: str, limit: int = 120) -> str:
