@@ -228,6 +228,7 @@ def _long(
     at = {c: header.index(c) for c in _LONG}
     current: _Launch | None = None
     current_id: str | None = None
+    last_id: int | None = None
     for cells in reader:
         line = start + 1 + reader.line_num
         if not any(c.strip() for c in cells):
@@ -245,6 +246,21 @@ def _long(
             if current is not None:
                 yield current
             current_id = cells[at["ID"]]
+            number_id = int(current_id) if current_id.isascii() and current_id.isdigit() else None
+            if number_id is not None and last_id is not None and number_id <= last_id:
+                # Launches are numbered in order: a smaller ID is a launch met before,
+                # whose lines the export split (sorted by metric?): its sums would be wrong.
+                problems.add(
+                    Problem(
+                        path,
+                        line,
+                        f"launch ID {number_id} comes after launch ID {last_id}: the export's"
+                        " lines are not in launch order (export it again, or sort it by ID)",
+                    )
+                )
+                current = None
+                break
+            last_id = number_id if number_id is not None else last_id
             current = _Launch(line, cells[at["Kernel Name"]], {})
         assert current is not None
         metric = cells[at["Metric Name"]]
