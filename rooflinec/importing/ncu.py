@@ -114,7 +114,10 @@ def read_ncu(path: str, lines: Lines, commas: Commas = "ask") -> Iterator[Row]:
     header: list[str] | None = None
     for start, text in enumerate(feed):  # noqa: B007 - `start` is the header's index
         if "Kernel Name" in text:
-            cells = next(csv.reader([text]), [])
+            try:
+                cells = next(csv.reader([text]), [])
+            except csv.Error:  # a line of the application's output, not the header
+                continue
             if "Kernel Name" in cells:
                 header = cells
                 break
