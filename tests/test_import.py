@@ -16,6 +16,8 @@ from tests.measuredspecs import write_measured
 
 FIXTURES = Path(__file__).parent / "fixtures" / "imports"
 NCU_MATCHES = ("--match", "^axpy_kernel=axpy-big", "--match", "tiny_axpy=axpy-tiny")
+# The raw page's values ('2,000', '6,144') carry one comma: say it separates thousands.
+THOUSANDS = "--thousands-comma"
 
 
 @pytest.fixture(autouse=True)
@@ -81,7 +83,7 @@ def test_ncu_raw_page_sums_launches_and_prefers_the_formula(specs: Path) -> None
     are told apart by --match; operations come from the formula, the count is noted."""
     code, text = run(
         "import", "ncu", str(FIXTURES / "ncu-raw.csv"), "--specs", str(specs),
-        "--device", "gpu-b", *NCU_MATCHES,
+        "--device", "gpu-b", *NCU_MATCHES, THOUSANDS,
     )  # fmt: skip
     assert 0 == code
     (doc,) = _load(text)
@@ -131,7 +133,7 @@ def test_write_keeps_every_comment_and_adds_the_source(specs: Path) -> None:
     before = kernel.read_text("utf-8")
     code, text = run(
         "import", "ncu", str(FIXTURES / "ncu-raw.csv"), "--specs", str(specs),
-        "--device", "gpu-b", *NCU_MATCHES, "--write",
+        "--device", "gpu-b", *NCU_MATCHES, THOUSANDS, "--write",
     )  # fmt: skip
     assert 0 == code
     assert f"{kernel}: measured entries added (source ncu-ncu-raw)\n" == text
@@ -165,10 +167,10 @@ HEAD = "case,device,precision,time\n"
     ("content", "expected"),
     [
         ("case,device,precision\naxpy-big,gpu-b,bf16\n", ":1: error: missing column 'time'"),
-        (HEAD + "axpy-big,gpu-b,bf16,0.21\n", ":2: error: time '0.21': missing unit"),
+        (HEAD + "axpy-big,gpu-b,bf16,0.21\n", ":2:25: error: time '0.21' has no unit"),
         (HEAD + "axpy-nope,gpu-b,bf16,1 ms\n", ":2: error: unknown case 'axpy-nope'"),
         (HEAD + "axpy-big,gpu-z,bf16,1 ms\n", ":2: error: unknown device 'gpu-z'"),
-        (HEAD + "axpy-big,gpu-b,bf16,-1 ms\n", ":2: error: time '-1 ms': negative"),
+        (HEAD + "axpy-big,gpu-b,bf16,-1 ms\n", ":2:21: error: time '-1 ms' is negative"),
     ],
 )  # fmt: skip
 def test_broken_plain_file_changes_nothing(
@@ -187,16 +189,18 @@ def test_broken_plain_file_changes_nothing(
 def test_ncu_metric_without_a_unit_changes_nothing(
     specs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A raw page whose time column has no unit: the launch's line is named, nothing written."""
+    """A raw page whose time column has no unit: the unit's line and column are named,
+    once, and nothing is written."""
     text = (FIXTURES / "ncu-raw.csv").read_text("utf-8").replace('"usecond"', '""')
     bad = tmp_path / "ncu.csv"
     bad.write_text(text, "utf-8")
     before = _snapshot(specs)
     code, _ = run("import", "ncu", str(bad), "--specs", str(specs), "--device", "gpu-b",
-                  *NCU_MATCHES, "--write")  # fmt: skip
+                  *NCU_MATCHES, THOUSANDS, "--write")  # fmt: skip
     assert 1 == code
     err = capsys.readouterr().err
-    assert f"{bad}:8: error: gpu__time_duration.sum has no unit" in err
+    assert err.startswith(f"{bad}:7:58: error: gpu__time_duration.sum has no unit")
+    assert 1 == len(err.splitlines())
     assert before == _snapshot(specs)
 
 
@@ -205,7 +209,7 @@ def test_kernel_names_must_be_cases_without_match(
 ) -> None:
     """Without --match a kernel name is taken as a case id; a hint says how to map it."""
     code, _ = run("import", "ncu", str(FIXTURES / "ncu-raw.csv"), "--specs", str(specs),
-                  "--device", "gpu-b")  # fmt: skip
+                  "--device", "gpu-b", THOUSANDS)  # fmt: skip
     assert 1 == code
     assert "ncu-raw.csv:8: error: unknown case 'axpy_kernel<__nv_bfloat16>'; map kernel" in (
         capsys.readouterr().err

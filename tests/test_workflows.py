@@ -124,7 +124,8 @@ def test_actions_are_current_major_versions(path: Path) -> None:
 @pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
 def test_every_job_caches_pip(path: Path) -> None:
     """A job that installs with pip keeps pip's cache: setup-python's `cache: pip` keyed
-    on the pinned constraints.txt, or actions/cache of ~/.cache/pip where setup-python does not run."""
+    on the pinned constraints.txt, or actions/cache of ~/.cache/pip where setup-python
+    does not run."""
     for job in load(path)["jobs"].values():
         if not any("pip install" in s.get("run", "") for s in job["steps"]):
             continue

@@ -275,7 +275,9 @@ def cmd_report(opts: Options, out: TextIO) -> int:
 def cmd_import(opts: Options, out: TextIO) -> int:
     from rooflinec.assemble import catalog_or_raise
     from rooflinec.importing import (
+        Commas,
         ExportError,
+        Lines,
         measurement_source,
         parse_matches,
         read_rows,
@@ -286,49 +288,93 @@ def cmd_import(opts: Options, out: TextIO) -> int:
     from rooflinec.lints import current_date
 
     folder = specs_folder(opts.specs)
+    if opts.write:
+        from rooflinec.importing.write import recover
+
+        # A run killed while replacing files left a journal: finish or undo it before
+        # the specs are read, so they are read whole.
+        try:
+            done = recover(folder)
+        except OSError as exc:
+            where = exc.filename or folder
+            sys.stderr.write(
+                one_line(f"{where}: error: cannot finish or roll back a killed import"
+                         f" ({exc.strerror}): check the kernel files") + "\n"
+            )  # fmt: skip
+            return EXIT_SPEC
+        if done is not None:
+            sys.stderr.write(done + "\n")
     catalog = catalog_or_raise(folder)
     matches = parse_matches(opts.matches)
     if opts.file is None or not opts.file.is_file():
         raise UsageError(f"export file not found: {opts.file}")
     path = str(opts.file)
+    commas: Commas = (
+        "decimal" if opts.decimal_comma else "thousands" if opts.thousands_comma else "ask"
+    )
     skipped: dict[str, int] = {}
     try:
-        text = opts.file.read_text("utf-8-sig")
-        rows = read_rows(opts.kind, path, text)
-        entries = resolve(
-            rows,
-            catalog,
-            path,
-            tool=TOOLS[opts.kind],
-            device=opts.devices[0] if opts.devices else None,
-            precision=opts.precisions[0] if opts.precisions else None,
-            matches=matches if opts.kind != "csv" else None,
-            skipped=skipped,
-        )
-    except UnicodeDecodeError as exc:
-        sys.stderr.write(one_line(f"{path}:1: error: not UTF-8 text ({exc.reason})") + "\n")
-        return EXIT_SPEC
+        # Read line by line: a long export is summed as it is read, never held whole.
+        with open(opts.file, "rb") as handle:
+            lines = Lines(handle, path)
+            entries = resolve(
+                read_rows(opts.kind, path, lines, commas),
+                catalog,
+                path,
+                tool=TOOLS[opts.kind],
+                device=opts.devices[0] if opts.devices else None,
+                precision=opts.precisions[0] if opts.precisions else None,
+                matches=matches if opts.kind != "csv" else None,
+                skipped=skipped,
+            )
     except ExportError as exc:
         for problem in exc.problems:
             sys.stderr.write(f"{problem}\n")
         return EXIT_SPEC
-    for name, launches in skipped.items():
+    except OSError as exc:
+        sys.stderr.write(one_line(f"{path}: error: cannot read it ({exc.strerror})") + "\n")
+        return EXIT_SPEC
+    for name, launches in list(skipped.items())[:_NOTES]:
         sys.stderr.write(
-            f"rooflinec: note: kernel {name!r} ({launches} launch(es)) matches no --match:"
-            " skipped\n"
+            one_line(
+                f"rooflinec: note: kernel {_cut(name)!r} ({launches} launch(es)) matches no"
+                " --match: skipped"
+            )
+            + "\n"
+        )
+    if len(skipped) > _NOTES:
+        sys.stderr.write(
+            f"rooflinec: note: and {len(skipped) - _NOTES} more kernel(s) matching no --match\n"
         )
     if not entries:
         raise UsageError(f"{path}: no launch matched a case: nothing to import")
-    source = measurement_source(opts.kind, path, current_date())
+    sid, fields = measurement_source(opts.kind, path, current_date())
+    source = (opts.source or sid, fields)
     if not opts.write:
         units = {e.case: catalog.precisions[e.precision].unit for e in entries}
         out.write(render(entries, source, units))
         return EXIT_OK
     from rooflinec.importing.write import write_entries
 
-    for changed in write_entries(catalog, folder, entries, source):
-        out.write(f"{changed}: measured entries added (source {source[0]})\n")
+    try:
+        changed = write_entries(catalog, folder, entries, source)
+    except OSError as exc:
+        where = exc.filename or folder
+        sys.stderr.write(
+            one_line(f"{where}: error: cannot write ({exc.strerror}): no spec was changed") + "\n"
+        )
+        return EXIT_SPEC
+    for file in changed:
+        out.write(f"{file}: measured entries added (source {source[0]})\n")
     return EXIT_OK
+
+
+_NOTES = 20  # kernels skipped by --match named one by one; the rest are counted
+
+
+def _cut(name: str, limit: int = 120) -> str:
+    """A kernel name as a note shows it: C++ template names run to thousands of characters."""
+    return name if len(name) <= limit else name[:limit] + "…"
 
 
 def cmd_solve(opts: Options, out: TextIO) -> int:

@@ -14,6 +14,7 @@ import argparse
 import errno
 import gc
 import os
+import re
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -280,6 +281,38 @@ def _import(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="add the entries to the kernel specs in place (default: print them as YAML)",
     )
+    p.add_argument(
+        "--source",
+        type=_source_id,
+        metavar="ID",
+        help="the id of the measurement source to write (default: the tool and the file's"
+        " name, e.g. ncu-run); a different source of that id already in a kernel file is"
+        " never replaced",
+    )
+    commas = p.add_mutually_exclusive_group()
+    commas.add_argument(
+        "--decimal-comma",
+        action="store_true",
+        help="read a comma in a number as the decimal point ('0,2' is 0.2; '1.234,5' is 1234.5)",
+    )
+    commas.add_argument(
+        "--thousands-comma",
+        action="store_true",
+        help="read a comma in a number as a thousands separator ('1,234' is 1234)",
+    )
+
+
+_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+
+
+def _source_id(text: str) -> str:
+    """An id as the schemas spell one: lower-case letters, digits and hyphens."""
+    if not _ID.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"--source {text[:80]!r}: an id is lower-case letters, digits and hyphens"
+            " (at most 64, starting with a letter or digit)"
+        )
+    return text
 
 
 def _solve(p: argparse.ArgumentParser) -> None:
@@ -413,8 +446,13 @@ COMMANDS: tuple[Command, ...] = (
         "units), an Nsight Compute CSV export (raw or details page) or rocprof-compute's "
         "pmc_perf.csv, sum the launches of each kernel, and print the measured entries as "
         "YAML; --write adds them and a measurement source to the kernel specs in place, "
-        "keeping comments and order. A bad file gives FILE:LINE: error: lines, exit 1, and "
-        "no spec is touched.",
+        "keeping comments, order and line ends; --source ID names that source (a different "
+        "source of that id already in a file is refused, never replaced). All files change "
+        "or none: they are written beside and renamed in, an error or Ctrl-C puts the "
+        "originals back, and a journal left by a killed run is finished or rolled back by "
+        "the next --write. A number with one comma and no point (0,2 or 1,234) is refused "
+        "unless --decimal-comma or --thousands-comma says how to read it. A bad file gives "
+        "FILE:LINE[:COL]: error: lines, exit 1, and no spec is touched.",
         arguments=_import,
         run=commands.cmd_import,
     ),

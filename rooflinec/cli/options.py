@@ -51,6 +51,9 @@ class Options:
     file: Path | None = None
     matches: tuple[str, ...] = ()
     write: bool = False
+    source: str | None = None  # the measurement source's id (default: from the file's name)
+    decimal_comma: bool = False
+    thousands_comma: bool = False
     # diff
     base: str | None = None
     require_bump: bool = False

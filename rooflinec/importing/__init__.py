@@ -1,22 +1,29 @@
 """`rooflinec import`: profiler exports turned into `measured` entries of kernel specs.
 
-Readers (`plain`, `ncu`, `rocprof`) turn one file into `Row`s, one per launch or line,
-each with the line it came from. `entries.resolve` maps them to cases (`--match`),
-checks them against the catalog and sums the launches of one case into one `Entry`.
-`render` prints the entries as YAML; `write` adds them to the kernel specs in place.
-Every problem in a file is a `FILE:LINE: error: ...` (`ExportError`), found before any
-spec is touched.
+Readers (`plain`, `ncu`, `rocprof`) turn one file, read line by line (`rows.Lines`),
+into a stream of `Row`s, one per launch or line, each with the line it came from; every
+number goes through `rows.number` (capped, finite, not negative, commas read as told).
+`entries.resolve` maps them to cases (`--match`, time-bounded), checks them against the
+catalog and sums the launches of one case into one `Entry` as they come. `render` prints
+the entries as YAML; `write` adds them to the kernel specs in place, all files or none.
+Every problem in a file is a `FILE:LINE[:COL]: error: ...` (`ExportError`), found before
+any spec is touched.
 """
 
 from __future__ import annotations
 
-from rooflinec.importing.entries import Entry, parse_matches, resolve
-from rooflinec.importing.rows import ExportError, Problem, Row
+from collections.abc import Iterator
+
+from rooflinec.importing.entries import Entry, MatchTimeout, parse_matches, resolve
+from rooflinec.importing.rows import Commas, ExportError, Lines, Problem, Row
 from rooflinec.importing.sources import measurement_source
 
 __all__ = [
+    "Commas",
     "Entry",
     "ExportError",
+    "Lines",
+    "MatchTimeout",
     "Problem",
     "Row",
     "measurement_source",
@@ -28,16 +35,17 @@ __all__ = [
 KINDS = ("csv", "ncu", "rocprof")
 
 
-def read_rows(kind: str, path: str, text: str) -> list[Row]:
-    """The rows of an export of `kind` (csv, ncu or rocprof); `ExportError` on problems."""
+def read_rows(kind: str, path: str, lines: Lines, commas: Commas = "ask") -> Iterator[Row]:
+    """The rows of an export of `kind` (csv, ncu or rocprof), read as they are asked for;
+    `ExportError` on problems, once the file has been read."""
     if kind == "ncu":
         from rooflinec.importing.ncu import read_ncu
 
-        return read_ncu(path, text)
+        return read_ncu(path, lines, commas)
     if kind == "rocprof":
         from rooflinec.importing.rocprof import read_rocprof
 
-        return read_rocprof(path, text)
+        return read_rocprof(path, lines, commas)
     from rooflinec.importing.plain import read_plain
 
-    return read_plain(path, text)
+    return read_plain(path, lines, commas)

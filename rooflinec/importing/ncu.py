@@ -6,7 +6,9 @@ The metrics read are NERSC's roofline set: time from `gpu__time_duration.sum` (e
 `sm__cycles_elapsed.avg` / `sm__cycles_elapsed.avg.per_second`), bytes from
 `dram__bytes.sum` (else read + write), `lts__t_bytes.sum` (L2) and `l1tex__t_bytes.sum`
 (L1). Units are read, never assumed; values may carry thousands separators. Lines before
-the header (the application's output, `==PROF==` lines) are skipped.
+the header (the application's output, `==PROF==` lines) are skipped. The file is read
+line by line and only the metrics above are kept, so a million launches cost no more
+memory than one: the readers' callers sum them as they come.
 
 Operations: the CUDA-core counts (`sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}
 _pred_on.sum`, an FMA counting two) are exact, but the tensor pipe is counted in
@@ -18,12 +20,25 @@ operations, and the entry's note records what the profiler counted.
 from __future__ import annotations
 
 import csv
-import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-from rooflinec.importing.rows import ExportError, Problem, Row, number
+from rooflinec.importing.rows import (
+    Commas,
+    Lines,
+    NumberError,
+    Problem,
+    Problems,
+    Row,
+    cell_columns,
+    number,
+    shown,
+)
+
+if TYPE_CHECKING:
+    from _csv import Reader as CsvReader
 
 BYTE_UNITS = {
     "byte": 1, "Kbyte": 10**3, "Mbyte": 10**6, "Gbyte": 10**9, "Tbyte": 10**12,
@@ -50,86 +65,252 @@ TENSOR = "sm__inst_executed_pipe_tensor.sum"
 _CORE = "sm__sass_thread_inst_executed_op_{}{}_pred_on.sum"
 
 
+_WANTED = frozenset(
+    {
+        TIME,
+        CYCLES,
+        CYCLE_RATE,
+        TENSOR,
+        *LEVEL_METRICS.values(),
+        *DRAM_PARTS,
+        *(_CORE.format(k, op) for k in "dfh" for op in ("add", "mul", "fma")),
+    }
+)
+# An FMA counts two operations.
+_CORE_WEIGHTS = tuple(
+    (_CORE.format(kind, op), weight)
+    for kind in "dfh"
+    for op, weight in (("add", 1), ("mul", 1), ("fma", 2))
+)
+_LONG = ("ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value")
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """One metric's value as read, with where it was: a bad value is pointed at."""
+
+    text: str
+    unit: str
+    line: int
+    raw: str  # the physical line it is on
+    index: int  # its cell in that line
+    unit_line: int  # where its unit is: the raw page's line of units, or the same line
+    unit_raw: str
+    unit_index: int
+
+
 @dataclass(frozen=True)
 class _Launch:
     line: int
     name: str
-    metrics: dict[str, tuple[str, str]]  # metric -> (value text, unit)
+    metrics: dict[str, _Cell]
 
 
-def read_ncu(path: str, text: str) -> list[Row]:
-    """One row per launch of an Nsight Compute CSV export."""
-    lines = text.splitlines()
-    start = next(
-        (i for i, ln in enumerate(lines) if '"Kernel Name"' in ln or "Kernel Name," in ln), None
+def read_ncu(path: str, lines: Lines, commas: Commas = "ask") -> Iterator[Row]:
+    """One row per launch of an Nsight Compute CSV export, read line by line."""
+    problems = Problems(path)
+    feed = iter(lines)
+    start = 0
+    header: list[str] | None = None
+    for start, text in enumerate(feed):  # noqa: B007 - `start` is the header's index
+        if "Kernel Name" in text:
+            try:
+                cells = next(csv.reader([text]), [])
+            except csv.Error:  # a line of the application's output, not the header
+                continue
+            if "Kernel Name" in cells:
+                header = cells
+                break
+    if header is None:
+        problems.add(
+            Problem(
+                path,
+                1,
+                "no header line with a 'Kernel Name' column: not an Nsight Compute CSV export",
+            )
+        )
+        problems.raise_any()
+        return
+    reader = csv.reader(feed)
+    launches = (
+        _long(path, start, header, reader, lines, problems)
+        if "Metric Name" in header
+        else _wide(path, start, header, reader, lines, problems)
     )
-    if start is None:
-        raise ExportError(
-            [
+    seen = False
+    try:
+        for launch in launches:
+            row = _row(path, launch, problems, commas)
+            if row is not None:
+                seen = True
+                yield row
+    except csv.Error as exc:
+        problems.add(Problem(path, start + 1 + reader.line_num, f"not a CSV file: {exc}"))
+    problems.raise_any()
+    if not seen:
+        problems.add(Problem(path, start + 1, "the export has no launches"))
+        problems.raise_any()
+
+
+def _twice(path: str, line: int, header: list[str], lines: Lines, problems: Problems) -> bool:
+    """A problem for each column named twice (which one holds the launch's figure?)."""
+    first: dict[str, int] = {}
+    found = False
+    for i, name in enumerate(header):
+        if name in first and (name in _WANTED or name in _LONG):
+            problems.add(
                 Problem(
                     path,
-                    1,
-                    "no header line with a 'Kernel Name' column: not an Nsight Compute CSV export",
+                    line,
+                    f"column {shown(name)} appears twice, as columns {first[name] + 1} and"
+                    f" {i + 1}: keep one",
+                    lines.column(i),
                 )
-            ]
-        )
-    body = "\n".join(lines[start:])
-    header = next(csv.reader(io.StringIO(body)))
-    launches = list(
-        _long(path, start, body) if "Metric Name" in header else _wide(path, start, body)
-    )
-    problems: list[Problem] = []
-    rows = [row for launch in launches if (row := _row(path, launch, problems)) is not None]
-    if problems:
-        raise ExportError(problems)
-    if not rows:
-        raise ExportError([Problem(path, start + 1, "the export has no launches")])
-    return rows
+            )
+            found = True
+        first.setdefault(name, i)
+    return found
 
 
-def _wide(path: str, start: int, body: str) -> Iterator[_Launch]:
+def _wide(
+    path: str,
+    start: int,
+    header: list[str],
+    reader: CsvReader,
+    lines: Lines,
+    problems: Problems,
+) -> Iterator[_Launch]:
     """The raw page: header, then a line of units, then one line per launch."""
-    reader = csv.reader(io.StringIO(body))
-    header = next(reader)
+    if _twice(path, start + 1, header, lines, problems):
+        return
     units = next(reader, None)
     if units is None or len(units) != len(header):
-        raise ExportError(
-            [Problem(path, start + 2, "expected the raw page's line of units under the header")]
+        problems.add(
+            Problem(path, start + 2, "expected the raw page's line of units under the header")
         )
+        return
+    units_raw = lines.last
     name_at = header.index("Kernel Name")
+    wanted = [(i, h, units[i].strip()) for i, h in enumerate(header) if h in _WANTED]
     for cells in reader:
-        line = start + reader.line_num
+        line = start + 1 + reader.line_num
         if not any(c.strip() for c in cells):
             continue
         if len(cells) != len(header):
-            raise ExportError(
-                [Problem(path, line, f"expected {len(header)} cells, found {len(cells)}")]
+            problems.add(
+                Problem(
+                    path,
+                    line,
+                    f"expected {len(header)} cells, found {len(cells)} (a line cut short?)",
+                )
             )
-        metrics = {h: (c, u.strip()) for h, c, u in zip(header, cells, units, strict=True)}
+            continue
+        raw = lines.last
+        metrics = {
+            h: _Cell(cells[i], unit, line, raw, i, start + 2, units_raw, i) for i, h, unit in wanted
+        }
         yield _Launch(line, cells[name_at], metrics)
 
 
-def _long(path: str, start: int, body: str) -> Iterator[_Launch]:
-    """The details page: one line per launch and metric; launches told apart by `ID`."""
-    reader = csv.DictReader(io.StringIO(body))
-    missing = [
-        c
-        for c in ("ID", "Metric Name", "Metric Unit", "Metric Value")
-        if c not in (reader.fieldnames or [])
-    ]
+def _long(
+    path: str,
+    start: int,
+    header: list[str],
+    reader: CsvReader,
+    lines: Lines,
+    problems: Problems,
+) -> Iterator[_Launch]:
+    """The details page: one line per launch and metric; a launch's lines are together
+    (told apart by `ID`), so each launch is complete when the next one starts."""
+    missing = [c for c in _LONG if c not in header]
     if missing:
-        raise ExportError([Problem(path, start + 1, f"missing column '{missing[0]}'")])
-    launches: dict[str, _Launch] = {}
-    for record in reader:
-        line = start + reader.line_num
-        launch = launches.get(record["ID"])
-        if launch is None:
-            launch = launches[record["ID"]] = _Launch(line, record["Kernel Name"], {})
-        launch.metrics[record["Metric Name"]] = (
-            record["Metric Value"],
-            record["Metric Unit"].strip(),
+        problems.add(Problem(path, start + 1, f"missing column '{missing[0]}'"))
+        return
+    if _twice(path, start + 1, header, lines, problems):
+        return
+    at = {c: header.index(c) for c in _LONG}
+    current: _Launch | None = None
+    current_id: str | None = None
+    last_id: int | None = None
+    for cells in reader:
+        line = start + 1 + reader.line_num
+        if not any(c.strip() for c in cells):
+            continue
+        if len(cells) != len(header):
+            problems.add(
+                Problem(
+                    path,
+                    line,
+                    f"expected {len(header)} cells, found {len(cells)} (a line cut short?)",
+                )
+            )
+            continue
+        if cells[at["ID"]] != current_id:
+            if current is not None:
+                yield current
+            current_id = cells[at["ID"]]
+            number_id = int(current_id) if current_id.isascii() and current_id.isdigit() else None
+            if number_id is not None and last_id is not None and number_id <= last_id:
+                # Launches are numbered in order: a smaller ID is a launch met before,
+                # whose lines the export split (sorted by metric?): its sums would be wrong.
+                problems.add(
+                    Problem(
+                        path,
+                        line,
+                        f"launch ID {number_id} comes after launch ID {last_id}: the export's"
+                        " lines are not in launch order (export it again, or sort it by ID)",
+                    )
+                )
+                current = None
+                break
+            last_id = number_id if number_id is not None else last_id
+            current = _Launch(line, cells[at["Kernel Name"]], {})
+        assert current is not None
+        metric = cells[at["Metric Name"]]
+        if metric in _WANTED:
+            current.metrics[metric] = _Cell(
+                cells[at["Metric Value"]],
+                cells[at["Metric Unit"]].strip(),
+                line,
+                lines.last,
+                at["Metric Value"],
+                line,
+                lines.last,
+                at["Metric Unit"],
+            )
+    if current is not None:
+        yield current
+
+
+def _read(
+    path: str, metric: str, cell: _Cell, problems: Problems, commas: Commas
+) -> Fraction | None:
+    """A cell's number; a problem pointing at it when it is not one."""
+    try:
+        value = number(cell.text, commas)
+    except NumberError as exc:
+        problems.add(
+            Problem(
+                path,
+                cell.line,
+                f"{metric} {shown(cell.text)} {exc.message}",
+                _column(cell, exc.offset),
+            )
         )
-    yield from launches.values()
+        return None
+    if value is None:
+        problems.add(Problem(path, cell.line, f"{metric} is empty", _column(cell, 0)))
+    return value
+
+
+def _column(cell: _Cell, offset: int, unit: bool = False) -> int | None:
+    """The column of a cell's value (or of its unit) on its line."""
+    raw, index = (cell.unit_raw, cell.unit_index) if unit else (cell.raw, cell.index)
+    starts = cell_columns(raw)
+    if index >= len(starts):
+        return None
+    start = starts[index]
+    return start + offset + (1 if raw[start - 1 : start] == '"' else 0)
 
 
 def _value(
@@ -137,79 +318,88 @@ def _value(
     launch: _Launch,
     metric: str,
     units: dict[str, int] | dict[str, Fraction],
-    problems: list[Problem],
+    problems: Problems,
+    commas: Commas,
 ) -> Fraction | None:
     """A metric in base units; a problem when its value or unit cannot be read."""
-    text, unit = launch.metrics[metric]
-    value = number(text)
+    cell = launch.metrics[metric]
+    value = _read(path, metric, cell, problems, commas)
     if value is None:
-        problems.append(Problem(path, launch.line, f"{metric} {text!r} is not a number"))
         return None
-    if value < 0:
-        problems.append(Problem(path, launch.line, f"{metric} {text!r} is negative"))
-        return None
-    if unit not in units:
-        what = "has no unit" if not unit else f"has the unit {unit!r}"
-        problems.append(
+    if cell.unit not in units:
+        what = "has no unit" if not cell.unit else f"has the unit {shown(cell.unit)}"
+        problems.add(
             Problem(
                 path,
-                launch.line,
+                cell.unit_line,
                 f"{metric} {what}: expected one of {', '.join(u for u in units if u)}",
+                _column(cell, 0, unit=True),
             )
         )
         return None
-    return value * units[unit]
+    factor = units[cell.unit]
+    return value if factor == 1 else value * factor
 
 
-def _row(path: str, launch: _Launch, problems: list[Problem]) -> Row | None:
+def _row(path: str, launch: _Launch, problems: Problems, commas: Commas) -> Row | None:
     before = len(problems)
     has = launch.metrics.__contains__
+    time: Fraction | None
     if has(TIME):
-        time = _value(path, launch, TIME, TIME_UNITS, problems)
+        time = _value(path, launch, TIME, TIME_UNITS, problems, commas)
     elif has(CYCLES) and has(CYCLE_RATE):
-        cycles = _value(path, launch, CYCLES, COUNT_UNITS, problems)
-        rate = _value(path, launch, CYCLE_RATE, RATE_UNITS, problems)
+        cycles = _value(path, launch, CYCLES, COUNT_UNITS, problems, commas)
+        rate = _value(path, launch, CYCLE_RATE, RATE_UNITS, problems, commas)
         time = cycles / rate if cycles is not None and rate else None
+        if rate == 0:
+            problems.add(Problem(path, launch.line, f"{CYCLE_RATE} is zero"))
     else:
-        problems.append(
+        problems.add(
             Problem(
                 path,
                 launch.line,
                 f"missing column '{TIME}' (or '{CYCLES}' with '{CYCLE_RATE}'): no time for"
-                f" kernel {launch.name!r}",
+                f" kernel {shown(launch.name)}",
             )
         )
         return None
     traffic: dict[str, Fraction] = {}
     for level, metric in LEVEL_METRICS.items():
         if has(metric):
-            value = _value(path, launch, metric, BYTE_UNITS, problems)
+            value = _value(path, launch, metric, BYTE_UNITS, problems, commas)
             if value is not None:
                 traffic[level] = value
         elif level == "dram" and all(map(has, DRAM_PARTS)):
-            parts = [_value(path, launch, m, BYTE_UNITS, problems) for m in DRAM_PARTS]
+            parts = [_value(path, launch, m, BYTE_UNITS, problems, commas) for m in DRAM_PARTS]
             if None not in parts:
                 traffic[level] = sum((p for p in parts if p is not None), Fraction(0))
     if len(problems) > before or time is None:
         return None
     if time <= 0:
-        problems.append(Problem(path, launch.line, "the launch's time is zero"))
+        problems.add(Problem(path, launch.line, "the launch's time is zero"))
         return None
-    return Row(launch.line, launch.name, time, bytes=traffic, counted=_counted(launch))
+    return Row(launch.line, launch.name, time, bytes=traffic, counted=_counted(launch, commas))
 
 
-def _counted(launch: _Launch) -> dict[str, Fraction]:
-    """What the profiler counted, for the entry's note: CUDA-core FLOP, tensor instructions."""
+def _counted(launch: _Launch, commas: Commas) -> dict[str, Fraction]:
+    """What the profiler counted, for the entry's note: CUDA-core FLOP, tensor instructions.
+    A count that is not a number is left out of the note (it is not used as a figure)."""
     out: dict[str, Fraction] = {}
-    for kind in "dfh":
-        for op, weight in (("add", 1), ("mul", 1), ("fma", 2)):
-            metric = _CORE.format(kind, op)
-            value = number(launch.metrics[metric][0]) if metric in launch.metrics else None
-            if value is not None:
-                out["FLOP on CUDA cores"] = (
-                    out.get("FLOP on CUDA cores", Fraction(0)) + weight * value
-                )
-    tensor = number(launch.metrics[TENSOR][0]) if TENSOR in launch.metrics else None
+    for metric, weight in _CORE_WEIGHTS:
+        value = _note_number(launch, metric, commas)
+        if value is not None:
+            out["FLOP on CUDA cores"] = out.get("FLOP on CUDA cores", Fraction(0)) + weight * value
+    tensor = _note_number(launch, TENSOR, commas)
     if tensor is not None:
         out["tensor-pipe instructions"] = tensor
     return out
+
+
+def _note_number(launch: _Launch, metric: str, commas: Commas) -> Fraction | None:
+    cell = launch.metrics.get(metric)
+    if cell is None:
+        return None
+    try:
+        return number(cell.text, commas)
+    except NumberError:
+        return None

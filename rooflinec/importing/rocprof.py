@@ -13,6 +13,9 @@ of its byte formulas, each level only where all its counters are present:
   + TCP_TCC_ATOMIC_WITHOUT_RET_REQ) (`_sum` columns);
 - L1: 64·TCP_TOTAL_CACHE_ACCESSES_sum.
 
+The file is read line by line. A level whose counters give a negative byte count (counters
+from different passes that do not add up) is refused at its line, as is a zero count.
+
 Operations: the MFMA counters count in units of 512 operations whatever the matrix
 shape, so the kernel's formula gives the operations and the note records the count.
 """
@@ -20,10 +23,19 @@ shape, so the kernel's formula gives the operations and the note records the cou
 from __future__ import annotations
 
 import csv
-import io
+from collections.abc import Iterator
 from fractions import Fraction
 
-from rooflinec.importing.rows import ExportError, Problem, Row, number
+from rooflinec.importing.rows import (
+    Commas,
+    Lines,
+    NumberError,
+    Problem,
+    Problems,
+    Row,
+    number,
+    shown,
+)
 
 REQUIRED = ("Kernel_Name", "Start_Timestamp", "End_Timestamp")
 L2_COUNTERS = tuple(
@@ -40,59 +52,128 @@ MI300 = (
 )
 _VALU = "SQ_INSTS_VALU_{}_{}"
 _MFMA = "SQ_INSTS_VALU_MFMA_MOPS_{}"
+_NOTED = tuple(
+    [_VALU.format(op, k) for k in ("F16", "F32", "F64") for op in ("ADD", "MUL", "FMA", "TRANS")]
+    + [_MFMA.format(k) for k in ("F16", "BF16", "F32", "F64")]
+)
+_COUNTERS = (*MI200, *MI300, *L2_COUNTERS, L1_COUNTER)
+_LEVEL_NAMES = {"dram": "HBM", "l2": "L2", "l1": "L1"}
 
 
-def read_rocprof(path: str, text: str) -> list[Row]:
-    """One row per dispatch of a `pmc_perf.csv`."""
-    reader = csv.DictReader(io.StringIO(text))
-    names = reader.fieldnames or []
-    missing = [c for c in REQUIRED if c not in names]
-    if missing:
-        raise ExportError(
-            [
-                Problem(path, 1, f"missing column '{c}': not a rocprof-compute pmc_perf.csv")
-                for c in missing
-            ]
-        )
-    problems: list[Problem] = []
-    rows: list[Row] = []
-    for record in reader:
-        line = reader.line_num
-        values: dict[str, Fraction] = {}
-        for column, text_value in record.items():
-            if column is None or text_value is None or not text_value.strip():
+def read_rocprof(path: str, lines: Lines, commas: Commas = "ask") -> Iterator[Row]:
+    """One row per dispatch of a `pmc_perf.csv`, read line by line."""
+    problems = Problems(path)
+    reader = csv.reader(lines)
+    try:
+        header = next(reader, None) or []
+        names = [h.strip() for h in header]
+        for c in REQUIRED:
+            if c not in names:
+                problems.add(
+                    Problem(path, 1, f"missing column '{c}': not a rocprof-compute pmc_perf.csv")
+                )
+        first: dict[str, int] = {}
+        for i, n in enumerate(names):
+            if n in first and n in (*REQUIRED, *_COUNTERS, *_NOTED):
+                problems.add(
+                    Problem(
+                        path,
+                        1,
+                        f"column {shown(n)} appears twice, as columns {first[n] + 1} and"
+                        f" {i + 1}: keep one",
+                        lines.column(i),
+                    )
+                )
+            first.setdefault(n, i)
+        problems.raise_any()
+        used = [(c, first[c]) for c in (*REQUIRED[1:], *_COUNTERS) if c in first]
+        noted = [(c, first[c]) for c in _NOTED if c in first]
+        name_at = first["Kernel_Name"]
+        seen = False
+        for cells in reader:
+            line = reader.line_num
+            if not any(c.strip() for c in cells):
                 continue
-            value = number(text_value)
-            if value is not None:
-                values[column] = value
-        start, end = values.get("Start_Timestamp"), values.get("End_Timestamp")
-        if start is None or end is None:
-            problems.append(Problem(path, line, "a timestamp is empty or not a number"))
+            if len(cells) != len(names):
+                problems.add(
+                    Problem(
+                        path,
+                        line,
+                        f"expected {len(names)} cells, found {len(cells)} (a line cut short?)",
+                    )
+                )
+                continue
+            row = _row(path, line, lines, cells, name_at, used, noted, problems, commas)
+            if row is not None:
+                seen = True
+                yield row
+    except csv.Error as exc:
+        problems.add(Problem(path, reader.line_num or 1, f"not a CSV file: {exc}"))
+    problems.raise_any()
+    if not seen:
+        problems.add(Problem(path, 1, "the file has no dispatches"))
+        problems.raise_any()
+
+
+def _row(
+    path: str,
+    line: int,
+    lines: Lines,
+    cells: list[str],
+    name_at: int,
+    used: list[tuple[str, int]],
+    noted: list[tuple[str, int]],
+    problems: Problems,
+    commas: Commas,
+) -> Row | None:
+    before = len(problems)
+    values: dict[str, Fraction] = {}
+    for column, i in used:
+        try:
+            value = number(cells[i], commas)
+        except NumberError as exc:
+            message = f"{column} {shown(cells[i])} {exc.message}"
+            problems.add(Problem(path, line, message, lines.column(i, exc.offset)))
             continue
-        if end <= start:
-            problems.append(
+        if value is not None:
+            values[column] = value
+    for column, i in noted:  # counts for the note only: one that is not a number is left out
+        try:
+            value = number(cells[i], commas)
+        except NumberError:
+            continue
+        if value is not None:
+            values[column] = value
+    if len(problems) > before:
+        return None
+    start, end = values.get("Start_Timestamp"), values.get("End_Timestamp")
+    if start is None or end is None:
+        problems.add(Problem(path, line, "a timestamp is empty"))
+        return None
+    if end <= start:
+        problems.add(
+            Problem(
+                path,
+                line,
+                f"End_Timestamp {end} is not after Start_Timestamp {start}:"
+                " a negative or zero time",
+            )
+        )
+        return None
+    traffic = _bytes(values)
+    for level, value in traffic.items():
+        if value < 0:
+            problems.add(
                 Problem(
                     path,
                     line,
-                    f"End_Timestamp {end} is not after Start_Timestamp {start}:"
-                    " a negative or zero time",
+                    f"the {_LEVEL_NAMES[level]} counters give {value} bytes: counters that do"
+                    " not add up (from different passes?)",
                 )
             )
-            continue
-        rows.append(
-            Row(
-                line,
-                record["Kernel_Name"],
-                (end - start) / 10**9,
-                bytes=_bytes(values),
-                counted=_counted(values),
-            )
-        )
-    if problems:
-        raise ExportError(problems)
-    if not rows:
-        raise ExportError([Problem(path, 1, "the file has no dispatches")])
-    return rows
+    if len(problems) > before:
+        return None
+    return Row(line, cells[name_at], (end - start) / 10**9, bytes=traffic, counted=_counted(values))
 
 
 def _bytes(v: dict[str, Fraction]) -> dict[str, Fraction]:

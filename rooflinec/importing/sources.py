@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import datetime
+import os
 import re
 from pathlib import Path
 from typing import Any
+
+_MAX_SHOWN = 1000
 
 #: The tool each export comes from.
 TOOLS = {"csv": "plain CSV", "ncu": "Nsight Compute", "rocprof": "rocprof-compute"}
@@ -18,9 +21,19 @@ def source_id(kind: str, path: str) -> str:
 
 
 def measurement_source(kind: str, path: str, today: datetime.date) -> tuple[str, dict[str, Any]]:
-    """(id, fields) of the source recording an import of `path`."""
+    """(id, fields) of the source recording an import of `path`.
+
+    The note names the export's path, not just its name: `day1/report.csv` and
+    `day2/report.csv` make different sources of one id, which `--write` then refuses to
+    merge, instead of one run's entries silently taking the other's place.
+    """
+    from rooflinec.assemble.files import display_path
+
     tool = TOOLS[kind]
     name = Path(path).name
+    where = display_path(Path(os.path.abspath(path)))
+    if len(where) > _MAX_SHOWN:  # a note holds at most 2000 characters
+        where = "…" + where[-_MAX_SHOWN:]
     return source_id(kind, path), {
         "title": f"{tool} export {name}",
         "publisher": "local measurement",
@@ -28,7 +41,7 @@ def measurement_source(kind: str, path: str, today: datetime.date) -> tuple[str,
         "kind": "measurement",
         "tool": tool,
         "note": (
-            f"Imported by rooflinec from {name} on {today.isoformat()}. Set `read` to the date"
+            f"Imported by rooflinec from {where} on {today.isoformat()}. Set `read` to the date"
             " of the run, add the profiler's version to `tool` and the profiling command as"
             " `command`, and add the run's report as `url` where there is one."
         ),

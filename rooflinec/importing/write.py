@@ -1,16 +1,35 @@
 """`import --write`: the entries added to the kernel specs in place, or nothing at all.
 
-Each kernel file is edited with ruamel's round trip, which keeps comments, order and
-quoting; a file whose plain round trip is not its own text (a layout ruamel would
-change) is refused. The edited folder is built in a temporary copy first: only when it
-loads, validates and cross-checks are the files replaced, each by an atomic rename.
+Each kernel file is edited with ruamel's round trip, which keeps comments, order, quoting
+and line ends (CRLF stays CRLF, a missing final newline stays missing); a file whose
+plain round trip is not its own text (a layout ruamel would change) is refused. A source
+of the same id already in a file is kept when it is the same, else the import is refused:
+what the user wrote there (a URL, the tool's version, the command) is never replaced.
+
+The edited files are checked first in a temporary copy of the spec files the loader reads
+(never a linked folder copied whole): only when it loads, validates and cross-checks are
+the files replaced, all of them or none. The commit is a small transaction:
+
+1. the journal `.rooflinec-import.journal` in the specs folder names the files (phase
+   `staging`); each new text is written beside its file (`.NAME.rooflinec-new`) and each
+   original copied beside it (`.NAME.rooflinec-old`), all flushed to disk;
+2. the journal turns to phase `commit` (an atomic rename) and each new text is renamed
+   over its file;
+3. the copies of the originals, then the journal, are removed.
+
+Any failure or interruption (an exception, Ctrl-C, SIGTERM turned into an exception)
+puts the originals back and removes every file the import made. A run killed outright
+(SIGKILL, a power cut) leaves the journal, and the next `import --write` finishes it (all
+renamed: only the clean-up was left) or rolls it back, and says which.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import io
+import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -20,9 +39,12 @@ from typing import Any
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from rooflinec.catalog import Catalog
-from rooflinec.errors import Diagnostic, RooflinecError, SpecError
+from rooflinec.errors import Diagnostic, Location, RooflinecError, SpecError, one_line
 from rooflinec.importing.entries import Entry
 from rooflinec.importing.render import entry_map, yaml
+
+JOURNAL = ".rooflinec-import.journal"
+_NEW, _OLD = ".rooflinec-new", ".rooflinec-old"
 
 
 def write_entries(
@@ -30,8 +52,8 @@ def write_entries(
 ) -> list[Path]:
     """Add `entries` and their `source` to the kernel specs of `folder`; the files changed.
 
-    Raises `RooflinecError` (nothing written) when a file cannot be edited in place or the
-    edited specs would not build.
+    Raises `RooflinecError` (nothing written) when a file cannot be edited in place, a
+    different source of the same id is there, or the edited specs would not build.
     """
     by_kernel: dict[str, list[Entry]] = {}
     for entry in entries:
@@ -43,7 +65,7 @@ def write_entries(
         units = {e.case: catalog.precisions[e.precision].unit for e in items}
         texts[path] = _edited(path, items, source, units)
     _verify(folder, texts)
-    _replace(texts)
+    commit(folder, {Path(os.path.realpath(p)): t for p, t in texts.items()})
     return list(texts)
 
 
@@ -56,12 +78,27 @@ def _dump(data: Any) -> str:
 def _edited(
     path: Path, entries: list[Entry], source: tuple[str, dict[str, Any]], units: Mapping[str, str]
 ) -> str:
-    text = path.read_text("utf-8")
-    data = yaml().load(text)
-    if _dump(yaml().load(text)) != text:
-        raise RooflinecError(
-            f"{path}: its layout would change on a round trip (indentation or line width):"
-            " add the entries by hand (run without --write to print them)"
+    raw = path.read_bytes().decode("utf-8")
+    crlf = "\r\n" in raw
+    text = raw.replace("\r\n", "\n")
+    if "\r" in text or (crlf and "\n" in raw.replace("\r\n", "")):
+        raise _refused(
+            path,
+            1,
+            1,
+            "mixed line ends: make them all LF or all CRLF (or add the entries by hand; run"
+            " without --write to print them)",
+        )
+    final = text.endswith("\n")
+    whole = text if final else text + "\n"  # ruamel always ends with one
+    data = yaml().load(whole)
+    if _dump(yaml().load(whole)) != whole:
+        raise _refused(
+            path,
+            0,
+            0,
+            "its layout would change on a round trip (indentation or line width): add the"
+            " entries by hand (run without --write to print them)",
         )
     sid, fields = source
     sources = data.get("sources")
@@ -69,7 +106,10 @@ def _edited(
         sources = CommentedMap()
         keys = list(data)
         data.insert(keys.index("cases") if "cases" in keys else len(keys), "sources", sources)
-    sources[sid] = CommentedMap(fields)
+    if sid in sources:
+        _same_source(path, sources, sid, fields)
+    else:
+        sources[sid] = CommentedMap(fields)
     for entry in entries:
         case = next(c for c in data["cases"] if c.get("id") == entry.case)
         measured = case.get("measured")
@@ -86,20 +126,62 @@ def _edited(
             measured[same[0]] = item
         else:
             measured.append(item)
-    return _dump(data)
+    out = _dump(data)
+    if not final:
+        out = out[:-1]
+    return out.replace("\n", "\r\n") if crlf else out
+
+
+def _same_source(path: Path, sources: Any, sid: str, fields: dict[str, Any]) -> None:
+    """Nothing when the file's source `sid` is this import's; else the clash, refused."""
+    existing = sources[sid]
+    if isinstance(existing, dict) and {k: existing[k] for k in existing} == fields:
+        return
+    line, col = sources.lc.key(sid)
+    raise _refused(
+        path,
+        line + 1,
+        col + 1,
+        f"source '{sid}' is already there and differs from this import's (a hand-edited"
+        " source, or another run's): give --source NEW-ID to record this run as its own"
+        " source",
+    )
+
+
+def _refused(path: Path | str, line: int, col: int, message: str) -> SpecError:
+    """One `FILE:LINE:COL: error:` line (FILE alone at line 0)."""
+    return SpecError([Diagnostic(Location(str(path), line, col), message, code="import")])
 
 
 def _verify(folder: Path, texts: dict[Path, str]) -> None:
-    """Build a copy of `folder` with the edited texts; `SpecError` when it does not."""
+    """Build a copy of the spec files of `folder` with the edited texts; `SpecError` when
+    it does not build. Only the files the loader reads are copied, each as a plain file:
+    a linked folder is neither followed whole nor copied as a link."""
     from rooflinec.assemble import build_catalog
+    from rooflinec.assemble.files import discover
     from rooflinec.compiler import compile_catalog
 
+    found = discover(folder)
+    files = [
+        *([found.precisions] if found.precisions else []),
+        *found.devices,
+        *found.kernels,
+        *found.methods,
+        *found.models,
+    ]
     with tempfile.TemporaryDirectory(prefix="rooflinec-import-") as tmp:
         copy = Path(tmp) / "specs"
-        shutil.copytree(folder, copy)
-        root = folder.resolve()
+        where: dict[str, Path] = {}
+        for path in files:
+            target = copy / path.relative_to(folder)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+            where[os.path.realpath(path)] = target
         for path, text in texts.items():
-            (copy / path.resolve().relative_to(root)).write_text(text, "utf-8")
+            edited = where.get(os.path.realpath(path))
+            if edited is None:  # pragma: no cover - every kernel was read from `folder`
+                raise RooflinecError(f"{one_line(str(path))}: error: not a spec file of {folder}")
+            edited.write_text(text, "utf-8", newline="")
         catalog, diagnostics = build_catalog(copy)
         if catalog is not None:
             diagnostics = [*diagnostics, *compile_catalog(catalog).diagnostics]
@@ -116,19 +198,109 @@ def _moved(d: Diagnostic, copy: str, folder: str) -> Diagnostic:
     return dataclasses.replace(d, location=where)
 
 
-def _replace(texts: dict[Path, str]) -> None:
-    """Write every file beside its target first, then rename each over its target."""
-    staged: list[tuple[Path, Path]] = []
+def _beside(target: Path, suffix: str) -> Path:
+    return target.with_name(f".{target.name}{suffix}")
+
+
+def _write(path: Path, data: bytes) -> None:
+    with open(path, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _journal(folder: Path, phase: str, targets: list[Path]) -> None:
+    """Write the journal atomically: a run killed while writing it leaves the old one."""
+    root = Path(os.path.realpath(folder))
+    body = {"phase": phase, "files": [str(t.relative_to(root)) for t in targets]}
+    staged = root / (JOURNAL + _NEW)
+    _write(staged, (json.dumps(body, indent=1) + "\n").encode("utf-8"))
+    os.replace(staged, root / JOURNAL)
+
+
+def commit(folder: Path, texts: dict[Path, str]) -> None:
+    """Replace every file of `texts` (real paths inside `folder`) by its text, or none.
+
+    On any exception or interruption the originals are back and no file of ours is left.
+    """
+    root = Path(os.path.realpath(folder))
+    targets = list(texts)
+    renamed: list[Path] = []
     try:
-        for path, text in texts.items():
-            fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-            staged.append((Path(name), path))
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
-            shutil.copymode(path, name)
-    except OSError:
-        for written, _ in staged:
-            written.unlink(missing_ok=True)
+        _journal(root, "staging", targets)
+        for target, text in texts.items():
+            _write(_beside(target, _NEW), text.encode("utf-8"))
+            shutil.copymode(target, _beside(target, _NEW))
+            shutil.copy2(target, _beside(target, _OLD))
+        _journal(root, "commit", targets)
+        for target in targets:
+            os.replace(_beside(target, _NEW), target)
+            renamed.append(target)
+    except BaseException:
+        _roll_back(root, targets, renamed)
         raise
-    for written, target in staged:
-        os.replace(written, target)
+    _clean(root, targets)
+
+
+def _roll_back(root: Path, targets: list[Path], renamed: list[Path]) -> None:
+    for target in renamed:
+        os.replace(_beside(target, _OLD), target)
+    _clean(root, targets)
+
+
+def _clean(root: Path, targets: list[Path]) -> None:
+    for target in targets:
+        _beside(target, _NEW).unlink(missing_ok=True)
+        _beside(target, _OLD).unlink(missing_ok=True)
+    (root / (JOURNAL + _NEW)).unlink(missing_ok=True)
+    (root / JOURNAL).unlink(missing_ok=True)
+
+
+_SAFE = re.compile(r"[^/\\]+(?:/[^/\\]+)*")
+
+
+def recover(folder: Path) -> str | None:
+    """Finish or roll back the import a killed run left in `folder`; what was done, as a
+    line to show, or None when there was nothing to do."""
+    root = Path(os.path.realpath(folder))
+    journal = root / JOURNAL
+    if not journal.is_file():
+        (root / (JOURNAL + _NEW)).unlink(missing_ok=True)
+        return None
+    try:
+        body = json.loads(journal.read_text("utf-8"))
+        phase, names = body["phase"], body["files"]
+        if phase not in ("staging", "commit") or not isinstance(names, list):
+            raise ValueError(phase)
+        targets = [root / _checked(name) for name in names]
+        if not all(Path(os.path.realpath(t)).is_relative_to(root) for t in targets):
+            raise ValueError("a file outside the folder")
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        raise _refused(
+            journal,
+            1,
+            1,
+            f"an import journal rooflinec cannot read ({type(exc).__name__}): check the"
+            " kernel files, then remove it",
+        ) from None
+    where = one_line(str(journal))
+    if phase == "commit" and not any(_beside(t, _NEW).exists() for t in targets):
+        _clean(root, targets)
+        return (
+            f"{where}: note: finished the import a killed run had written"
+            f" ({len(targets)} file(s) replaced)"
+        )
+    renamed = [t for t in targets if phase == "commit" and not _beside(t, _NEW).exists()]
+    renamed = [t for t in renamed if _beside(t, _OLD).is_file()]
+    _roll_back(root, targets, renamed)
+    return (
+        f"{where}: note: rolled back the import a killed run left half written"
+        f" ({len(renamed)} file(s) restored)"
+    )
+
+
+def _checked(name: object) -> str:
+    """A journal's file name: relative, inside the folder, no `..`."""
+    if not isinstance(name, str) or not _SAFE.fullmatch(name) or ".." in name.split("/"):
+        raise ValueError(name)
+    return name
