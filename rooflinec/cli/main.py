@@ -31,7 +31,7 @@ from rooflinec.cli.options import (
     EXIT_USAGE,
     Options,
 )
-from rooflinec.errors import RooflinecError, SpecError, UsageError, one_line
+from rooflinec.errors import RooflinecError, SpecError, UsageError, internal_error_line, one_line
 
 __all__ = ["COMMANDS", "Command", "build_parser", "console", "main", "parse"]
 
@@ -541,10 +541,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
 def _internal(exc: Exception) -> int:
     """A bug in rooflinec itself: one line, not a traceback."""
-    sys.stderr.write(
-        f"rooflinec: internal error: {exc.__class__.__name__}: {one_line(str(exc))}"
-        " (please report this with the command you ran)\n"
-    )
+    sys.stderr.write(internal_error_line(exc) + "\n")
     return EXIT_INTERNAL
 
 
