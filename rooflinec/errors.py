@@ -28,6 +28,19 @@ def one_line(text: str) -> str:
     return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
+def internal_error_line(exc: BaseException) -> str:
+    """The one line that reports a bug in rooflinec itself: an exception that no check
+    turned into a diagnostic (the CLI's exit 3, `serve`'s banner). Its text is cut to
+    `MAX_MESSAGE` characters: whatever it quotes, the line stays short."""
+    text = one_line(str(exc))
+    if len(text) > MAX_MESSAGE:
+        text = text[: MAX_MESSAGE - 1] + "…"
+    return (
+        f"rooflinec: internal error: {exc.__class__.__name__}: {text}"
+        " (please report this with the command you ran)"
+    )
+
+
 MAX_MESSAGE = 300
 """The longest message a diagnostic carries, so its line stays under 400 characters.
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import os
 import re
 import shutil
 import signal
@@ -35,8 +36,9 @@ from rooflinec.cli.main import main
 from tests.measuredspecs import write_measured
 from tests.specfactory import BUNDLED, REPO
 
-# The fixed CI profile: the same examples every run, and few enough to afford.
-EXAMPLES = 60
+# The fixed CI profile: the same examples every run, and few enough to afford;
+# ROOFLINEC_HOSTILE_EXAMPLES=2000 runs deeper by hand.
+EXAMPLES = int(os.environ.get("ROOFLINEC_HOSTILE_EXAMPLES", "60"))
 PROFILE = settings(
     max_examples=EXAMPLES,
     derandomize=True,
@@ -75,6 +77,16 @@ sources:
     kind: third-party
 versions:
   - {version: 1, date: 2026-10-25, change: First version.}
+"""
+
+
+# A measured pass of the model, and the source it cites.
+MEASURED = """
+measured:
+  - {device: gpu-a, phase: decode, precision: bf16, time: 40 ms, source: run}
+
+sources:
+  run: {title: A run, publisher: Test, read: 2026-01-15, kind: measurement, tool: Nsight Systems}
 """
 
 
@@ -228,15 +240,18 @@ MUTATIONS: dict[str, Callable[[str, int, str], str]] = {
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The clean catalog every example starts from: devices gpu-a (2 µs launch floor) and
-    gpu-b, kernel axpy with a measured run, a grid kernel, and the model test-13b with
-    the kernels its steps name."""
+    gpu-b, kernel axpy with a measured run, a grid kernel, and the model test-13b with a
+    measured pass and the kernels its steps name."""
     specs = write_measured(tmp_path_factory.mktemp("hostile"))
     shutil.copy(BUNDLED / "precisions.yaml", specs)  # int4, which `linear` names
     for kernel in ("linear", "attention-mha"):
         shutil.copy(BUNDLED / "kernels" / f"{kernel}.yaml", specs / "kernels")
     (specs / "kernels" / "hostile-grid.yaml").write_text(GRID_KERNEL, "utf-8")
     (specs / "models").mkdir()
-    shutil.copy(BUNDLED / "models" / "test-13b.yaml", specs / "models")
+    model = (BUNDLED / "models" / "test-13b.yaml").read_text("utf-8")
+    (specs / "models" / "test-13b.yaml").write_text(
+        model.replace("\nsources:\n", MEASURED), "utf-8"
+    )
     return specs
 
 

@@ -394,6 +394,23 @@ SLIPS = [
         "3958 TFLOP/s",
         "lint-counts",
     ),
+    Slip(
+        "launch latency in seconds",
+        H100,
+        (("  latency: 2 µs\n", "  latency: 5 s\n"),),
+        "launch:",
+        "5 s",
+        "lint-plausibility",
+        breaks_example=True,
+    ),
+    Slip(
+        "launch latency a prefix off",
+        H100,
+        (("  latency: 2 µs\n", "  latency: 2 ns\n"),),
+        "launch:",
+        "2 ns",
+        "lint-plausibility",
+    ),
 ]
 
 
@@ -462,6 +479,49 @@ def test_bandwidth_slip_says_1000x(tmp_path: Path, release: datetime.date) -> No
         "lint-plausibility: dram bandwidth 3.35 GB/s: a DRAM bandwidth of 3.35 GB/s is outside"
         " 100 GB/s–30 TB/s, plausible for a gpu (1000× too small? check the prefix)"
     ] == messages
+
+
+@pytest.mark.parametrize(
+    ("latency", "hint"),
+    [
+        ("2 ms", " (1000× too large? check the prefix)"),
+        ("50 ns", " (1000× too small? check the prefix)"),
+        ("5 s", ""),
+    ],
+)
+def test_launch_latency_out_of_range_is_implausible(
+    latency: str, hint: str, tmp_path: Path, release: datetime.date
+) -> None:
+    """A launch latency outside 100 ns–1 ms is one lint-plausibility warning at its value,
+    with the prefix hint when a factor of 1000 brings it in range."""
+    specs = tmp_path / "specs"
+    shutil.copytree(BUNDLED, specs)
+    path = specs / "devices" / H100
+    path.write_text(
+        path.read_text("utf-8").replace("  latency: 2 µs\n", f"  latency: {latency}\n"), "utf-8"
+    )
+    catalog = catalog_or_raise(specs)
+    found = [d for d in lint_catalog(catalog, today=release) if d.code == "lint-plausibility"]
+    assert [
+        f"lint-plausibility: launch latency {latency}: one kernel launch takes microseconds;"
+        f" {latency} is outside 100 ns–1 ms, plausible for any chip{hint}"
+    ] == [d.message for d in found]
+    assert "$.launch.latency" == found[0].path
+
+
+@pytest.mark.parametrize("latency", ["100 ns", "2 µs", "1 ms"])
+def test_launch_latency_in_range_is_plausible(
+    latency: str, tmp_path: Path, release: datetime.date
+) -> None:
+    """The bounds are inclusive, and the bundled H100's 2 µs draws nothing."""
+    specs = tmp_path / "specs"
+    shutil.copytree(BUNDLED, specs)
+    path = specs / "devices" / H100
+    path.write_text(
+        path.read_text("utf-8").replace("  latency: 2 µs\n", f"  latency: {latency}\n"), "utf-8"
+    )
+    found = lint_catalog(catalog_or_raise(specs), today=release)
+    assert [] == [d.message for d in found if d.code == "lint-plausibility"]
 
 
 def codes(diagnostics: list[Diagnostic]) -> list[tuple[str, str]]:

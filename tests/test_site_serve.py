@@ -221,3 +221,132 @@ def test_banner_text_is_escaped_and_bounded() -> None:
     many = banner_html([f"f.yaml:{n}:1: error: e" for n in range(MAX_LINES + 5)], stale=True)
     assert "... and 5 more" in many and f"f.yaml:{MAX_LINES}:1" not in many
     assert '<body class="x">' + banner + "<p>" == with_banner('<body class="x"><p>', banner)
+
+
+def _crash(*args: Any, **kwargs: Any) -> Any:
+    raise KeyError("int4")
+
+
+INTERNAL = "rooflinec: internal error: KeyError: &#x27;int4&#x27;"
+
+
+def test_a_crash_in_the_spec_pipeline_shows_the_banner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An exception while loading or compiling the specs (a bug, exit 3 in the CLI) does
+    not fail a serve rebuild: every page of the last good site carries the banner with
+    the internal-error line; once the pipeline works again the banner is gone."""
+    from rooflinec.site import plugin
+
+    monkeypatch.setattr(pipeline, "_COMPILED", {})
+    specs = tmp_path / "specs"
+    shutil.copytree(BUNDLED, specs)
+    served = tmp_path / "served"
+    _build(tmp_path, specs, served, dirty=True, options=SERVE)
+    good = _pages(served)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(plugin, "compiled_or_diagnostics", _crash)
+        _build(tmp_path, specs, served, dirty=True, options=SERVE)
+    pages = _pages(served)
+    assert sorted(good) == sorted(pages)
+    assert [] == [name for name, page in pages.items() if INTERNAL not in page]
+    assert "these pages are from the last build that succeeded" in pages["glossary.html"]
+
+    _build(tmp_path, specs, served, dirty=True, options=SERVE)
+    assert good == _pages(served)
+
+
+def test_a_crash_making_the_pages_shows_the_banner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An exception while making the generated pages from a catalog that compiled: the
+    hand-written pages and the 404 page carry the internal-error line, the build ends."""
+    from rooflinec.site.pages import listing
+
+    specs = tmp_path / "specs"
+    shutil.copytree(BUNDLED, specs)
+    monkeypatch.setattr(listing, "pages", _crash)
+    served = tmp_path / "served"
+    _build(tmp_path, specs, served, dirty=True, options=SERVE)
+    pages = _pages(served)
+    assert "devices/nvidia-h100-sxm.html" not in pages
+    for name in ("index.html", "404.html", "spec-language.html"):
+        assert INTERNAL in pages[name], name
+
+
+def test_a_plain_build_still_fails_on_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without `show_errors` the exception is not hidden: the build fails and the CLI
+    reports it as an internal error."""
+    from rooflinec.site import plugin
+
+    monkeypatch.setattr(pipeline, "_COMPILED", {})
+    monkeypatch.setattr(plugin, "compiled_or_diagnostics", _crash)
+    specs = tmp_path / "specs"
+    shutil.copytree(BUNDLED, specs)
+    with pytest.raises(KeyError):
+        _build(tmp_path, specs, tmp_path / "site", dirty=False, options={"svg": False})
+    assert not (tmp_path / "site" / "index.html").exists()
+
+
+SERVE_CRASHING = """
+import sys
+from pathlib import Path
+from rooflinec.site import plugin
+from rooflinec.site.build import serve_site
+
+def crash(*args, **kwargs):
+    raise KeyError("int4")
+
+plugin.compiled_or_diagnostics = crash
+serve_site(Path(sys.argv[1]), sys.argv[2])
+"""
+
+
+def test_serve_answers_with_the_banner_when_the_pipeline_crashes(tmp_path: Path) -> None:
+    """`rooflinec serve` whose spec pipeline raises still serves: its pages answer, with
+    the internal-error banner (a real server in a subprocess, stopped at the end)."""
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.error
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    specs = tmp_path / "specs"
+    shutil.copytree(BUNDLED, specs)
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVE_CRASHING, str(specs), f"127.0.0.1:{port}"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        body = ""
+        deadline = time.monotonic() + 120  # a bound on waiting, not a speed requirement
+        while time.monotonic() < deadline and server.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as reply:
+                    body = reply.read().decode("utf-8")
+                break
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.5)
+        assert server.poll() is None, server.communicate()[1]
+        assert INTERNAL in body
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/devices/nope/", timeout=30)
+        except urllib.error.HTTPError as missing:
+            assert 404 == missing.code
+            assert INTERNAL in missing.read().decode("utf-8")
+        else:
+            raise AssertionError("a missing page was served")
+    finally:
+        server.terminate()
+        server.communicate(timeout=60)

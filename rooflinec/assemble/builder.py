@@ -18,10 +18,18 @@ from rooflinec.formulas import Formula, FormulaError, parse_formula
 from rooflinec.loader import Document, PathKey
 from rooflinec.quantities import Dimension, QuantityError, parse_quantity
 
-# Ids the site's generated pages are named by: `devices/index.md` and its next pages
-# `devices/index-2.md`, ... (likewise for kernels). A device or kernel with such an id
-# would replace the generated listing; cases, methods and examples share the id space.
-RESERVED_ID = re.compile(r"index(?:-[0-9]+)?\Z")
+# The names of the site's generated pages in the folders whose other pages are named by
+# ids: the listings `devices/index.md` and their next pages `index-2.md`, ... (devices,
+# kernels, models), and the tokens-per-second comparison `models/tokens.md`,
+# `tokens-2.md`, ... A spec with such an id would replace the generated page. Every id
+# shares the catalog's id space, so each name is refused for every kind of id (the
+# site's URLs stay as they are). A page added to an id folder joins this list
+# (tests/test_site_page_names.py fails until it does).
+GENERATED_PAGE_NAMES = ("index", "tokens")
+RESERVED_ID = re.compile(rf"(?:{'|'.join(GENERATED_PAGE_NAMES)})(?:-[0-9]+)?\Z")
+# A method's models section has a page of its own, `method/<id>-models.md`: a method
+# whose id is another method's id and this suffix would replace it.
+METHOD_MODELS_SUFFIX = "-models"
 
 
 class Builder:
@@ -46,8 +54,8 @@ class Builder:
             self.out.add(
                 doc.error(
                     path,
-                    f"{what} id '{ident}' is reserved: the site names its generated listing"
-                    " pages index, index-2, ...; choose another id",
+                    f"{what} id '{ident}' is reserved: the site names its generated pages"
+                    " index, index-2, ..., tokens, tokens-2, ...; choose another id",
                     code="ids",
                 )
             )

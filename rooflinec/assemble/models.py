@@ -78,6 +78,12 @@ def build_model(
     finished = typed.finish()
     if finished is None or tokens is None:
         return None
+    if len(steps) < len(data["steps"]):
+        # A step names a kernel or precision from a file that failed: the model cannot be
+        # built whole, and nothing is wrong in it. Refused without an error of its own, so
+        # that examples naming it or its steps are skipped, not reported as dangling.
+        builder.refuse(data["id"], ())
+        return None
     _, versions = finished
     return Model(
         data["id"],
@@ -235,6 +241,9 @@ def _step(
                     code="refs",
                 )
             )
+        # The step's precisions are checked all the same: they do not depend on the kernel.
+        for name, pid in (entry.get("widths") or {}).items():
+            builder.precision_ref(doc, (*path, "widths", name), pid, precisions)
         return None
     if entry.get("precision") is not None:
         builder.precision_ref(doc, (*path, "precision"), entry["precision"], precisions)
@@ -303,6 +312,8 @@ def _step(
         )
     if len(builder.out.errors) > errors_before or count is None:
         return None
+    if any(pid not in precisions for pid in widths.values()):
+        return None  # precisions.yaml failed: the widths' bytes are not known
     _evaluate_kernel(builder, doc, path, kernel, shapes, widths, precisions, memo)
     if len(builder.out.errors) > errors_before:
         return None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rooflinec.assemble.builder import Builder
+from rooflinec.assemble.builder import METHOD_MODELS_SUFFIX, Builder
 from rooflinec.assemble.ceilings import memory_ceilings
 from rooflinec.catalog import Catalog, Example, Model
 from rooflinec.loader import Document, PathKey
@@ -29,11 +29,27 @@ def cross_check(builder: Builder, catalog: Catalog) -> None:
                 )
     for model in catalog.models.values():
         _model_refs(builder, catalog, model)
+    _method_page_names(builder, catalog)
     memory_ceilings(builder, catalog)
     # Examples of every typed document, built or not: a file with one error still
     # gets its examples' references checked (their own owner is in `broken`).
     for doc, examples in builder.example_owners:
         _check_examples(builder, catalog, doc, examples)
+
+
+def _method_page_names(builder: Builder, catalog: Catalog) -> None:
+    """No method is named as another method's page of models (`method/<id>-models.md`)."""
+    for method in catalog.methods.values():
+        owner = method.id.removesuffix(METHOD_MODELS_SUFFIX)
+        if owner != method.id and owner in catalog.methods:
+            builder.out.add(
+                method.document.error(
+                    ("id",),
+                    f"method id '{method.id}' is reserved: the site names the models page of"
+                    f" method '{owner}' so; choose another id",
+                    code="ids",
+                )
+            )
 
 
 def _device_ref(

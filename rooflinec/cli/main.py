@@ -39,7 +39,14 @@ from rooflinec.cli.options import (
     EXIT_USAGE,
     Options,
 )
-from rooflinec.errors import RooflinecError, SpecError, Terminated, UsageError, one_line
+from rooflinec.errors import (
+    RooflinecError,
+    SpecError,
+    Terminated,
+    UsageError,
+    internal_error_line,
+    one_line,
+)
 
 __all__ = ["COMMANDS", "Command", "build_parser", "console", "main", "parse"]
 
@@ -604,10 +611,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
 def _internal(exc: Exception) -> int:
     """A bug in rooflinec itself: one line, not a traceback."""
-    sys.stderr.write(
-        f"rooflinec: internal error: {exc.__class__.__name__}: {one_line(str(exc))}"
-        " (please report this with the command you ran)\n"
-    )
+    sys.stderr.write(internal_error_line(exc) + "\n")
     return EXIT_INTERNAL
 
 

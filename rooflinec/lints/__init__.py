@@ -13,7 +13,7 @@ returning diagnostics that point at the figure's own file:line:col, each with a 
 | lint-stale | a source read more than 18 months ago |
 | lint-dates | a read or version date in the future, or a read date before the publication |
 | lint-kind | a device with no kind, so plausibility falls back to the widest ranges |
-| lint-plausibility | a bandwidth, peak or ridge point outside the range for the device's kind |
+| lint-plausibility | a bandwidth, peak, ridge point or launch latency out of its plausible range |
 | lint-sparsity | a tensor peak of a sparse-printing vendor that does not say it is dense |
 | lint-binary-units | a GiB/MiB figure among devices that give the same level in GB/MB |
 | lint-alt-scale | an alternative ten or more times away from the main figure (a prefix slip) |
@@ -47,7 +47,7 @@ from rooflinec.lints.context import Lint, LintContext
 from rooflinec.lints.margins import sustained_shares, tolerances
 from rooflinec.lints.measurements import measurement_sources
 from rooflinec.lints.quotes import missing_quote, quote_number
-from rooflinec.lints.ranges import kinds, plausibility
+from rooflinec.lints.ranges import kinds, launch_latency, plausibility
 from rooflinec.lints.sources import dates, source_kind, stale, third_party
 from rooflinec.lints.sparse import sparsity
 from rooflinec.lints.tables import accumulate, per_card
@@ -71,6 +71,7 @@ LINTS: list[Lint] = [
     dates,
     kinds,
     plausibility,
+    launch_latency,
     sparsity,
     binary_units,
     alt_scale,

@@ -94,6 +94,17 @@ PLAUSIBLE: dict[str | None, Ranges] = {
 }
 
 
+# The least time of one kernel launch, on any kind of chip. Launch latencies are
+# microseconds: torchao's roofline tools take 2 µs, measured as the GPU time of a
+# one-element Triton kernel on an H100 (`KERNEL_LAUNCH_OVERHEAD_SEC = 0.002 * 0.001`,
+# quoted in the bundled H100 spec), and a launch is a command a host sends and a chip's
+# front end schedules, a few hundred cycles at the least: nothing launches in under
+# 100 ns. A latency of 1 ms or more is a unit slipped (ms for µs, or seconds). The range
+# spans 10,000x on purpose: it is there to catch a unit or prefix written wrong (5 s,
+# 2 ms, 2 ns for 2 µs), not to judge a measurement.
+LAUNCH_LATENCY = _r(Fraction(1, 10**7), Fraction(1, 10**3))
+
+
 def _outside(value: Fraction, bounds: tuple[Fraction, Fraction]) -> bool:
     return not bounds[0] <= value <= bounds[1]
 
@@ -188,6 +199,27 @@ def plausibility(ctx: LintContext) -> list[Diagnostic]:
                         " by a prefix, or the sparsity wrong?",
                     )
                 )
+    return out
+
+
+def launch_latency(ctx: LintContext) -> list[Diagnostic]:
+    """A device's launch latency outside `LAUNCH_LATENCY` (the same for every kind)."""
+    out = []
+    for device in ctx.devices:
+        launch = device.launch
+        if launch is None or not _outside(launch.latency, LAUNCH_LATENCY):
+            continue
+        low, high = (format_si(b, "s") for b in LAUNCH_LATENCY)
+        out.append(
+            _warn_at(
+                device.document,
+                ("launch", "latency"),
+                "lint-plausibility",
+                f"launch latency {launch.text}: one kernel launch takes microseconds;"
+                f" {format_si(launch.latency, 's', digits=5)} is outside {low}–{high},"
+                f" plausible for any chip{_slip_hint(launch.latency, LAUNCH_LATENCY)}",
+            )
+        )
     return out
 
 

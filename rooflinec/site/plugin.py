@@ -52,7 +52,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import Files, InclusionLevel
 
-from rooflinec.errors import Diagnostic
+from rooflinec.errors import Diagnostic, internal_error_line
 from rooflinec.pipeline import compiled_or_diagnostics, last_compiled
 from rooflinec.site.absent import nav_without_absent_methods, unlink_absent_methods
 from rooflinec.site.banner import banner_html, with_banner
@@ -168,8 +168,18 @@ def compile_specs(folder: Path) -> Compiled:
 def compile_or_last_good(folder: Path) -> tuple[Compiled | None, list[str]]:
     """(the compiled catalog, []) when the specs compile; else (the last catalog of
     `folder` that did, else the one compiled now if it got that far, else None; the
-    error lines)."""
-    compiled, diagnostics = compiled_or_diagnostics(folder)
+    error lines).
+
+    Any failure of the spec pipeline is an error line: an exception no check turned into
+    a diagnostic (a bug) is shown as rooflinec's internal-error line, and the preview
+    keeps answering with the last good site, instead of a rebuild that raises and leaves
+    the server waiting."""
+    try:
+        compiled, diagnostics = compiled_or_diagnostics(folder)
+    except Exception as exc:
+        line = internal_error_line(exc)
+        log.error(line)
+        return last_compiled(folder), [line]
     errors = [str(d) for d in diagnostics if d.severity == "error"]
     for warning in diagnostics:
         if warning.severity != "error":
@@ -301,16 +311,33 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
 
         assert self.specs_dir is not None
         site = None
-        if self.compiled is not None:  # None: specs broken since serve started (banner)
-            site = Site.of(
-                self.compiled,
-                default_device=self.config.default_device,
-                chart_precision=self.config.chart_precision,
-                svg=self.config.svg,
-                # Only `rooflinec publish` sets the variables; a plain build has no changes.
-                changes=Changes.from_environment(self.specs_dir, self.compiled),
-            )
-        generated = pages(site) if site is not None else []
+        generated: list[GeneratedPage] = []
+        home_file = files.get_file_from_path("index.md")
+        home: GeneratedPage | None = None
+        extra: dict[str, str] = {}
+        try:
+            if self.compiled is not None:  # None: specs broken since serve started (banner)
+                site = Site.of(
+                    self.compiled,
+                    default_device=self.config.default_device,
+                    chart_precision=self.config.chart_precision,
+                    svg=self.config.svg,
+                    # Only `rooflinec publish` sets the variables; a plain build has none.
+                    changes=Changes.from_environment(self.specs_dir, self.compiled),
+                )
+                generated = pages(site)
+                home = home_section(site, "index.md") if home_file is not None else None
+                extra = downloads(site)
+        except Exception as exc:
+            if not self.config.show_errors:
+                raise
+            # A bug in making the pages: under `serve` the banner says so on every page
+            # (the hand-written ones and the 404 page) and the preview keeps answering.
+            line = internal_error_line(exc)
+            log.error(line)
+            self.errors = [*self.errors, line]
+            self.banner = banner_html(self.errors, stale=False)
+            site, generated, home, extra = None, [], None, {}
         self.generated = {}
         self.home = None
         rebuild = self.rebuild = Rebuild(
@@ -326,10 +353,9 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
                 self.banner,
             ),
         )
-        home_file = files.get_file_from_path("index.md")
-        if home_file is not None and site is not None:
-            self.home = home_section(site, "index.md")
-            rebuild.add_files(files, config, self.home.assets)
+        if home is not None:
+            self.home = home
+            rebuild.add_files(files, config, home.assets)
         for page in generated:
             if files.get_file_from_path(page.path) is not None:
                 log.warning(f"rooflinec: docs_dir has its own {page.path}; it is replaced")
@@ -340,8 +366,7 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
             rebuild.add_page(files, config, page, inclusion)
             self.generated[page.path] = page
             rebuild.add_files(files, config, page.assets)
-        if site is not None:
-            rebuild.add_files(files, config, downloads(site))
+        rebuild.add_files(files, config, extra)
         rebuild.add_files(
             files,
             config,

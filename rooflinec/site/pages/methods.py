@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from rooflinec.assemble.builder import METHOD_MODELS_SUFFIX
 from rooflinec.catalog import Example, Method
 from rooflinec.examples import run_example
 from rooflinec.formatting import format_number, format_percent, format_si
@@ -126,7 +127,7 @@ def _examples(site: Site, page: Page, chosen: list[Example]) -> list[dict[str, A
 
 
 def models_path(method: Method) -> str:
-    return f"method/{method.id}-models.md"
+    return f"method/{method.id}{METHOD_MODELS_SUFFIX}.md"
 
 
 def method_models_page(site: Site, method: Method) -> GeneratedPage | None:
