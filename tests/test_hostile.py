@@ -397,13 +397,18 @@ def test_the_clean_catalog_passes_every_command(
         assert 0 == outcome.code, f"{command.name}: {outcome.stderr}{outcome.stdout[-600:]}"
 
 
-@PROFILE
-@given(
+# One mutation: which kind, where in the file (taken modulo its size), with which token;
+# the file itself is drawn in the test, from the catalog it mutates.
+MUTATED = given(
     data=st.data(),
     mutation=st.sampled_from(sorted(MUTATIONS)),
     at=st.integers(min_value=0, max_value=10_000),
     token=st.sampled_from(HOSTILE),
 )
+
+
+@PROFILE
+@MUTATED
 def test_every_command_holds_under_a_mutated_catalog(
     catalog: Path,
     tmp_path_factory: pytest.TempPathFactory,
@@ -427,12 +432,7 @@ BUNDLED_COMMANDS = (
 
 
 @settings(PROFILE, max_examples=12)
-@given(
-    data=st.data(),
-    mutation=st.sampled_from(sorted(MUTATIONS)),
-    at=st.integers(min_value=0, max_value=10_000),
-    token=st.sampled_from(HOSTILE),
-)
+@MUTATED
 def test_the_bundled_catalog_holds_under_a_mutation(
     tmp_path_factory: pytest.TempPathFactory,
     data: st.DataObject,
@@ -449,12 +449,7 @@ def test_the_bundled_catalog_holds_under_a_mutation(
 
 
 @settings(PROFILE, max_examples=8)
-@given(
-    data=st.data(),
-    mutation=st.sampled_from(sorted(MUTATIONS)),
-    at=st.integers(min_value=0, max_value=10_000),
-    token=st.sampled_from(HOSTILE),
-)
+@MUTATED
 def test_the_site_build_holds_under_a_mutated_catalog(
     catalog: Path,
     tmp_path_factory: pytest.TempPathFactory,
