@@ -222,9 +222,7 @@ def _floor_line(c: Crossover, floor: Fraction, latency: Fraction) -> str:
     held = latency_regions(c)
     if not held:
         return text + f"; the time at the roofline reaches it at every {c.symbol}"
-    spans = ", ".join(
-        f"{r.start:,} .. {r.end if r.end is not None else DOMAIN[1]:,}" for r in held
-    )
+    spans = ", ".join(f"{r.start:,} .. {r.end if r.end is not None else DOMAIN[1]:,}" for r in held)
     text += f"; latency bound (the time at the roofline below it) at {c.symbol} = {spans}"
     last = held[-1].end
     if last is not None:

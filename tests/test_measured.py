@@ -205,9 +205,7 @@ FAST = KERNEL.replace("time: 2 ms", "time: 0.5 ms")  # 4 TFLOP/s: 3x the 1.333 T
 # The tiny case measured on the floored device in 0.4 µs: five times under the 2 µs floor.
 UNDER_FLOOR = KERNEL.replace(
     "    shape: {n: 1024}\n",
-    "    shape: {n: 1024}\n"
-    "    measured:\n"
-    "      - {device: gpu-a, precision: bf16, time: 0.4 µs}\n",
+    "    shape: {n: 1024}\n    measured:\n      - {device: gpu-a, precision: bf16, time: 0.4 µs}\n",
 )
 FAST_MESSAGE = (
     "kernels/axpy.yaml:28:9: error: measured rate of case 'axpy-big' on 'gpu-b' at bf16 is 3x"
