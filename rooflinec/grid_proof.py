@@ -212,7 +212,7 @@ class _Proof:
         return box_bounds(self.formula, self.constants, varying)
 
     # ------------------------------------------------------------ one axis, exactly
-    def along(self, box: Box, k: int, high: bool = True) -> Bad | None:
+    def along(self, box: Box, k: int, high: bool = True) -> Bad | Unproven | None:
         """The first bad shape of a box with one axis left, from the real roots of the
         count and of the count minus the limit (exact, as `solve` isolates them)."""
         axis = self.axes[k]
@@ -222,7 +222,10 @@ class _Proof:
         try:
             poly = coefficients(self.formula, held, axis.symbol)
         except EvaluationError:
-            return self.at(lowest)  # fails whatever the axis's value: its first shape
+            # Interpolation evaluates at 1, 2, ...: not necessarily values of the grid.
+            # A failure there that the box's first shape shares is its first bad shape;
+            # anything else is settled by evaluation, or not at all.
+            return self.at(lowest) or Unproven(0)
         assert poly is not None  # `k` is one of the polynomial axes
         lo_index, hi_index = box[k]
         start, stop = axis.value_at(lo_index), axis.value_at(hi_index)

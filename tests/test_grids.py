@@ -465,25 +465,24 @@ FORMULA = st.lists(st.tuples(st.integers(-6, 6), TERMS), min_size=1, max_size=4)
 )
 
 
-@settings(max_examples=150, derandomize=True, deadline=None)
-@given(st.tuples(AXIS, AXIS, AXIS), FORMULA)
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.tuples(AXIS, AXIS, AXIS), FORMULA, st.sampled_from([10**40, 3000]))
 def test_the_proof_finds_the_first_bad_shape_as_evaluation_does(
-    axes: tuple[GridAxis, GridAxis, GridAxis], text: str
+    axes: tuple[GridAxis, GridAxis, GridAxis], text: str, limit: int
 ) -> None:
     """On small grids, with boxes evaluated shape by shape only at size 1 (so bounds,
     splitting and root isolation do the work), the proof's answer is the first shape
-    where evaluating every shape finds the count not positive."""
+    where evaluating every shape finds the count not positive or above the limit (a
+    small limit exercises the second condition)."""
     from dataclasses import replace
 
     from rooflinec import grid_proof
 
     grid = Grid(tuple(replace(a, symbol=s) for a, s in zip(axes, "MNK", strict=True)))
     formula = parse_formula(text, frozenset("MNK"))
-    expected = next(
-        (i for i in range(grid.size) if formula.evaluate(dict(grid.shape_at(i))) <= 0),
-        None,
-    )
-    proof = grid_proof._Proof(formula, {}, grid, 10**40)
+    values = [formula.evaluate(dict(grid.shape_at(i))) for i in range(grid.size)]
+    expected = next((i for i, v in enumerate(values) if v <= 0 or v > limit), None)
+    proof = grid_proof._Proof(formula, {}, grid, limit)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(grid_proof, "LEAF_SHAPES", 1)
         patch.setattr(grid_proof, "_SMALL", 1)
@@ -492,4 +491,6 @@ def test_the_proof_finds_the_first_bad_shape_as_evaluation_does(
     assert expected == (found.index if found is not None else None)
     if found is not None:
         assert grid.shape_at(found.index) == found.shape
-        assert found.value == formula.evaluate(dict(found.shape))
+        assert values[found.index] == found.value
+    # And through the entry point, which evaluates a small grid whole when unsettled.
+    assert expected == getattr(grid_proof.first_bad_shape(formula, {}, grid, limit), "index", None)
