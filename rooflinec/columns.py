@@ -15,7 +15,9 @@ other cells it is computed with):
     bandwidth_sweep[f] = min(peak, memory × f, floor);  peak_sweep[f] = min(peak × f, memory, floor)
 
 A cell held by the latency floor takes its attainable rate and time from the exact
-values, correctly rounded: its time is launches × latency exactly as written.
+values, correctly rounded: its time is launches × latency exactly as written. Wherever
+the floor can be a sweep point it is that same correctly rounded rate, so a held cell's
+×1 sweeps are its attainable rate exactly.
 
 `limited_by` is a decision and must be exact: wherever another ceiling lies within a
 relative `TIE_TOLERANCE` of the lowest, the cell is decided again with the exact view
@@ -198,6 +200,7 @@ def _roofline(
             lines.append(line)
         floor = out["floor"][rows]
         if not np.isinf(floor).all():
+            _exact_floors(compiled, floor, best, rows.start)
             bound[floor < best] = _LATENCY  # strict: the roofline wins a tie
             np.minimum(best, floor, out=best)
             lines.append(floor)
@@ -223,6 +226,19 @@ def _roofline(
 
 
 _LATENCY = LIMITED_BY.index(LATENCY)
+_SWEEP_TOP = float(max(SWEEP)) * (1 + TIE_TOLERANCE)
+
+
+def _exact_floors(compiled: Compiled, floor: Floats, roof: Floats, start: int) -> None:
+    """Round the floor rate once, from the exact values, wherever it can be a cell's
+    attainable rate or one of its sweep points (at most the top sweep factor times the
+    roofline): flops / (launches × latency) computed in float is rounded three times,
+    and a sweep's ×1 point must be the very `attainable` a held cell prints."""
+    c = compiled.counts
+    for k in np.flatnonzero(floor <= roof * _SWEEP_TOP).tolist():
+        time = c.floor(start + k)
+        if time is not None:
+            floor[k] = _quotient(c.flops[c.count_row(start + k)], time)
 
 
 def _at_floor(compiled: Compiled, cell: int, out: dict[str, Any]) -> None:

@@ -66,7 +66,11 @@ class Run:
     location: Location
 
     def intensity(self) -> dict[str, Fraction]:
-        """Operations per byte as measured, at each level with traffic."""
+        """Operations per byte as measured, at each counted level: only where the profiler
+        counted the operations too. The formula's operations over counted bytes would be
+        neither the modelled intensity nor the measured one (one source per quotient)."""
+        if not self.counted_flops:
+            return {}
         return {lv: self.flops / b for lv, b in self.bytes.items() if b > 0}
 
     def bandwidth(self) -> dict[str, Fraction]:

@@ -117,9 +117,15 @@ def explain(catalog: Catalog, result: Result) -> str:
         add(f"   measured rate = {format_si(result.measured, unit + '/s', digits=6)}")
         add(f"   efficiency = measured / attainable = {format_percent(result.efficiency)}")
         for level, ratio in result.traffic_ratio.items():
+            # Counted operations over counted bytes, or none: one source per quotient.
+            counted = result.measured_intensity.get(level)
+            intensity = (
+                "no measured intensity (operations not counted)"
+                if counted is None
+                else f"measured intensity {format_si(counted, unit + '/B', digits=6)}"
+            )
             add(
-                f"   {level}: measured intensity"
-                f" {format_si(result.measured_intensity[level], unit + '/B', digits=6)},"
+                f"   {level}: {intensity},"
                 f" bandwidth {format_si(result.measured_bandwidth[level], 'B/s', digits=6)},"
                 f" traffic ratio {format_number(ratio, 4)}"
             )

@@ -66,15 +66,23 @@ def _as_error(d: Diagnostic) -> Diagnostic:
 
 
 def compiled_or_raise(folder: Path) -> Compiled:
-    """The compiled catalog, or `SpecError` when the specs do not build.
+    """The compiled catalog, or `SpecError` when the specs do not build or compile.
 
+    The compile stage's own errors (a measured run faster than its roofline, or above a
+    level's bandwidth: `compile_catalog`'s diagnostics, the very ones `check` and `build`
+    report) stop every command here, so none prints an efficiency above 100 %.
     Failing reference examples and lints are `check`'s business: compile, explain
     and diff still show the figures of a catalog whose example no longer holds.
     """
     from rooflinec.assemble import catalog_or_raise
     from rooflinec.compiler import compile_catalog
+    from rooflinec.errors import SpecError
 
-    return compile_catalog(catalog_or_raise(folder))
+    compiled = compile_catalog(catalog_or_raise(folder))
+    errors = [d for d in compiled.diagnostics if d.severity == "error"]
+    if errors:
+        raise SpecError(sorted(errors, key=Diagnostic.sort_key))
+    return compiled
 
 
 _COMPILED: dict[Path, tuple[tuple[tuple[str, int, int], ...], Compiled]] = {}

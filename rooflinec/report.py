@@ -126,19 +126,39 @@ def _bandwidth_line(result: Result, run: Run) -> str:
 
 
 def _intensity_line(result: Result, unit: str) -> str:
+    """Each intensity from one source: the formula's operations over its bytes (modelled),
+    or the profiler's operations over its bytes (measured); never one over the other."""
+    measured = result.measured_intensity
+    counted = result.run.bytes if result.run is not None else {}
     parts = []
-    for level, value in result.intensity.items():
-        text = f"{_name(level)} {format_si(value, unit + '/B')} modelled"
-        if level in result.measured_intensity:
-            text += f", {format_si(result.measured_intensity[level], unit + '/B')} measured"
+    for level in LEVELS:
+        if level not in result.intensity and level not in measured:
+            continue
+        texts, notes = [], []
+        if level in result.intensity:
+            texts.append(f"{format_si(result.intensity[level], unit + '/B')} modelled")
+        if level in measured:
+            texts.append(f"{format_si(measured[level], unit + '/B')} measured")
+        elif level in counted:
+            texts.append("none measured")
+            notes.append("bytes counted, operations not")
         if level in result.traffic_ratio:
-            text += f" (traffic ratio {format_number(result.traffic_ratio[level], 3)})"
-        parts.append(text)
-    return "Arithmetic intensity: " + "; ".join(parts)
+            notes.append(f"traffic ratio {format_number(result.traffic_ratio[level], 3)}")
+        text = f"{_name(level)} {', '.join(texts)}"
+        parts.append(text + (f" ({'; '.join(notes)})" if notes else ""))
+    sources = ["modelled: the formula's operations and bytes"]
+    if measured:
+        sources.append("measured: the profiler's operations and bytes")
+    return "Arithmetic intensity: " + "; ".join([*parts, *sources])
 
 
 def _regime_line(result: Result, found: Regime, unit: str) -> str:
-    basis = "at the measured intensity" if found.from_traffic else "modelled: no bytes counted"
+    if found.from_traffic:
+        basis = "at the measured intensity"
+    elif result.run is not None and result.run.bytes and not result.run.counted_flops:
+        basis = "modelled: the profiler counted bytes but no operations"
+    else:
+        basis = "modelled: no bytes counted"
     if found.limited_by == COMPUTE:
         what = "compute-bound"
     elif found.limited_by == LATENCY:

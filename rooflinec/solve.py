@@ -1,4 +1,5 @@
-"""Crossovers: over which integers of one symbol a kernel is limited by compute or by a level.
+"""Crossovers: over which integers of one symbol a kernel is limited by compute, by a level,
+or by the device's launch-latency floor.
 
 One symbol of a case varies over the integers `DOMAIN` (1..10^12) with the others held
 at the case's shape; at every value the exact engine (`rooflinec.compiler.Result`)
@@ -8,7 +9,10 @@ without visiting every integer:
 - When every formula is a polynomial in the symbol, what limits the result changes
   only where one of a few polynomials changes sign: each level's ceiling minus the peak
   (`bandwidth × flops − peak × bytes`), the difference of two levels' times
-  (`bandwidth_M × bytes_L − bandwidth_L × bytes_M`), the flops and the bytes. Their
+  (`bandwidth_M × bytes_L − bandwidth_L × bytes_M`), the flops and the bytes, and on a
+  device with a launch floor the time at each ceiling against the floor (`flops − peak ×
+  floor`, `bytes_L − bandwidth_L × floor`: latency bound where every one is negative,
+  that is where the time at the roofline is below launches × latency). Their
   real roots are isolated exactly (`rooflinec.solve_poly`); between the integers next
   to the roots nothing changes, so one exact evaluation stands for each run.
 - Otherwise (`min`, `max`, `ceil`, `floor` around the symbol, or a division by it) an
@@ -35,7 +39,7 @@ from rooflinec.errors import RooflinecError
 from rooflinec.formulas import EvaluationError, Formula
 from rooflinec.solve_interval import bounds
 from rooflinec.solve_poly import Poly, coefficients, combine, critical_integers
-from rooflinec.terms import COMPUTE
+from rooflinec.terms import COMPUTE, LATENCY
 
 #: The integers a symbol is varied over.
 DOMAIN = (1, 10**12)
@@ -54,7 +58,7 @@ class SolveError(RooflinecError):
 @dataclass(frozen=True)
 class Region:
     """Integers `start`..`end` (inclusive; `end` None: to the end of `DOMAIN`) over which
-    the result is limited by `limited_by` (`compute` or a level)."""
+    the result is limited by `limited_by` (`compute`, a level, or `latency`)."""
 
     start: int
     end: int | None
@@ -71,6 +75,7 @@ class Problem:
     symbol: str
     peak: Fraction
     bandwidths: tuple[tuple[str, Fraction], ...]  # the levels both kernel and device give
+    floor: Fraction | None = None  # launches × the device's launch latency, s; None: none
 
 
 def crossover(regions: tuple[Region, ...]) -> int | None:
@@ -98,6 +103,7 @@ def limited_by(problem: Problem, value: int) -> str:
             dict(problem.bandwidths),
             (),
             None,
+            problem.floor,
         )
         return result.limited_by
     except (EvaluationError, ZeroDivisionError) as exc:
@@ -155,6 +161,15 @@ def _poly_runs(problem: Problem, lo: int, hi: int) -> list[_Run] | None:
         polys.append(count)
         if level in bw:
             polys.append(combine(bw[level], flops, -problem.peak, count))
+    if problem.floor is not None:
+        # The roofline's time against the floor, per ceiling: flops / peak vs floor and
+        # bytes_L / bandwidth_L vs floor, multiplied out (peak, bandwidth > 0).
+        one: Poly = (Fraction(1),)
+        polys.append(combine(Fraction(1), flops, -problem.peak * problem.floor, one))
+        for level, bandwidth in bw.items():
+            count = counts[level]
+            assert count is not None
+            polys.append(combine(Fraction(1), count, -bandwidth * problem.floor, one))
     levels = list(bw)
     for i, a in enumerate(levels):
         for b in levels[i + 1 :]:
@@ -231,6 +246,14 @@ def _proven(problem: Problem, a: int, b: int) -> str | None:
             return None
         by[level] = c
     peak = problem.peak
+    floor = problem.floor
+    if floor is not None:
+        # Latency bound where the time at every ceiling is below the floor (strictly: the
+        # roofline wins a tie); not where the time at some ceiling reaches it.
+        if f[1] < peak * floor and all(by[lv][1] < bw[lv] * floor for lv in bw):
+            return LATENCY
+        if not (f[0] >= peak * floor or any(by[lv][0] >= bw[lv] * floor for lv in bw)):
+            return None
     margin = {
         level: (bw[level] * f[0] - peak * by[level][1], bw[level] * f[1] - peak * by[level][0])
         for level in bw

@@ -18,7 +18,7 @@ from rooflinec.compiler import device_figures
 from rooflinec.errors import UsageError
 from rooflinec.formatting import format_si
 from rooflinec.solve import DOMAIN, Problem, Region, crossover, solve_regions
-from rooflinec.terms import COMPUTE
+from rooflinec.terms import COMPUTE, LATENCY
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,13 @@ class Crossover:
     regions: tuple[Region, ...]
     bandwidth_to_compute_bound: dict[str, Fraction]
     peak_to_memory_bound: Fraction | None
+    launches: int = 1  # launches one run of the case takes
+    latency: Fraction | None = None  # the device's launch latency, s; None: no floor
+
+    @property
+    def floor(self) -> Fraction | None:
+        """The least time of a run: launches × latency, s; None without a floor."""
+        return None if self.latency is None else self.launches * self.latency
 
     @property
     def crossover(self) -> int | None:
@@ -88,6 +95,8 @@ def problem_of(
             for lv in LEVELS
             if lv in kernel.bytes and lv in figures.bandwidths
         ),
+        # The floor `compile` applies to the case's cells: launches × latency.
+        None if device.launch is None else case.launches * device.launch.latency,
     )
 
 
@@ -126,12 +135,15 @@ def solve_case(
         regions,
         to_compute,
         min(ceilings) if ceilings else None,
+        case.launches,
+        None if problem.floor is None else problem.floor / case.launches,
     )
 
 
 def to_data(c: Crossover) -> dict[str, Any]:
-    """The design's JSON shape: SI base units as floats, region bounds as ints."""
-    return {
+    """The design's JSON shape: SI base units as floats, region bounds as ints; on a
+    device with a launch floor, `latency_floor` (s) too."""
+    data = {
         "case": c.case,
         "device": c.device,
         "precision": c.precision,
@@ -145,6 +157,14 @@ def to_data(c: Crossover) -> dict[str, Any]:
             float(c.peak_to_memory_bound) if c.peak_to_memory_bound is not None else None
         ),
     }
+    if c.floor is not None:
+        data["latency_floor"] = float(c.floor)
+    return data
+
+
+def latency_regions(c: Crossover) -> tuple[Region, ...]:
+    """The regions the launch floor holds."""
+    return tuple(r for r in c.regions if r.limited_by == LATENCY)
 
 
 def limit_name(limit: str) -> str:
@@ -175,6 +195,8 @@ def to_text(catalog: Catalog, c: Crossover) -> str:
         lines.append(f"Crossover: {c.symbol} = {c.crossover:,} (compute bound throughout)")
     else:
         lines.append(f"Crossover: {c.symbol} = {c.crossover:,} (compute bound from there on)")
+    if c.floor is not None and c.latency is not None:
+        lines.append(_floor_line(c, c.floor, c.latency))
     lines.append("")
     lines.append(f"At the case's own shape ({c.symbol} = {c.shape[c.symbol]:,})")
     for level, bw in c.bandwidth_to_compute_bound.items():
@@ -188,3 +210,21 @@ def to_text(catalog: Catalog, c: Crossover) -> str:
             f"{format_si(c.peak_to_memory_bound, unit + '/s', digits=6)}"
         )
     return "\n".join(lines) + "\n"
+
+
+def _floor_line(c: Crossover, floor: Fraction, latency: Fraction) -> str:
+    """Where the launch floor holds: the time at the roofline below launches × latency."""
+    launches = f"{c.launches:,} launches" if c.launches != 1 else "1 launch"
+    text = (
+        f"Latency floor: a run takes at least {format_si(floor, 's', digits=6)}"
+        f" ({launches} × {format_si(latency, 's', digits=6)})"
+    )
+    held = latency_regions(c)
+    if not held:
+        return text + f"; the time at the roofline reaches it at every {c.symbol}"
+    spans = ", ".join(f"{r.start:,} .. {r.end if r.end is not None else DOMAIN[1]:,}" for r in held)
+    text += f"; latency bound (the time at the roofline below it) at {c.symbol} = {spans}"
+    last = held[-1].end
+    if last is not None:
+        text += f"; the roofline holds from {c.symbol} = {last + 1:,} on"
+    return text

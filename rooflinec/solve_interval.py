@@ -5,7 +5,8 @@ division by it, the crossover is found by exact integer search: a range of integ
 whose bounds prove that the same ceiling wins everywhere in it is one run; any other
 range is split, down to single integers, which are evaluated exactly. The bounds are
 interval arithmetic on Fractions over the formula's tree, so they are sound (they may
-be loose, never wrong) whether or not the formula is monotone.
+be loose, never wrong) whether or not the formula is monotone. `box_bounds` bounds a
+formula over several symbols at once (a grid's box of shapes, `rooflinec.grid_proof`).
 """
 
 from __future__ import annotations
@@ -27,25 +28,33 @@ def bounds(
 
     None when no finite bound follows (a divisor whose bounds include zero).
     """
-    return _bounds(formula._tree, values, symbol, (Fraction(lo), Fraction(hi)))
+    return _bounds(formula._tree, values, {symbol: (Fraction(lo), Fraction(hi))})
+
+
+def box_bounds(
+    formula: Formula, values: Mapping[str, int | Fraction], box: Mapping[str, Interval]
+) -> Interval | None:
+    """Lower and upper bounds of the formula with each symbol of `box` anywhere in its
+    interval and the others at `values`; None when no finite bound follows."""
+    return _bounds(formula._tree, values, box)
 
 
 def _bounds(
-    node: _Node, values: Mapping[str, int | Fraction], symbol: str, x: Interval
+    node: _Node, values: Mapping[str, int | Fraction], varying: Mapping[str, Interval]
 ) -> Interval | None:
     if isinstance(node, _Num):
         v = Fraction(node.value)
         return v, v
     if isinstance(node, _Sym):
-        if node.name == symbol:
-            return x
+        if node.name in varying:
+            return varying[node.name]
         v = Fraction(values[node.name])
         return v, v
     if isinstance(node, _Neg):
-        inner = _bounds(node.operand, values, symbol, x)
+        inner = _bounds(node.operand, values, varying)
         return None if inner is None else (-inner[1], -inner[0])
     if isinstance(node, _Pow):
-        base = _bounds(node.base, values, symbol, x)
+        base = _bounds(node.base, values, varying)
         if base is None:
             return None
         lo, hi = base
@@ -60,7 +69,7 @@ def _bounds(
     if isinstance(node, _Call):
         args = []
         for arg in node.args:
-            b = _bounds(arg, values, symbol, x)
+            b = _bounds(arg, values, varying)
             if b is None:
                 return None
             args.append(b)
@@ -73,7 +82,7 @@ def _bounds(
     if isinstance(node, _Sum):
         total_lo = total_hi = Fraction(0)
         for negated, term in node.terms:
-            b = _bounds(term, values, symbol, x)
+            b = _bounds(term, values, varying)
             if b is None:
                 return None
             if negated:
@@ -83,7 +92,7 @@ def _bounds(
         return total_lo, total_hi
     acc: Interval | None = None
     for factor in node.factors:
-        b = _bounds(factor.node, values, symbol, x)
+        b = _bounds(factor.node, values, varying)
         if b is None:
             return None
         if factor.divide:

@@ -228,3 +228,63 @@ def test_random_catalogs_agree(specs: dict[str, Any]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         catalog = catalog_or_raise(write_specs(Path(tmp), **specs))
     assert_agrees(compile_catalog(catalog))
+
+
+def _floored_catalog(root: Path) -> Path:
+    """Devices with launch floors of awkward lengths and cases of many sizes and launch
+    counts: many cells held by the floor, many just above it."""
+    devices = {}
+    for k, latency in enumerate(["1.3 µs", "5 µs", "2.7 µs", "700 ns", "3.1 µs"]):
+        devices[f"dev-{k}"] = (
+            f"id: dev-{k}\nname: Device {k}\nvendor: A vendor\n"
+            f"compute:\n  bf16: {{peak: {97 + 13 * k} TFLOP/s, source: s}}\n"
+            f"  fp32: {{peak: {31 + 7 * k} TFLOP/s, source: s}}\n"
+            f"memory:\n  dram: {{label: HBM, bandwidth: {1.7 + k} TB/s, source: s}}\n"
+            f"  l2: {{label: SRAM, bandwidth: {11 + 3 * k} TB/s, source: s}}\n"
+            f"launch: {{latency: {latency}, source: s}}\n"
+        )
+    cases = "".join(
+        f"  - {{id: ew-{i}, name: case {i}, precision: bf16, shape: {{n: {n}}},"
+        f" launches: {1 + i % 7}}}\n"
+        for i, n in enumerate(sorted({(3**j * 7 + 5 * j) % 10**8 + 1 for j in range(90)}))
+    )
+    kernel = (
+        "id: ew\nname: Elementwise\ndescription: y = f(x).\nsymbols: {n: values}\n"
+        "flops: 3*n + 1\nbytes: {dram: 2*n*w + 64, l2: 3*n*w}\ncases:\n" + cases
+    )
+    return write_specs(root, devices, {"ew": kernel})
+
+
+def test_the_x1_sweeps_are_the_attainable_rate_exactly(tmp_path: Path) -> None:
+    """On every cell, held by the launch floor or not, bandwidth ×1 and peak ×1 are the
+    very number `attainable` prints, in JSON and in CSV (no 13107199999.999998 beside
+    13107200000), and a held cell's attainable rate is the exact one, correctly rounded."""
+    check = compile_catalog(catalog_or_raise(_floored_catalog(tmp_path)))
+    cells = check.rows()
+    records = json.loads(results_text(check, cells, "json"))["results"]
+    held = [r for r in records if "latency" == r["limited_by"]]
+    assert 50 < len(held) < len(records)  # both kinds of cell are exercised
+    for record in records:
+        where = (record["case"], record["device"], record["precision"])
+        assert record["attainable"] == record["bandwidth_sweep"]["1"], where
+        assert record["attainable"] == record["peak_sweep"]["1"], where
+    for cell, record in zip(cells, records, strict=True):
+        exact = check.result_at(cell)
+        if "latency" == record["limited_by"]:
+            assert float(exact.attainable) == record["attainable"]
+        for key, value in exact.bandwidth_sweep.items():
+            if value == exact.floor_rate:  # a sweep point the floor holds
+                assert float(value) == record["bandwidth_sweep"][key]
+    rows = list(csv.DictReader(io.StringIO(results_text(check, cells, "csv"))))
+    for row in rows:
+        attainable = row["attainable [OP/s]"]
+        assert attainable == row["bandwidth_x1 [OP/s]"] == row["peak_x1 [OP/s]"]
+
+
+def test_bundled_x1_sweeps_are_the_attainable_rate(bundled: Compiled) -> None:
+    """Every bundled cell, in JSON and CSV: the ×1 sweeps print `attainable`."""
+    cells = bundled.rows()
+    for record in json.loads(results_text(bundled, cells, "json"))["results"]:
+        assert record["attainable"] == record["bandwidth_sweep"]["1"] == record["peak_sweep"]["1"]
+    for row in csv.DictReader(io.StringIO(results_text(bundled, cells, "csv"))):
+        assert row["attainable [OP/s]"] == row["bandwidth_x1 [OP/s]"] == row["peak_x1 [OP/s]"]

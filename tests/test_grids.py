@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.cli.main import main
@@ -249,8 +251,8 @@ def test_int64_overflow_is_never_wrapped(tmp_path: Path) -> None:
 
 
 def test_a_bad_count_inside_a_grid_stops_the_compile_before_output(tmp_path: Path) -> None:
-    """w·(M-4)² is positive at the grid's corners (M = 1 and 8), which `check` tries,
-    and zero at M = 4: `compile` names the case and the shape, exits 1, writes nothing."""
+    """w·(M-4)² is positive at the grid's corners (M = 1 and 8) and zero at M = 4:
+    `compile` names the case and the shape, exits 1, writes nothing."""
     specs = tmp_path / "specs"
     shutil.copytree(Path(__file__).parent / "cases" / "base", specs)
     kernel = HEAD.replace("l2: w*(M*K*N/128 + M*N)", "l2: w*(M-4)**2")
@@ -260,8 +262,6 @@ def test_a_bad_count_inside_a_grid_stops_the_compile_before_output(tmp_path: Pat
         " N: [1], K: [1]}}\n" + VERSIONS,
         "utf-8",
     )
-    check = io.StringIO()
-    assert 0 == main(["check", "--specs", str(specs)], out=check)
     out, err = io.StringIO(), io.StringIO()
     import contextlib
 
@@ -329,3 +329,168 @@ def test_site_shows_a_grid_as_a_summary_with_a_download(tmp_path: Path) -> None:
     assert csv_rows[1].startswith("test-grid-g,test-grid,M=1 N=3 K=128,nvidia-h100-sxm,")
     chart = out / "kernels" / "test-grid.attainable.vl.json"
     assert not chart.exists() or "test-grid-g" not in chart.read_text("utf-8")
+
+
+# ------------------------------------------------- check proves counts over the whole grid
+def _dip_specs(tmp_path: Path, l2: str, grid: str) -> Path:
+    specs = tmp_path / "specs"
+    shutil.copytree(Path(__file__).parent / "cases" / "base", specs)
+    kernel = HEAD.replace("l2: w*(M*K*N/128 + M*N)", f"l2: {l2}")
+    (specs / "kernels" / "dip.yaml").write_text(
+        kernel.replace("test-grid", "dip")
+        + f"  - {{id: dip-g, name: Dip, precision: bf16, grid: {grid}}}\n"
+        + VERSIONS,
+        "utf-8",
+    )
+    return specs
+
+
+def _check(specs: Path, *args: str) -> tuple[int, list[str]]:
+    out = io.StringIO()
+    code = main(["check", "--specs", str(specs), *args], out=out)
+    return code, [line for line in out.getvalue().splitlines() if ": error: " in line]
+
+
+THOUSAND = "{from: 1, to: 1000, step: 1}"
+BILLION = f"{{M: {THOUSAND}, N: {THOUSAND}, K: {THOUSAND}}}"  # 10^9 shapes
+
+
+def test_check_refuses_what_compile_refuses_inside_a_grid(tmp_path: Path) -> None:
+    """The dip at M = 4 of the small grid: `check` (the CI gate) names the same first
+    shape as `compile`, at the grid's line and column, with the value and width."""
+    specs = _dip_specs(tmp_path, "w*(M-4)**2", "{M: {from: 1, to: 8, step: 1}, N: [1], K: [1]}")
+    code, errors = _check(specs)
+    assert 1 == code
+    assert [
+        f"{specs / 'kernels' / 'dip.yaml'}:13:51: error: case 'dip-g' at M=4, N=1, K=1"
+        " (shape 4 of its grid): the l2 byte count is not positive (0 with w=1)"
+        " [$.cases[0].grid]"
+    ] == errors
+
+
+@pytest.mark.parametrize(
+    ("l2", "first"),
+    [
+        # zero along one axis, the others at their first value: shape 3·10^6 + 1
+        ("w*(M-4)**2", "M=4, N=1, K=1 (shape 3,000,001 of its grid)"),
+        # zero where K = M·N + 5)/3 first holds in the grid's order: M=1, N=1, K=2
+        ("w*(M*N - 3*K + 5)", "M=1, N=1, K=2 (shape 2 of its grid)"),
+        # not positive only far inside: M·N + 1000 <= 2·K first at M=1, N=1, K=501
+        ("w*(M*N - 2*K + 1000)", "M=1, N=1, K=501 (shape 501 of its grid)"),
+        # a root of a cubic in K at 777, for M = 3 and every N
+        ("w*(K - 777)**2*(M + N) + w*(M - 3)**2", "M=3, N=1, K=777 (shape 2,000,777 of its grid)"),
+    ],
+)
+def test_check_names_the_first_bad_shape_of_a_billion_shape_grid(
+    tmp_path: Path, l2: str, first: str
+) -> None:
+    """A grid of 10^9 shapes is never evaluated shape by shape: interval bounds and exact
+    root isolation along an axis find the first shape (in the grid's order) where the
+    count is not positive."""
+    code, errors = _check(_dip_specs(tmp_path, l2, BILLION))
+    assert 1 == code
+    assert 1 == len(errors)
+    assert f"error: case 'dip-g' at {first}: the l2 byte count is not positive" in errors[0]
+
+
+@pytest.mark.parametrize(
+    "l2",
+    [
+        "w*(M*K + K*N + M*N)",  # every term positive: the bounds settle it at once
+        "w*(M*M - 2*M*N + N*N + 1)",  # (M − N)² + 1: solved along N at each M
+        "w*(max(M, N) - min(M, N) + 1)",  # |M − N| + 1: boxes off the diagonal, then shapes
+        "w*(M-4)**2*K + w",  # zero nowhere: the +w holds it up
+    ],
+)
+def test_check_proves_a_positive_billion_shape_grid(tmp_path: Path, l2: str) -> None:
+    """Positive counts over 10^9 shapes pass `check` without an error."""
+    code, errors = _check(_dip_specs(tmp_path, l2, BILLION))
+    assert (0, []) == (code, errors)
+
+
+def test_check_refuses_a_grid_it_cannot_prove(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ceil(M/2)·2 − M + 1 is positive (1 or 2) at every M, but its bounds only say so
+    box by box of two values: over more values of M than it evaluates one by one (here
+    10,000, to keep the test short) `check` says it cannot prove it and how to make it
+    provable, rather than accept the grid unproved; up to that many it evaluates every
+    shape, and the grid passes."""
+    from rooflinec import grid_proof
+
+    monkeypatch.setattr(grid_proof, "EXHAUSTIVE_SHAPES", 10_000)
+    formula = "w*(ceil(M/2)*2 - M + 1)"
+    specs = _dip_specs(tmp_path, formula, "{M: {from: 1, to: 10001, step: 1}, N: [1], K: [1]}")
+    code, errors = _check(specs)
+    assert 1 == code
+    assert [
+        f"{specs / 'kernels' / 'dip.yaml'}:13:51: error: case 'dip-g': cannot prove the l2 byte"
+        " count positive over the grid's 10,001 shapes (w=1): interval bounds and root"
+        " isolation do not settle it, and a grid of more than 10,000 shapes is not evaluated"
+        " shape by shape; shrink the grid, or write the formula so that each symbol appears"
+        " once [$.cases[0].grid]"
+    ] == errors
+    grid = "{M: {from: 1, to: 10000, step: 1}, N: [1], K: [1]}"
+    assert (0, []) == _check(_dip_specs(tmp_path / "small", formula, grid))
+
+
+def test_an_evaluation_error_inside_a_grid_is_named_at_the_formula(tmp_path: Path) -> None:
+    """A division by zero at an interior shape: the formula's error, with the shape."""
+    specs = _dip_specs(tmp_path, "w*M*N*K/(M - 7)**2 + w", BILLION)
+    code, errors = _check(specs)
+    assert 1 == code
+    assert 1 == len(errors)
+    assert (
+        "error: case 'dip-g' at M=7, N=1, K=1 (shape 6,000,001 of its grid): division by zero"
+        in errors[0]
+    )
+
+
+AXIS = st.one_of(
+    st.lists(st.integers(1, 40), min_size=1, max_size=6, unique=True).map(
+        lambda v: GridAxis("", "", values=tuple(sorted(v)))
+    ),
+    st.tuples(st.integers(1, 30), st.integers(0, 40), st.integers(1, 7)).map(
+        lambda t: GridAxis("", "", start=t[0], stop=t[0] + t[1], step=t[2])
+    ),
+    st.tuples(st.integers(1, 9), st.integers(2, 3)).map(
+        lambda t: GridAxis("", "", start=t[0], stop=t[0] * 200, times=t[1])
+    ),
+)
+TERMS = st.sampled_from(
+    ["M", "N", "K", "M*N", "K*K", "M*K", "(M - N)**2", "(K - 9)**2", "max(M, K)", "min(N, 5)"]
+)
+FORMULA = st.lists(st.tuples(st.integers(-6, 6), TERMS), min_size=1, max_size=4).map(
+    lambda ts: " + ".join(f"({c})*{t}" for c, t in ts) + " + 7"
+)
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.tuples(AXIS, AXIS, AXIS), FORMULA, st.sampled_from([10**40, 3000]))
+def test_the_proof_finds_the_first_bad_shape_as_evaluation_does(
+    axes: tuple[GridAxis, GridAxis, GridAxis], text: str, limit: int
+) -> None:
+    """On small grids, with boxes evaluated shape by shape only at size 1 (so bounds,
+    splitting and root isolation do the work), the proof's answer is the first shape
+    where evaluating every shape finds the count not positive or above the limit (a
+    small limit exercises the second condition)."""
+    from dataclasses import replace
+
+    from rooflinec import grid_proof
+
+    grid = Grid(tuple(replace(a, symbol=s) for a, s in zip(axes, "MNK", strict=True)))
+    formula = parse_formula(text, frozenset("MNK"))
+    values = [formula.evaluate(dict(grid.shape_at(i))) for i in range(grid.size)]
+    expected = next((i for i, v in enumerate(values) if v <= 0 or v > limit), None)
+    proof = grid_proof._Proof(formula, {}, grid, limit)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(grid_proof, "LEAF_SHAPES", 1)
+        patch.setattr(grid_proof, "_SMALL", 1)
+        found = proof.run(10**6)
+    assert not isinstance(found, grid_proof.Unproven)
+    assert expected == (found.index if found is not None else None)
+    if found is not None:
+        assert grid.shape_at(found.index) == found.shape
+        assert values[found.index] == found.value
+    # And through the entry point, which evaluates a small grid whole when unsettled.
+    assert expected == getattr(grid_proof.first_bad_shape(formula, {}, grid, limit), "index", None)

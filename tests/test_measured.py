@@ -130,7 +130,9 @@ def test_report_prints_the_block(specs: Path) -> None:
         " 1.333 TFLOP/s attainable)",
         "Achieved bandwidth: DRAM 3.6 TB/s, 90% of 4 TB/s; L2 3 TB/s, 15% of 20 TB/s",
         "Arithmetic intensity: DRAM 0.3333 FLOP/B modelled, 0.2778 FLOP/B measured (traffic"
-        " ratio 1.2); L2 0.3333 FLOP/B modelled, 0.3333 FLOP/B measured (traffic ratio 1)",
+        " ratio 1.2); L2 0.3333 FLOP/B modelled, 0.3333 FLOP/B measured (traffic ratio 1);"
+        " modelled: the formula's operations and bytes; measured: the profiler's operations"
+        " and bytes",
         "Regime: memory-bound at DRAM (ridge point 250 FLOP/B), at the measured intensity",
         "Bottleneck to attack: move fewer bytes at DRAM: fusion, a lower precision, tiling"
         " for reuse",
@@ -196,3 +198,142 @@ def test_measured_and_latency_rows_follow_the_results_schema(tmp_path: Path) -> 
     assert any("traffic_ratio" in row for row in rows)
     assert any("latency" == row["limited_by"] for row in rows)
     assert [] == [e.message for e in validator("results").iter_errors(document)]
+
+
+# --------------------------------------------------------------- one rule for measured runs
+FAST = KERNEL.replace("time: 2 ms", "time: 0.5 ms")  # 4 TFLOP/s: 3x the 1.333 TFLOP/s roof
+# The tiny case measured on the floored device in 0.4 µs: five times under the 2 µs floor.
+UNDER_FLOOR = KERNEL.replace(
+    "    shape: {n: 1024}\n",
+    "    shape: {n: 1024}\n    measured:\n      - {device: gpu-a, precision: bf16, time: 0.4 µs}\n",
+)
+FAST_MESSAGE = (
+    "kernels/axpy.yaml:28:9: error: measured rate of case 'axpy-big' on 'gpu-b' at bf16 is 3x"
+    " the roofline ceiling (dram bound)"
+)
+
+
+def _refused(specs: Path, args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """Run a command that must refuse: exit 1, no figure on stdout (`check` prints its
+    report there); the diagnostics it printed."""
+    capsys.readouterr()
+    code, text = run(*args, "--specs", str(specs))
+    err = capsys.readouterr().err
+    assert (1, "") == (code, text if args[0] != "check" else "")
+    assert "Traceback" not in err
+    return err + text
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check"],
+        ["report", "axpy-big", "--device", "gpu-b"],
+        ["explain", "axpy-big", "--device", "gpu-b"],
+        ["compile", "--format", "json"],
+        ["compile", "--format", "jsonl"],
+        ["compile", "--format", "csv", "--case", "axpy-big"],
+        ["compile", "--format", "table", "--device", "gpu-b"],
+        ["compile", "--format", "csv", "--case", "axpy-tiny"],  # another case: still refused
+    ],
+)
+def test_a_run_above_its_roofline_is_refused_by_every_command(
+    tmp_path: Path, args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """check, report, explain and compile in every format give the same error at the
+    entry's file:line:col and exit 1, printing no figure (no efficiency of 3)."""
+    specs = write_measured(tmp_path, FAST)
+    err = _refused(specs, args, capsys)
+    assert FAST_MESSAGE in err
+
+
+def test_compile_out_writes_nothing_for_a_run_above_its_roofline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`compile --out` (csv and parquet alike) leaves no file behind."""
+    specs = write_measured(tmp_path, FAST)
+    for fmt in ("csv", "parquet"):
+        target = tmp_path / f"out.{fmt}"
+        err = _refused(specs, ["compile", "--format", fmt, "--out", str(target)], capsys)
+        assert FAST_MESSAGE in err
+        assert not target.exists()
+    assert ["specs"] == sorted(p.name for p in tmp_path.iterdir())
+
+
+def test_a_run_under_the_launch_floor_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """0.4 µs on a 2 µs floor is five times the attainable rate: no "500 %" report."""
+    specs = write_measured(tmp_path, UNDER_FLOOR)
+    for args in (["check"], ["report", "axpy-tiny", "--device", "gpu-a"], ["compile"]):
+        err = _refused(specs, args, capsys)
+        assert (
+            "kernels/axpy.yaml:24:9: error: measured rate of case 'axpy-tiny' on 'gpu-a' at"
+            " bf16 is 5x the roofline ceiling (latency bound)" in err
+        )
+
+
+def test_compiled_or_raise_names_the_compile_errors(tmp_path: Path) -> None:
+    """The library entry point raises the very diagnostics `check` prints."""
+    from rooflinec.errors import SpecError
+    from rooflinec.pipeline import checked
+
+    specs = write_measured(tmp_path, FAST)
+    with pytest.raises(SpecError) as raised:
+        compiled_or_raise(specs)
+    _, diagnostics, _ = checked(specs)
+    errors = [str(d) for d in diagnostics if d.severity == "error"]
+    assert errors == [str(d) for d in raised.value.diagnostics]
+    assert 2 == len(errors)  # the rate and the DRAM bandwidth (3.6x)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line", "column"),
+    [
+        ("flops: 2000000000", "flops: 0", 31, 16),
+        ("flops: 2000000000", "flops: 0 FLOP", 31, 16),
+        ("dram: 7.2 GB", "dram: 0", 32, 23),
+        ("l2: 6000000000", "l2: 0 B", 32, 35),
+    ],
+)
+def test_a_zero_count_is_refused_at_its_position(
+    tmp_path: Path,
+    old: str,
+    new: str,
+    line: int,
+    column: int,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A counted 0 operations or 0 bytes would put the measured point at intensity 0 or
+    infinity and turn the advice around: refused where it is written."""
+    specs = write_measured(tmp_path, KERNEL.replace(old, new))
+    for args in (["check"], ["report", "axpy-big", "--device", "gpu-b"]):
+        err = _refused(specs, args, capsys)
+        assert f"kernels/axpy.yaml:{line}:{column}: error: " in err
+        assert "greater than" in err
+
+
+def test_measured_intensity_needs_counted_operations(tmp_path: Path) -> None:
+    """Counted bytes without counted operations: no measured intensity (the formula's
+    operations over the profiler's bytes would mix sources), the regime is the model's,
+    and the report line says which quotient is which."""
+    specs = write_measured(tmp_path, KERNEL.replace("        flops: 2000000000\n", ""))
+    row = _row(specs, "axpy-big", "gpu-b")
+    assert "measured_intensity" not in row
+    assert {"dram": 1.2, "l2": 1} == row["traffic_ratio"]
+    code, text = run("report", "axpy-big", "--device", "gpu-b", "--specs", str(specs))
+    assert 0 == code
+    lines = text.splitlines()
+    assert (
+        "Arithmetic intensity: DRAM 0.3333 FLOP/B modelled, none measured (bytes counted,"
+        " operations not; traffic ratio 1.2); L2 0.3333 FLOP/B modelled, none measured (bytes"
+        " counted, operations not; traffic ratio 1); modelled: the formula's operations and"
+        " bytes" == lines[3]
+    )
+    assert lines[4].endswith("modelled: the profiler counted bytes but no operations")
+    code, text = run("explain", "axpy-big", "--device", "gpu-b", "--specs", str(specs))
+    assert 0 == code
+    assert (
+        "   dram: no measured intensity (operations not counted), bandwidth 3.6 TB/s,"
+        " traffic ratio 1.2" in text.splitlines()
+    )

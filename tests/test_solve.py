@@ -63,14 +63,22 @@ def test_json_has_the_design_names() -> None:
 
 
 def test_never_compute_bound_kernel_has_no_crossover() -> None:
-    """Elementwise work (1/6 FLOP/B at bf16) is DRAM bound for every n."""
+    """Elementwise work (1/6 FLOP/B at bf16) is never compute bound: held by the H100's
+    launch floor while its 6n bytes take less than the floor at 3.35 TB/s, DRAM bound
+    for every larger n."""
     code, text = run(
         "solve", "elementwise-add", "--device", "nvidia-h100-sxm", "--vary", "n", "--format", "json"
     )
     assert 0 == code
     data = json.loads(text)
     assert None is data["crossover"]
-    assert [{"from": 1, "to": None, "limited_by": "dram"}] == data["regions"]
+    floor = data["latency_floor"]
+    last = data["regions"][0]["to"]
+    assert [
+        {"from": 1, "to": last, "limited_by": "latency"},
+        {"from": last + 1, "to": None, "limited_by": "dram"},
+    ] == data["regions"]
+    assert 6 * last / 3.35e12 < floor <= 6 * (last + 1) / 3.35e12
 
 
 def test_text_names_the_regions_and_the_crossover() -> None:
@@ -218,3 +226,87 @@ def test_critical_integers_of_a_double_root_and_a_root_near_the_end_of_the_domai
     assert {5, 10**12 - 1, 10**12} <= found <= {4, 5, 6, 10**12 - 2, 10**12 - 1, 10**12}
     far = _poly_of_roots(Fraction(10**12 + 5), Fraction(-7), Fraction(1, 3))
     assert critical_integers(far, 1, 10**12) == {1}
+
+
+# ------------------------------------------------------------------ the launch floor
+def _solve_floored(tmp_path: Path, *args: str) -> tuple[int, str]:
+    from tests.measuredspecs import write_measured
+
+    out = io.StringIO()
+    code = main(["solve", *args, "--specs", str(write_measured(tmp_path))], out)
+    return code, out.getvalue()
+
+
+def test_solve_gives_the_latency_bound_region_and_its_exact_boundary(tmp_path: Path) -> None:
+    """AXPY at bf16 moves 6n bytes at 4 TB/s against a 2 µs floor: the time at the roofline
+    (6n / 4e12 s) is below the floor up to n = 1,333,333 and reaches it at 1,333,334 —
+    where `compile` turns from latency to DRAM bound too."""
+    code, text = _solve_floored(
+        tmp_path, "axpy-tiny", "--device", "gpu-a", "--vary", "n", "--format", "json"
+    )
+    assert 0 == code
+    data = json.loads(text)
+    assert [
+        {"from": 1, "to": 1_333_333, "limited_by": "latency"},
+        {"from": 1_333_334, "to": None, "limited_by": "dram"},
+    ] == data["regions"]
+    assert 2e-06 == data["latency_floor"]
+    assert None is data["crossover"]
+    catalog = catalog_or_raise(tmp_path / "specs")
+    from rooflinec.grids import grid_result
+    from rooflinec.pipeline import compiled_or_raise
+
+    compiled = compiled_or_raise(tmp_path / "specs")
+    case = catalog.cases["axpy-tiny"]
+    for n, limit in ((1_333_333, "latency"), (1_333_334, "dram")):
+        result = grid_result(compiled, case, {"n": n}, "gpu-a", "bf16")
+        assert limit == result.limited_by
+
+
+def test_solve_text_names_the_floor(tmp_path: Path) -> None:
+    """The text lists the latency region and says where the roofline takes over."""
+    code, text = _solve_floored(tmp_path, "axpy-tiny", "--device", "gpu-a", "--vary", "n")
+    assert 0 == code
+    lines = text.splitlines()
+    assert "  n = 1 .. 1,333,333: latency" in lines
+    assert "  n = 1,333,334 .. 1,000,000,000,000: DRAM" in lines
+    assert (
+        "Latency floor: a run takes at least 2 µs (1 launch × 2 µs); latency bound (the time"
+        " at the roofline below it) at n = 1 .. 1,333,333; the roofline holds from"
+        " n = 1,333,334 on" in lines
+    )
+
+
+def test_solve_without_a_floor_is_unchanged(tmp_path: Path) -> None:
+    """The same case on the device without a floor: DRAM bound throughout, no floor key
+    and no floor line."""
+    code, text = _solve_floored(
+        tmp_path, "axpy-tiny", "--device", "gpu-b", "--vary", "n", "--format", "json"
+    )
+    assert 0 == code
+    data = json.loads(text)
+    assert [{"from": 1, "to": None, "limited_by": "dram"}] == data["regions"]
+    assert "latency_floor" not in data
+    code, text = _solve_floored(tmp_path, "axpy-tiny", "--device", "gpu-b", "--vary", "n")
+    assert "Latency floor" not in text
+
+
+def test_the_floor_scales_with_launches_and_holds_on_the_search_path() -> None:
+    """Three launches triple the floor; a formula with `min` (the exact search, not the
+    polynomial roots) finds the same boundary."""
+    symbols = ("n",)
+    for flops in ("2*n", "min(2*n, 10**15)"):
+        problem = Problem(
+            parse_formula(flops, symbols),
+            (("dram", parse_formula("6*n", symbols)),),
+            (),
+            "n",
+            Fraction(10**15),
+            (("dram", Fraction(4 * 10**12)),),
+            3 * Fraction(2, 10**6),
+        )
+        solve_regions.cache_clear()
+        assert (
+            Region(1, 3_999_999, "latency"),  # 6n / 4e12 < 6 µs: n < 4,000,000
+            Region(4_000_000, None, "dram"),
+        ) == solve_regions(problem)

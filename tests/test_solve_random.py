@@ -10,6 +10,7 @@ range; far boundaries are checked on both sides, and random points inside every 
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from fractions import Fraction
 from itertools import pairwise
 
@@ -18,7 +19,7 @@ import pytest
 from rooflinec.compiler import Result
 from rooflinec.formulas import EvaluationError, Formula, parse_formula
 from rooflinec.solve import Problem, Region, SolveError, crossover, limited_by, solve_regions
-from rooflinec.terms import COMPUTE
+from rooflinec.terms import COMPUTE, LATENCY
 
 SYMBOLS = ("X", "a", "b")
 RANGE = 240  # brute force over 1..RANGE
@@ -92,7 +93,18 @@ def _engine(problem: Problem, x: int) -> str:
     flops = problem.flops.evaluate(values)
     counts = {lv: f.evaluate(values) for lv, f in problem.bytes}
     result = Result(
-        "", "", "", "", True, flops, counts, problem.peak, dict(problem.bandwidths), (), None
+        "",
+        "",
+        "",
+        "",
+        True,
+        flops,
+        counts,
+        problem.peak,
+        dict(problem.bandwidths),
+        (),
+        None,
+        problem.floor,
     )
     return result.limited_by
 
@@ -113,14 +125,49 @@ def _brute(problem: Problem, hi: int) -> list[Region]:
 KERNEL_CASES = [_kernel(random.Random(seed)) for seed in range(KERNELS)]
 
 
-@pytest.mark.parametrize(("problem", "texts"), KERNEL_CASES, ids=[str(i) for i in range(KERNELS)])
+def _floored(seed: int) -> tuple[Problem, list[str]]:
+    """A random kernel on a device with a launch floor near its time at the roofline at
+    some X of the range, so the floor holds part of it (or all, or none)."""
+    rng = random.Random(f"floor-{seed}")
+    problem, texts = _kernel(rng)
+    at = rng.randint(1, RANGE)
+    roof = Result(
+        "",
+        "",
+        "",
+        "",
+        True,
+        problem.flops.evaluate({**dict(problem.shape), "X": at}),
+        {lv: f.evaluate({**dict(problem.shape), "X": at}) for lv, f in problem.bytes},
+        problem.peak,
+        dict(problem.bandwidths),
+        (),
+        None,
+    ).time
+    floor = roof * Fraction(rng.choice([1, 1, 9, 10, 11, 50]), 10)
+    return replace(problem, floor=floor), texts
+
+
+FLOOR_KERNELS = 150
+FLOOR_CASES = [_floored(seed) for seed in range(FLOOR_KERNELS)]
+
+
+@pytest.mark.parametrize(
+    ("problem", "texts"),
+    KERNEL_CASES + FLOOR_CASES,
+    ids=[str(i) for i in range(KERNELS)] + [f"floor-{i}" for i in range(FLOOR_KERNELS)],
+)
 def test_solver_matches_brute_force(problem: Problem, texts: list[str]) -> None:
     """Over 1..RANGE the regions are exactly the runs the engine gives at every integer."""
     solve_regions.cache_clear()
     assert _brute(problem, RANGE) == list(solve_regions(problem, 1, RANGE))
 
 
-@pytest.mark.parametrize(("problem", "texts"), KERNEL_CASES, ids=[str(i) for i in range(KERNELS)])
+@pytest.mark.parametrize(
+    ("problem", "texts"),
+    KERNEL_CASES + FLOOR_CASES,
+    ids=[str(i) for i in range(KERNELS)] + [f"floor-{i}" for i in range(FLOOR_KERNELS)],
+)
 def test_far_boundaries_hold_on_both_sides(
     problem: Problem, texts: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -166,6 +213,12 @@ def test_random_kernels_cover_every_path() -> None:
     assert any(s[0] != COMPUTE and s[-1] == COMPUTE for s in shapes)  # rising
     assert any(COMPUTE not in s for s in shapes)  # never compute bound
     assert any(len(set(s) - {COMPUTE}) >= 2 for s in shapes)  # two levels take turns
+    floored = [tuple(r.limited_by for r in _brute(p, RANGE)) for p, _ in FLOOR_CASES]
+    assert any(s[0] == LATENCY and len(s) > 1 for s in floored)  # the floor gives way
+    assert any(s == (LATENCY,) for s in floored)  # held throughout the small range
+    assert any(LATENCY not in s for s in floored)  # a floor below every roofline time
+    texts = " ".join(t for _, ts in FLOOR_CASES for t in ts)
+    assert "min(" in texts and "/(" in texts  # the floor on the search path too
 
 
 def test_limited_by_is_the_engine() -> None:

@@ -105,11 +105,11 @@ def _evaluate_all(
     formulas += [(("bytes", role), f, f"{role} byte count") for role, f in byte_formulas.items()]
     for case in cases:
         for path, formula, what in formulas:
+            if case.grid is not None:
+                _prove_grid(builder, doc, case, path, formula, what, widths, precisions)
+                continue
             for w, shape in _samples(case, widths if formula.reserved else widths[:1]):
-                values: dict[str, int | Fraction] = {**shape, RESERVED_SYMBOL: w}
-                for name in width_symbols:
-                    bound = case.widths.get(name)
-                    values[name] = precisions[bound].bytes if bound in precisions else w
+                values = {**shape, **_width_values(case, w, width_symbols, precisions)}
                 try:
                     result = formula.evaluate(values)
                 except (EvaluationError, FormulaError) as exc:
@@ -135,21 +135,88 @@ def _evaluate_all(
                     break
 
 
+def _width_values(
+    case: Case, w: Fraction, width_symbols: dict[str, str], precisions: dict[str, Precision]
+) -> dict[str, int | Fraction]:
+    """`w` and each width symbol: its bound precision's bytes, else `w`."""
+    values: dict[str, int | Fraction] = {RESERVED_SYMBOL: w}
+    for name in width_symbols:
+        bound = case.widths.get(name)
+        values[name] = precisions[bound].bytes if bound in precisions else w
+    return values
+
+
 def _samples(case: Case, widths: list[Fraction]) -> list[tuple[Fraction, dict[str, int]]]:
-    """The (width, shape) pairs a case is checked at: its shape; for a grid, every corner
-    (each symbol at its smallest or largest value; the first and last shapes only when
-    there are more than 256 corners). `compile` checks every shape of a grid again."""
-    if case.grid is None:
-        return [(w, case.shape) for w in widths]
-    axes = case.grid.axes
-    if len(axes) > 8:
-        corners = [case.grid.first, case.grid.last]
-    else:
-        corners = [
-            {a.symbol: (a.last if bits >> k & 1 else a.first) for k, a in enumerate(axes)}
-            for bits in range(1 << len(axes))
-        ]
-    return [(w, shape) for shape in corners for w in widths]
+    """The (width, shape) pairs a plain case is checked at: its shape at each width."""
+    return [(w, case.shape) for w in widths]
+
+
+def _prove_grid(
+    builder: Builder,
+    doc: Document,
+    case: Case,
+    path: PathKey,
+    formula: Formula,
+    what: str,
+    widths: list[Fraction],
+    precisions: dict[str, Precision],
+) -> None:
+    """A grid's count positive (and plausible) at every shape, or one error naming the
+    first shape where it is not: what `compile` and `build` refuse, `check` refuses,
+    without evaluating every shape of a large grid (`rooflinec.grid_proof`)."""
+    from rooflinec.grid_proof import EXHAUSTIVE_SHAPES, Unproven, first_bad_shape
+
+    assert case.grid is not None
+    grid_path: PathKey = ("cases", _case_index(doc, case.id), "grid")
+    width_symbols: dict[str, str] = doc.data.get("widths") or {}
+    for w in widths if formula.reserved else widths[:1]:
+        constants = {
+            name: (int(v) if v.denominator == 1 else v)
+            for name, v in _width_values(case, w, width_symbols, precisions).items()
+            if name in formula.symbols
+        }
+        found = first_bad_shape(formula, constants, case.grid, MAX_COUNT)
+        if found is None:
+            continue
+        if isinstance(found, Unproven):
+            builder.out.add(
+                doc.error(
+                    grid_path,
+                    f"case '{case.id}': cannot prove the {what} positive over the grid's"
+                    f" {case.grid.size:,} shapes (w={w}): interval bounds and root isolation"
+                    f" do not settle it, and a grid of more than {EXHAUSTIVE_SHAPES:,} shapes"
+                    " is not evaluated shape by shape; shrink the grid, or write the formula"
+                    " so that each symbol appears once",
+                    code="formula",
+                )
+            )
+            return
+        where = f"{_where(case, found.shape)} (shape {found.index + 1:,} of its grid)"
+        if found.error is not None:
+            builder.out.add(
+                doc.error(
+                    path,
+                    f"{where}: {found.error.message}",
+                    offset=found.error.column,
+                    code="formula",
+                )
+            )
+            return
+        assert found.value is not None
+        problem = "is not positive" if found.value <= 0 else "is implausibly large"
+        builder.out.add(
+            doc.error(
+                grid_path,
+                f"{where}: the {what} {problem} ({short_number(found.value)} with w={w})",
+                code="formula",
+            )
+        )
+        return
+
+
+def _case_index(doc: Document, case_id: str) -> int:
+    entries = doc.data.get("cases") or []
+    return next(i for i, e in enumerate(entries) if isinstance(e, dict) and e.get("id") == case_id)
 
 
 def _where(case: Case, shape: dict[str, int]) -> str:

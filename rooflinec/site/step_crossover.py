@@ -12,8 +12,9 @@ same polynomial root isolation or exact integer search, every boundary checked b
 evaluating both sides.
 
 `count` multiplies a step's operations and bytes alike, so it never changes what
-limits a run and is left out. The latency floor is not part of the question, as for
-the kernel pages' crossovers: the answer is about the roofline alone.
+limits a run and is left out. The latency floor is not part of the question (the
+model page says so): the answer is about the roofline alone, where a case's crossover
+(`solve`, `explain`, the kernel pages) has the launch floor's runs too.
 """
 
 from __future__ import annotations
