@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import time
 from fractions import Fraction
 from pathlib import Path
 
@@ -156,15 +155,6 @@ def test_l2_takes_over_in_the_middle() -> None:
         Region(251, 499, "l2"),
         Region(500, None, "compute"),
     ) == solve_regions(problem)
-
-
-def test_one_solve_is_well_under_a_second() -> None:
-    """A cold solve (its cache cleared) of a catalog case takes under 0.2 s."""
-    catalog = catalog_or_raise(SPECS)
-    solve_regions.cache_clear()
-    start = time.perf_counter()
-    solve_case(catalog, "attention-unfused", "nvidia-h100-sxm", None, "s")
-    assert time.perf_counter() - start < 0.2
 
 
 def test_explain_names_each_symbols_crossover() -> None:
