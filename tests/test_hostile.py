@@ -32,6 +32,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rooflinec.cli import main as cli
 from rooflinec.cli.main import main
 from tests.measuredspecs import write_measured
 from tests.specfactory import BUNDLED, REPO
@@ -469,3 +470,29 @@ def test_the_bound_stops_a_hang() -> None:
     with pytest.raises(Hung), _bounded(1):
         while True:
             signal.pause()
+
+
+# Commands the mutated-catalog properties do not run, each with where its own hostile
+# tests are. Anything else in the CLI's table must have a row above.
+ELSEWHERE = {
+    "serve": "a server that runs until stopped: tests/test_site_serve.py gives it broken "
+    "and crashing specs and checks every page still answers with the error banner",
+    "publish": "commits a build to a git branch with mike: tests/test_publish.py",
+}
+
+
+def test_every_command_joins_the_suite() -> None:
+    """Every command of the CLI runs in one of the properties above, or is listed in
+    `ELSEWHERE` with the tests that hold it to the same rules."""
+    ran = {run.argv[0] for run in (*COMMANDS, *BUNDLED_COMMANDS, *SITE_COMMANDS)}
+    assert set() == {c.name for c in cli.COMMANDS} - ran - ELSEWHERE.keys()
+
+
+def test_every_importer_has_a_corpus_of_bad_exports() -> None:
+    """Every `import` kind has its folder of bad exports (tests/cases/imports/KIND), which
+    tests/test_import_hostile.py runs with the same invariants, and its mutated exports."""
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    kinds = next(a for a in sub.choices["import"]._actions if a.dest == "kind").choices
+    corpus = REPO / "tests" / "cases" / "imports"
+    assert [] == [k for k in kinds if not any((corpus / k).glob("*.expect"))]
