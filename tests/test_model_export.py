@@ -21,14 +21,14 @@ from hypothesis import strategies as st
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import LEVELS
 from rooflinec.compiler import Compiled, compile_catalog
-from rooflinec.model_export import (
+from rooflinec.models import ModelResult, collector_paused, run_bound
+from rooflinec.outputs.model_rows import (
     _dump,
     model_data,
     model_json,
     write_model_json_rows,
     write_model_jsonl,
 )
-from rooflinec.models import ModelResult, collector_paused, run_bound
 from rooflinec.terms import COMPUTE, LATENCY, LIMITED_BY
 from tests.specfactory import BUNDLED
 

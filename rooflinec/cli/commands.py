@@ -42,8 +42,8 @@ def _unknown(kind: str, wanted: Iterable[str], known: Collection[str]) -> None:
 
 
 def cmd_compile(opts: Options, out: TextIO) -> int:
-    from rooflinec.export import CsvHeader, write_results
     from rooflinec.grids import select
+    from rooflinec.outputs.results import CsvHeader, write_results
     from rooflinec.progress import progress_line
 
     if opts.format == "parquet" and opts.out is None:
@@ -115,7 +115,7 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
         from rooflinec.outfile import atomic_file, atomic_folder
 
         if opts.format == "parquet":
-            from rooflinec.export import write_parquet
+            from rooflinec.outputs.results import write_parquet
 
             if opts.partition is not None:
                 with atomic_folder(opts.out, folder) as written:
@@ -454,7 +454,7 @@ def cmd_publish(opts: Options, out: TextIO) -> int:
 
 def cmd_export(opts: Options, out: TextIO) -> int:
     from rooflinec.assemble import catalog_or_raise
-    from rooflinec.catalog_export import catalog_csv, catalog_json
+    from rooflinec.outputs.catalog import catalog_csv, catalog_json
 
     catalog = catalog_or_raise(specs_folder(opts.specs))
     writer = catalog_json if opts.format == "json" else catalog_csv

@@ -11,7 +11,7 @@ written as an integer when it is one, else as the nearest float; a computed floa
 is integral and its exact value is an integer too, else as the float.
 
 CSV and Parquet are written a batch of cells at a time from the same table, by
-`rooflinec.columnar`: a field shared by many cells (per case, row of counts, pair) is
+`rooflinec.outputs.columnar`: a field shared by many cells (per case, row of counts, pair) is
 read once, and a per-cell field gives its numpy columns (`Field.vector`). Numbers in CSV:
 an exact count as in JSON (an integer when it is one), every other number as its float64
 value in the shortest text that reads back to it (pyarrow's formatting, `1.15e+13`).
@@ -40,9 +40,9 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from rooflinec.columnar import FieldTable
     from rooflinec.columns import Columns
     from rooflinec.models import ModelResult
+    from rooflinec.outputs.columnar import FieldTable
 
     Ints = NDArray[np.int64]
 
@@ -706,7 +706,7 @@ def write_json(
     kernel results, then the model rows beside them; each batch of rows is written as
     soon as it is laid out. `rows`: the batches of `json_rows(compiled, cells)` when the
     caller has them already (`serve` keeps each device's rows between rebuilds)."""
-    from rooflinec.model_export import write_model_json_rows
+    from rooflinec.outputs.model_rows import write_model_json_rows
 
     head = json.dumps(_header(compiled, cells, models), indent=2, ensure_ascii=False)
     tail = '"results": [],\n  "models": []\n}'
@@ -752,7 +752,7 @@ def write_jsonl(
     pandas (`read_json(lines=True)`), polars (`read_ndjson`) and duckdb (`read_json`) read
     it as a table of one row per result; every value has the JSON document's own text.
     """
-    from rooflinec.model_export import write_model_jsonl
+    from rooflinec.outputs.model_rows import write_model_jsonl
 
     _write_jsonl_results(compiled, cells, out, progress)
     write_model_jsonl(models, out)
@@ -782,7 +782,7 @@ def write_table(
 ) -> None:
     """A readable terminal table; `*` marks a precision other than the case's declared one.
     Model rows follow in a table of their own; with model rows alone, only that one."""
-    from rooflinec.model_export import write_model_table
+    from rooflinec.outputs.model_rows import write_model_table
 
     if len(cells) or not models:
         _write_results_table(compiled, cells, out, progress)
@@ -828,13 +828,13 @@ _WRITERS: dict[
 }
 TEXT_FORMATS: tuple[Format, ...] = ("json", "jsonl", "csv", "table")
 """The formats `write_results` writes to a text stream; Parquet is written to a file or a
-folder of files (`rooflinec.columnar.write_parquet`)."""
+folder of files (`rooflinec.outputs.columnar.write_parquet`)."""
 
 
 def _tables(compiled: Compiled, cells: Cells) -> Iterator[tuple[FieldTable, Sequence[int]]]:
     """The rows of `cells` as (field table, cells of its compile) parts, in order: the
     catalog's rows share one table; a grid's chunk is a compile, and a table, of its own."""
-    from rooflinec.columnar import FieldTable
+    from rooflinec.outputs.columnar import FieldTable
 
     def table(of: Compiled) -> FieldTable:
         src = _Source(of)
@@ -856,10 +856,10 @@ def write_csv(
     *,
     progress: Progress | None = None,
 ) -> None:
-    """One row per cell, a batch at a time through pyarrow (`rooflinec.columnar`); empty
+    """One row per cell, a batch at a time through pyarrow (`rooflinec.outputs.columnar`); empty
     cells where a level is absent. The header row names each column with its unit
     (`time [s]`), or with `header="plain"` by name alone (`time`)."""
-    from rooflinec import columnar
+    from rooflinec.outputs import columnar
 
     names = CSV_PLAIN_COLUMNS if header == "plain" else CSV_COLUMNS
     columnar.write_csv(_tables(compiled, cells), out, names, progress=progress)
@@ -875,8 +875,8 @@ def write_parquet(
 ) -> None:
     """The cells as Parquet: one file (`target` a path or a binary file), or with
     `partition="device"` a folder of Hive partitions, `device=ID/part-0.parquet`, under
-    the path `target` (`rooflinec.columnar.write_parquet`)."""
-    from rooflinec import columnar
+    the path `target` (`rooflinec.outputs.columnar.write_parquet`)."""
+    from rooflinec.outputs import columnar
 
     columnar.write_parquet(
         _tables(compiled, cells), FIELDS, target, partition=partition, progress=progress
@@ -903,7 +903,7 @@ def write_results(
     """
     if format == "csv":
         if models and not len(cells):
-            from rooflinec.model_export import write_model_csv
+            from rooflinec.outputs.model_rows import write_model_csv
 
             write_model_csv(models, out, plain=csv_header == "plain")
             return

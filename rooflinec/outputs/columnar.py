@@ -1,6 +1,6 @@
 """Results as Arrow columns, a batch of cells at a time: CSV text and Parquet files.
 
-The fields of `rooflinec.export.FIELDS` that many cells share (per case, per row of
+The fields of `rooflinec.outputs.results.FIELDS` that many cells share (per case, per row of
 exact counts, per (device, precision) pair, per kernel and pair) are laid out once per
 compile as Arrow arrays, and each batch takes its rows from them by index; a per-cell
 field gives its numpy columns (`Field.vector`). No cell is formatted in Python, and a
@@ -10,7 +10,7 @@ number of rows.
 CSV text, one definition for every CSV rooflinec writes (a cell's text depends on that
 cell alone, never on the batch it falls in or on what else was selected):
 
-- text (ids, `limited_by`): `rooflinec.export.csv_text`, guarded against spreadsheet
+- text (ids, `limited_by`): `rooflinec.outputs.results.csv_text`, guarded against spreadsheet
   formulas and quoted only where CSV needs it;
 - `declared`: `true` or `false`;
 - an exact count shared by cells (operations, bytes, intensity, peak, bandwidth): an
@@ -26,7 +26,7 @@ Hive partitions, `device=ID/part-0.parquet`, that DuckDB, Polars and Spark read 
 table.
 
 pyarrow is imported here only: `check` and the command line's parsing never load it.
-The field table is `rooflinec.export`'s, handed in as a `FieldTable` (this module does
+The field table is `rooflinec.outputs.results`'s, handed in as a `FieldTable` (this module does
 not import it: `export`'s writers call this one).
 """
 
@@ -49,7 +49,7 @@ from rooflinec import __version__
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-    from rooflinec.export import Field, Progress, _Source
+    from rooflinec.outputs.results import Field, Progress, _Source
 
     Ints = NDArray[np.int64]
 
