@@ -746,16 +746,22 @@ def write_jsonl(
     models: Sequence[ModelResult] = (),
     progress: Progress | None = None,
 ) -> None:
-    """JSON Lines: one result per line, the rows of the results contract as records, then
-    one line per model row (with its steps; it has `model` where a result has `case`).
+    """JSON Lines of one kind of row: one kernel cell per line, the rows of the results
+    contract as records; or, given `models` (and no cells), one model row per line with
+    its steps, the rows of the contract's `models`.
 
     pandas (`read_json(lines=True)`), polars (`read_ndjson`) and duckdb (`read_json`) read
-    it as a table of one row per result; every value has the JSON document's own text.
+    either stream as one rectangular table; every value has the JSON document's own text.
+    A stream never mixes the kinds (their fields differ): both at once is a ValueError.
     """
     from rooflinec.outputs.model_rows import write_model_jsonl
 
+    if models and len(cells):
+        raise ValueError("a JSON Lines stream holds kernel cells or model rows, not both")
+    if models:
+        write_model_jsonl(models, out)
+        return
     _write_jsonl_results(compiled, cells, out, progress)
-    write_model_jsonl(models, out)
 
 
 def _write_jsonl_results(
