@@ -22,7 +22,6 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
@@ -34,6 +33,8 @@ from rooflinec.cells import FORMULA_STARTS, Number, csv_text, num, spreadsheet_t
 from rooflinec.compiler import Compiled, Result
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.grids import Selection
+from rooflinec.outputs.fields import Field as GenericField
+from rooflinec.outputs.fields import Scope
 from rooflinec.terms import LIMITED_BY, SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:
@@ -67,8 +68,6 @@ CsvHeader = Literal["units", "plain"]
 CSV_HEADERS: tuple[CsvHeader, ...] = ("units", "plain")
 """CSV header styles: `time [s]` (units, the default) or `time` (plain: SQL identifiers,
 the units being those of the results schema, `schemas/results.schema.json`)."""
-Scope = Literal["case", "count", "pair", "kernel_pair", "cell"]
-Kind = Literal["text", "number", "flag"]
 Progress = Callable[[int], None]
 """Told how many more rows were written, after each batch (a progress bar)."""
 
@@ -172,34 +171,8 @@ Values = Callable[[_Source, Sequence[int]], list[Any]]
 Vector = Callable[[_Source, "Ints"], list[Any]]
 
 
-@dataclass(frozen=True)
-class Field:
-    """One output: its JSON key, CSV headers, table column, and where its values come from.
-
-    `values` gives one value per row of `scope` asked for (a case, a row of the exact
-    counts, a (device, precision) pair, a (kernel, pair), or a cell): a string, bool,
-    number or None, or for a field with `keys` a mapping from those keys (levels, sweep
-    factors) to them, missing keys meaning absent (JSON leaves them out, CSV leaves the
-    cell empty). `kind` is the column type in CSV and Parquet (text, number or flag).
-
-    A per-cell field also gives `vector`: for an int64 array of cells, one numpy array
-    per header (float64 with NaN where absent, bool, or for a field with `choices`
-    integer codes into them); the columnar writers read that instead of `values`.
-    """
-
-    key: str
-    scope: Scope
-    values: Values
-    headers: tuple[str, ...]
-    keys: tuple[str, ...] = ()
-    json: bool = True
-    table: str | None = None  # the table's column header, when the table shows it
-    show: Callable[[Any, str], str] = lambda value, counting: str(value)  # -> table text
-    optional: bool = False  # JSON leaves the field out of a row where it is empty
-    mapping: bool = False  # a mapping with its own keys (a shape): one CSV cell, `M=1 N=2`
-    kind: Kind = "number"
-    vector: Vector | None = None
-    choices: tuple[str, ...] = ()
+Field = GenericField[_Source]
+"""A field of kernel cells (see `rooflinec.outputs.fields.Field`)."""
 
 
 def _floats(name: str, exact: Callable[[_Source, int], Fraction | None]) -> Values:
