@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
-__all__ = ["Field", "Kind", "Scope"]
+__all__ = ["Field", "Kind", "Progress", "Scope"]
 
 Scope = Literal["case", "count", "pair", "kernel_pair", "cell", "plan", "row", "step", "run"]
 """What a field's value is one of. Kernel cells: a case, a row of exact counts, a
@@ -21,6 +21,8 @@ row of a plan (model, phase, precision) or one row's own. Model steps: the same 
 every device (a plan's step) or one run's bound on a device."""
 Kind = Literal["text", "number", "flag"]
 S = TypeVar("S")  # what the values are read from
+Progress = Callable[[int], None]
+"""Told how many more rows were written, after each batch (a progress bar)."""
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from rooflinec.compiler import Compiled, Result
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.grids import Selection
 from rooflinec.outputs.fields import Field as GenericField
-from rooflinec.outputs.fields import Scope
+from rooflinec.outputs.fields import Progress, Scope
 from rooflinec.terms import LIMITED_BY, SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:
@@ -68,8 +68,6 @@ CsvHeader = Literal["units", "plain"]
 CSV_HEADERS: tuple[CsvHeader, ...] = ("units", "plain")
 """CSV header styles: `time [s]` (units, the default) or `time` (plain: SQL identifiers,
 the units being those of the results schema, `schemas/results.schema.json`)."""
-Progress = Callable[[int], None]
-"""Told how many more rows were written, after each batch (a progress bar)."""
 
 
 class _Source:
