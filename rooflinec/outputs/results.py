@@ -35,6 +35,7 @@ from rooflinec.formatting import format_percent, format_si
 from rooflinec.grids import Selection
 from rooflinec.outputs.fields import Field as GenericField
 from rooflinec.outputs.fields import Progress, Scope
+from rooflinec.outputs.formats import FORMATS as REGISTRY
 from rooflinec.terms import LIMITED_BY, SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:
@@ -62,8 +63,8 @@ __all__ = [
     "write_results",
 ]
 
-Format = Literal["json", "jsonl", "csv", "table", "parquet"]
-FORMATS: tuple[Format, ...] = ("json", "jsonl", "csv", "table", "parquet")
+FORMATS: tuple[str, ...] = tuple(REGISTRY)
+"""Every format of `compile` (`rooflinec.outputs.formats.FORMATS` says what each writes)."""
 CsvHeader = Literal["units", "plain"]
 CSV_HEADERS: tuple[CsvHeader, ...] = ("units", "plain")
 """CSV header styles: `time [s]` (units, the default) or `time` (plain: SQL identifiers,
@@ -803,9 +804,9 @@ _WRITERS: dict[
     "jsonl": write_jsonl,
     "table": write_table,
 }
-TEXT_FORMATS: tuple[Format, ...] = ("json", "jsonl", "csv", "table")
-"""The formats `write_results` writes to a text stream; Parquet is written to a file or a
-folder of files (`rooflinec.outputs.columnar.write_parquet`)."""
+TEXT_FORMATS: tuple[str, ...] = tuple(f.name for f in REGISTRY.values() if not f.needs_out)
+"""The formats `write_results` writes to a text stream; Parquet, a binary file, is written
+to a file or a folder of files (`rooflinec.outputs.columnar.write_parquet`)."""
 
 
 def _tables(compiled: Compiled, cells: Cells) -> Iterator[tuple[FieldTable, Sequence[int]]]:
@@ -874,8 +875,9 @@ def write_results(
     and the model rows `models` as `format`: json, jsonl, csv or table.
 
     A CSV holds one kind of row, named by its header: the results when any cell is
-    selected, else the model rows. `csv_header` picks the CSV header style (see
-    `CSV_HEADERS`); other formats ignore it. `progress` is told the rows written after
+    selected, else the model rows. JSON Lines holds one kind of row too, and takes only
+    one (`write_jsonl`): the command line passes model rows only with `--model`.
+    `csv_header` picks the CSV header style (see `CSV_HEADERS`); other formats ignore it. `progress` is told the rows written after
     each batch.
     """
     if format == "csv":
