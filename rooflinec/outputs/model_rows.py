@@ -349,34 +349,37 @@ def _step_lines(r: ModelResult, texts: _Texts, lead: str = "") -> list[str]:
     if fragments is None:
         fragments = texts.steps[id(r.plan), lead] = tuple(_fragment(e, lead) for e in r.plan.steps)
     done = texts.runs
-    lines = []
-    for fragment, entry, bound in zip(fragments, r.plan.steps, r.runs, strict=True):
-        count = entry.counts.count
-        values = done.get((id(bound), count))
-        if values is None:
-            values = done[id(bound), count] = _run_texts(entry, bound)
-        lines.append(fragment.format(*values))
-    return lines
+    keys = [(id(bound), e.counts.count) for e, bound in zip(r.plan.steps, r.runs, strict=True)]
+    runs = zip(keys, r.plan.steps, r.runs, strict=True)
+    new = {key: (e, bound) for key, e, bound in runs if key not in done}
+    if new:
+        done.update(zip(new, _run_texts(list(new.values())), strict=True))
+    return [f.format(*done[key]) for f, key in zip(fragments, keys, strict=True)]
 
 
-def _run_texts(entry: PlanStep, bound: tuple[int, int, str]) -> tuple[str, ...]:
-    """The members of a step's `run` fields for a device's bound of its run."""
-    c = entry.counts
-    n, d, limited_by = bound
-    step = StepResult(
-        entry.step.id,
-        entry.step.kernel,
-        c.count,
-        entry.shape,
-        entry.precision,
-        entry.step.widths,
-        c.total_flops,
-        c.total_bytes,
-        Fraction(n * c.count, d),
-        c.intensity,
-        limited_by,
-    )
-    return tuple(_member(f.key, _plain(f.values((step,), (0,))[0])) for f in _RUN_FIELDS)
+def _run_texts(runs: list[tuple[PlanStep, tuple[int, int, str]]]) -> list[tuple[str, ...]]:
+    """The members of each step's `run` fields for a device's bound of its run."""
+    steps = [
+        StepResult(
+            e.step.id,
+            e.step.kernel,
+            e.counts.count,
+            e.shape,
+            e.precision,
+            e.step.widths,
+            e.counts.total_flops,
+            e.counts.total_bytes,
+            Fraction(n * e.counts.count, d),
+            e.counts.intensity,
+            limited_by,
+        )
+        for e, (n, d, limited_by) in runs
+    ]
+    at = range(len(steps))
+    columns = [
+        [f"{_string(f.key)}: {_flat(_plain(v))}" for v in f.values(steps, at)] for f in _RUN_FIELDS
+    ]
+    return list(zip(*columns, strict=True))
 
 
 def _indented(pad: str) -> Callable[[str, Any], str]:

@@ -877,8 +877,8 @@ def write_results(
     A CSV holds one kind of row, named by its header: the results when any cell is
     selected, else the model rows. JSON Lines holds one kind of row too, and takes only
     one (`write_jsonl`): the command line passes model rows only with `--model`.
-    `csv_header` picks the CSV header style (see `CSV_HEADERS`); other formats ignore it. `progress` is told the rows written after
-    each batch.
+    `csv_header` picks the CSV header style (see `CSV_HEADERS`); other formats ignore it.
+    `progress` is told the rows written after each batch.
     """
     if format == "csv":
         if models and not len(cells):
