@@ -1,6 +1,6 @@
 """What a cell of every output holds: exact numbers as JSON numbers, text guarded for
-spreadsheets. Shared by the results writers (`rooflinec.export`) and the model rows'
-(`rooflinec.model_export`)."""
+spreadsheets. Shared by the results writers (`rooflinec.outputs.results`) and the model rows'
+(`rooflinec.outputs.model_rows`)."""
 
 from __future__ import annotations
 

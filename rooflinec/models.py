@@ -5,7 +5,7 @@ built) with the kernel's own formulas, once per `count`; every run sits on its o
 roofline (time = max(operations / peak, bytes_L / bandwidth_L for each level, latency
 floor)), and the pass's time is the sum of the steps' times: a lower bound, with no
 overlap between steps. Everything is exact (`Fraction`); floats appear only where the
-rows are written out (`rooflinec.model_export`).
+rows are written out (`rooflinec.outputs.model_rows`).
 
 A row exists for every model × phase × device with a peak for the model's precision
 (and for the precisions its steps name of their own); a selection that names other

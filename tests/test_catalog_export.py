@@ -12,10 +12,10 @@ import pytest
 
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import Catalog
-from rooflinec.catalog_export import COLUMNS, catalog_csv, catalog_json
 from rooflinec.cli.main import main
-from rooflinec.columnar import number_text
-from rooflinec.export import FORMULA_STARTS, csv_text, spreadsheet_text
+from rooflinec.outputs.catalog import COLUMNS, catalog_csv, catalog_json
+from rooflinec.outputs.columnar import number_text
+from rooflinec.outputs.results import FORMULA_STARTS, csv_text, spreadsheet_text
 from tests.specfactory import BUNDLED, copy_bundled
 
 TODAY = datetime.date(2026, 11, 30)

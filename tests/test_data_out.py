@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from rooflinec.compiler import Compiled
-from rooflinec.export import CSV_COLUMNS, CSV_PLAIN_COLUMNS, plain_header, results_text
+from rooflinec.outputs.results import CSV_COLUMNS, CSV_PLAIN_COLUMNS, plain_header, results_text
 from rooflinec.pipeline import compiled_or_raise
 from rooflinec.schema import validator
 from tests.specfactory import BUNDLED
@@ -119,6 +119,60 @@ def test_jsonl_loads_into_pandas(bundled: Compiled, document: dict[str, Any]) ->
     assert first["bytes"] == frame.loc[0, "bytes"]
     compute = (frame["limited_by"] == "compute").sum()
     assert sum(r["limited_by"] == "compute" for r in document["results"]) == compute
+
+
+def _jsonl_kinds(*args: str) -> list[set[str]]:
+    """The distinct key sets of the lines of `compile --format jsonl ARGS` on the bundle."""
+    code, text = run("compile", "--specs", str(BUNDLED), "--format", "jsonl", *args)
+    assert 0 == code
+    return [set(keys) for keys in {tuple(sorted(json.loads(line))) for line in text.splitlines()}]
+
+
+def test_compile_jsonl_never_mixes_row_kinds() -> None:
+    """Without --model the stream holds kernel cells only (none has `model`); with --model,
+    model rows only (none has `case`), even beside --case."""
+    cells = _jsonl_kinds("--device", "nvidia-h100-sxm")
+    assert cells and all("case" in keys and "model" not in keys for keys in cells)
+    for args in (("--model", "test-13b"), ("--model", "test-13b", "--case", "gemm-large")):
+        models = _jsonl_kinds(*args)
+        assert 1 == len(models)
+        assert "model" in models[0] and "steps" in models[0] and "case" not in models[0]
+
+
+@pytest.mark.parametrize(
+    "args", [("--device", "amd-mi300x"), ("--model", "test-13b", "--model", "llama-3-8b")]
+)
+def test_each_jsonl_stream_reads_as_one_rectangular_table(args: tuple[str, ...]) -> None:
+    """pandas reads either stream as one table whose columns are exactly the fields of its
+    row kind, in the contract's order, and whose rows are the JSON document's rows."""
+    pandas = pytest.importorskip("pandas")
+    model = "--model" in args
+    code, text = run("compile", "--specs", str(BUNDLED), "--format", "json", *args)
+    assert 0 == code
+    rows = json.loads(text)["models" if model else "results"]
+    code, text = run("compile", "--specs", str(BUNDLED), "--format", "jsonl", *args)
+    assert 0 == code
+    frame = pandas.read_json(io.StringIO(text), lines=True, dtype=False, precise_float=True)
+    keys = list(dict.fromkeys(k for row in rows for k in row))
+    assert keys == list(frame.columns)
+    assert len(rows) == len(frame)
+    if model:
+        assert [] == [k for k in keys if frame[k].isna().all() and k not in _NULLABLE]
+        assert [r["steps"] for r in rows] == frame["steps"].tolist()
+        assert [r["time"] for r in rows] == frame["time"].tolist()
+    else:
+        assert [r["case"] for r in rows] == frame["case"].tolist()
+        assert [r["time"] for r in rows] == frame["time"].tolist()
+
+
+_NULLABLE = {"measured_time", "efficiency"}
+
+
+def test_jsonl_refuses_both_kinds(bundled: Compiled) -> None:
+    """The writer itself refuses to mix kernel cells and model rows in one stream."""
+    models = bundled.model_engine.rows(models=["test-13b"])
+    with pytest.raises(ValueError, match="not both"):
+        results_text(bundled, bundled.rows(), "jsonl", models=models)
 
 
 # --- CSV headers --------------------------------------------------------------------------

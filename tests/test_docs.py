@@ -8,6 +8,7 @@ import argparse
 import pytest
 
 from rooflinec.cli.main import build_parser
+from rooflinec.outputs.formats import DEFAULT_FORMAT, FORMATS, format_help, readme_table
 from tests.specfactory import REPO
 
 
@@ -85,3 +86,20 @@ def test_readme_installs_the_site_extra_to_build() -> None:
     assert (
         ".venv/bin/pip install -c constraints.txt '.[site]' && .venv/bin/rooflinec build" in README
     )
+
+
+def test_readme_format_table_is_the_registrys() -> None:
+    """The README's table of `compile --format`s is the one the format registry writes."""
+    start = "<!-- formats: rooflinec.outputs.formats.readme_table() -->\n"
+    assert start in README
+    written = README.split(start, 1)[1].split("<!-- /formats -->", 1)[0]
+    assert readme_table() == written
+
+
+def test_compile_format_choices_are_the_registrys() -> None:
+    """`compile --format` offers the registry's formats, its default, and help naming each."""
+    action = next(a for a in subcommands()["compile"]._actions if "--format" in a.option_strings)
+    assert list(FORMATS) == list(action.choices or ())
+    assert DEFAULT_FORMAT == action.default
+    assert format_help() == action.help
+    assert all(name in (action.help or "") for name in FORMATS)

@@ -21,14 +21,14 @@ from hypothesis import strategies as st
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import LEVELS
 from rooflinec.compiler import Compiled, compile_catalog
-from rooflinec.model_export import (
+from rooflinec.models import ModelResult, collector_paused, run_bound
+from rooflinec.outputs.model_rows import (
     _dump,
     model_data,
     model_json,
     write_model_json_rows,
     write_model_jsonl,
 )
-from rooflinec.models import ModelResult, collector_paused, run_bound
 from rooflinec.terms import COMPUTE, LATENCY, LIMITED_BY
 from tests.specfactory import BUNDLED
 
@@ -200,3 +200,66 @@ def test_collector_paused_restores_the_collector() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+# ------------------------------------------------------------------ one table per row kind
+
+
+def test_every_format_of_a_model_row_names_the_field_tables_fields() -> None:
+    """JSON, JSON Lines, CSV and the table of model rows lay out `MODEL_FIELDS` and
+    `STEP_FIELDS` in order and nothing else: the keys of each row and step, the CSV header
+    and the table's columns."""
+    from rooflinec.outputs.model_rows import (
+        MODEL_CSV_COLUMNS,
+        MODEL_FIELDS,
+        STEP_FIELDS,
+        write_model_csv,
+        write_model_table,
+    )
+
+    sample = rows()[:40]
+    row_keys = [f.key for f in MODEL_FIELDS if f.json] + ["steps"]
+    step_keys = [f.key for f in STEP_FIELDS if f.json]
+    out = io.StringIO()
+    write_model_jsonl(sample, out)
+    for line in out.getvalue().splitlines():
+        data = json.loads(line)
+        assert row_keys == list(data)
+        assert all(step_keys == list(step) for step in data["steps"])
+    indented = json.loads("[" + "".join(_rows_text(sample)) + "]")
+    assert all(row_keys == list(row) for row in indented)
+    out = io.StringIO()
+    write_model_csv(sample, out)
+    header = out.getvalue().splitlines()[0].split(",")
+    assert [h for f in MODEL_FIELDS for h in f.headers] == MODEL_CSV_COLUMNS == header
+    out = io.StringIO()
+    write_model_table(compiled().catalog, sample, out)
+    columns = out.getvalue().splitlines()[0].split()
+    shown = [f.table for f in MODEL_FIELDS if f.table is not None]
+    assert " ".join(shown).split() == columns
+
+
+def _rows_text(sample: list[ModelResult]) -> list[str]:
+    out = io.StringIO()
+    write_model_json_rows(sample, out)
+    return [out.getvalue()]
+
+
+def test_model_csv_cells_are_the_rows_exact_values() -> None:
+    """Each CSV cell of a model row is its field's exact value, as JSON writes it."""
+    from rooflinec.outputs.model_rows import MODEL_FIELDS, write_model_csv
+
+    sample = rows()[::50]
+    out = io.StringIO()
+    write_model_csv(sample, out)
+    for r, line in zip(sample, out.getvalue().splitlines()[1:], strict=True):
+        data = model_data(r, steps=False)
+        cells = iter(line.split(","))
+        for f in MODEL_FIELDS:
+            if not f.json:
+                assert str(len(r.steps)) == next(cells)
+                continue
+            for key in f.keys or (f.key,):
+                value = data[f.key].get(key) if f.keys else data[f.key]
+                expected = "" if value is None else json.dumps(value)
+                assert expected.strip('"') == next(cells)

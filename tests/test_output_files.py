@@ -19,10 +19,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from benchmarks.synth import write_catalog
-from rooflinec import __version__, columnar
+from rooflinec import __version__
 from rooflinec.cli.main import main
-from rooflinec.export import CSV_COLUMNS, FIELDS
 from rooflinec.outfile import RECORD
+from rooflinec.outputs import columnar
+from rooflinec.outputs.results import CSV_COLUMNS, FIELDS
 from rooflinec.progress import ProgressLine, progress_line
 from tests.specfactory import BUNDLED, REPO
 from tests.test_cli_compile import run

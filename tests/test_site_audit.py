@@ -14,7 +14,7 @@ from typing import Any
 import markdown  # type: ignore[import-untyped]
 import pytest
 
-from rooflinec import catalog_export
+from rooflinec.outputs import catalog as catalog_export
 from rooflinec.pipeline import checked
 from rooflinec.provenance import conflicts, device_trails, trails
 from rooflinec.resources import schemas_dir

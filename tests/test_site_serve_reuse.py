@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from rooflinec import export, pipeline
+from rooflinec import pipeline
 from rooflinec.loader import DocumentCache
+from rooflinec.outputs import results
 from rooflinec.site.build import _write_config, site_config
 from rooflinec.site.pages import reuse
 
@@ -113,7 +114,7 @@ def test_a_device_edit_remakes_that_device_alone_and_serves_a_clean_build(
     clean = _clean_build(tmp_path, specs, monkeypatch)
     assert _differ(served, clean) == []
     compiled = pipeline.compiled_or_raise(specs)
-    text = export.results_text(compiled, compiled.rows(), "json")
+    text = results.results_text(compiled, compiled.rows(), "json")
     assert after["results.json"].decode("utf-8") == text
 
 

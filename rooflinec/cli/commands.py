@@ -42,18 +42,20 @@ def _unknown(kind: str, wanted: Iterable[str], known: Collection[str]) -> None:
 
 
 def cmd_compile(opts: Options, out: TextIO) -> int:
-    from rooflinec.export import CsvHeader, write_results
     from rooflinec.grids import select
+    from rooflinec.outputs.formats import FORMATS, taking
+    from rooflinec.outputs.results import CsvHeader, write_results
     from rooflinec.progress import progress_line
 
-    if opts.format == "parquet" and opts.out is None:
-        raise UsageError("--format parquet writes a binary file: name it with --out FILE")
+    fmt = FORMATS[opts.format]
+    if fmt.needs_out and opts.out is None:
+        raise UsageError(f"--format {fmt.name} writes a binary file: name it with --out FILE")
     if opts.partition is not None and opts.format != "parquet":
         raise UsageError("--partition needs --format parquet")
-    if opts.format == "parquet" and opts.models:
+    if not fmt.takes("models") and opts.models:
         raise UsageError(
-            "--format parquet holds the results of kernel cases; model rows (--model) are "
-            "written by json, jsonl, csv and table"
+            f"--format {fmt.name} holds the results of kernel cases; model rows (--model) are "
+            f"written by {taking('models')}"
         )
     folder = specs_folder(opts.specs)
     if opts.out is not None:  # a target that cannot be written fails now, not after the work
@@ -71,8 +73,11 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
     for phase in opts.phases:
         known = {p for m in opts.models for p in catalog.models[m].phases}
         _unknown("phase", [phase], known)
-    # --case alone selects results only, --model alone model rows only; neither, both.
-    only_models = bool(opts.models) and not opts.cases
+    # --case alone selects results only, --model alone model rows only; neither, both. A
+    # format of one kind per stream (JSON Lines) takes the model rows with --model, else
+    # the kernel cells alone.
+    by_model = fmt.rows == "by-model"
+    only_models = bool(opts.models) and (by_model or not opts.cases)
     cells = select(
         compiled,
         devices=opts.devices or None,
@@ -88,7 +93,7 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
             precisions=opts.precisions or None,
             declared_only=opts.declared_only,
         )
-        if opts.models or not opts.cases
+        if opts.models or not (opts.cases or by_model)
         else []
     )
     cells.check()  # a grid shape with a bad count stops the compile before any output
@@ -115,7 +120,7 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
         from rooflinec.outfile import atomic_file, atomic_folder
 
         if opts.format == "parquet":
-            from rooflinec.export import write_parquet
+            from rooflinec.outputs.results import write_parquet
 
             if opts.partition is not None:
                 with atomic_folder(opts.out, folder) as written:
@@ -454,7 +459,7 @@ def cmd_publish(opts: Options, out: TextIO) -> int:
 
 def cmd_export(opts: Options, out: TextIO) -> int:
     from rooflinec.assemble import catalog_or_raise
-    from rooflinec.catalog_export import catalog_csv, catalog_json
+    from rooflinec.outputs.catalog import catalog_csv, catalog_json
 
     catalog = catalog_or_raise(specs_folder(opts.specs))
     writer = catalog_json if opts.format == "json" else catalog_csv

@@ -47,6 +47,7 @@ from rooflinec.errors import (
     internal_error_line,
     one_line,
 )
+from rooflinec.outputs.formats import DEFAULT_FORMAT, FORMATS, format_help
 
 __all__ = ["COMMANDS", "Command", "build_parser", "console", "main", "parse"]
 
@@ -131,9 +132,9 @@ def _compile(p: argparse.ArgumentParser) -> None:
     _specs(p)
     p.add_argument(
         "--format",
-        choices=["json", "jsonl", "csv", "table", "parquet"],
-        default="table",
-        help="table (default), json, jsonl (one result per line), csv or parquet (needs --out)",
+        choices=list(FORMATS),
+        default=DEFAULT_FORMAT,
+        help=format_help(),
     )
     p.add_argument(
         "--out",

@@ -6,7 +6,7 @@ import io
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from rooflinec import catalog_export, export
+from rooflinec.outputs import catalog, results
 
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site
@@ -24,8 +24,8 @@ def downloads(site: Site) -> dict[str, str]:
     out = {
         **results_files(site),
         **grid_downloads(site),
-        "catalog.json": catalog_export.catalog_json(site.catalog, today=today),
-        "catalog.csv": catalog_export.catalog_csv(site.catalog, today=today),
+        "catalog.json": catalog.catalog_json(site.catalog, today=today),
+        "catalog.csv": catalog.catalog_csv(site.catalog, today=today),
     }
     for schema in sorted(schemas_dir().glob("*.json")):
         out[f"schemas/{schema.name}"] = schema.read_text("utf-8")
@@ -39,13 +39,13 @@ def results_files(site: Site) -> dict[str, str]:
     cells = site.compiled.rows()
     return {
         "results.json": results_json(site, cells),
-        "results.csv": export.results_text(site.compiled, cells, "csv"),
+        "results.csv": results.results_text(site.compiled, cells, "csv"),
     }
 
 
 def results_json(site: Site, cells: Sequence[int]) -> str:
     """`rooflinec compile --format json` of `cells` (every cell): each device's rows
-    (`export.json_rows` of that device's cells alone) are kept between `serve` rebuilds
+    (`results.json_rows` of that device's cells alone) are kept between `serve` rebuilds
     while its spec (and the kernels' and precisions') do not change.
 
     Cells are case-major, so the devices' rows are dealt back in the cells' order."""
@@ -53,7 +53,7 @@ def results_json(site: Site, cells: Sequence[int]) -> str:
 
     compiled = site.compiled
     if not reusing(site):  # one document at once is cheaper when nothing is kept
-        return export.results_text(compiled, cells, "json")
+        return results.results_text(compiled, cells, "json")
     pair_device = compiled.counts.pair_device
     n_pairs = len(pair_device)
     by_device: dict[str, Iterator[str]] = {}
@@ -65,12 +65,12 @@ def results_json(site: Site, cells: Sequence[int]) -> str:
     # Every cell of each device was dealt: `cells` is the whole catalog's, as documented.
     assert all(next(left, None) is None for left in by_device.values())
     out = io.StringIO()
-    export.write_json(compiled, cells, out, rows=[rows])
+    results.write_json(compiled, cells, out, rows=[rows])
     return out.getvalue()
 
 
 def _device_rows(site: Site, device: str) -> tuple[str, ...]:
-    """The rows of `device`'s cells as `export.write_json` writes them."""
+    """The rows of `device`'s cells as `results.write_json` writes them."""
     compiled = site.compiled
     cells = compiled.rows(devices=[device])
-    return tuple(row for batch in export.json_rows(compiled, cells) for row in batch)
+    return tuple(row for batch in results.json_rows(compiled, cells) for row in batch)

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rooflinec import export
 from rooflinec.catalog import Case, Kernel
 from rooflinec.formulas import Formula, bulk_evaluate
 from rooflinec.formulas.vectorised import evaluate_int64
 from rooflinec.grids import select
+from rooflinec.outputs import results
 from rooflinec.site.pages.common import level_name
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def grid_downloads(site: Site) -> dict[str, str]:
             continue
         selection = select(compiled, cases=[case.id])
         if len(selection) <= MAX_DOWNLOAD_ROWS:
-            out[grid_download(case)] = export.results_text(compiled, selection, "csv")
+            out[grid_download(case)] = results.results_text(compiled, selection, "csv")
     return out
 
 

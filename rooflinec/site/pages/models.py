@@ -18,7 +18,7 @@ from markupsafe import Markup
 from rooflinec.catalog import LEVELS, Model
 from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.model_explain import step_instance
-from rooflinec.model_export import dominant_limit, write_model_csv
+from rooflinec.outputs.model_rows import dominant_limit, write_model_csv
 from rooflinec.site import charts
 from rooflinec.site.escape import md
 from rooflinec.site.pages.common import GeneratedPage, Page, chunks_of, level_name, split_pages

@@ -1,6 +1,6 @@
 """Results as Arrow columns, a batch of cells at a time: CSV text and Parquet files.
 
-The fields of `rooflinec.export.FIELDS` that many cells share (per case, per row of
+The fields of `rooflinec.outputs.results.FIELDS` that many cells share (per case, per row of
 exact counts, per (device, precision) pair, per kernel and pair) are laid out once per
 compile as Arrow arrays, and each batch takes its rows from them by index; a per-cell
 field gives its numpy columns (`Field.vector`). No cell is formatted in Python, and a
@@ -10,7 +10,7 @@ number of rows.
 CSV text, one definition for every CSV rooflinec writes (a cell's text depends on that
 cell alone, never on the batch it falls in or on what else was selected):
 
-- text (ids, `limited_by`): `rooflinec.export.csv_text`, guarded against spreadsheet
+- text (ids, `limited_by`): `rooflinec.outputs.results.csv_text`, guarded against spreadsheet
   formulas and quoted only where CSV needs it;
 - `declared`: `true` or `false`;
 - an exact count shared by cells (operations, bytes, intensity, peak, bandwidth): an
@@ -26,8 +26,8 @@ Hive partitions, `device=ID/part-0.parquet`, that DuckDB, Polars and Spark read 
 table.
 
 pyarrow is imported here only: `check` and the command line's parsing never load it.
-The field table is `rooflinec.export`'s, handed in as a `FieldTable` (this module does
-not import it: `export`'s writers call this one).
+The field table is `rooflinec.outputs.results`'s, handed in as a `FieldTable` (this module
+does not import it, not even for types: `results`' writers call this one).
 """
 
 from __future__ import annotations
@@ -45,11 +45,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rooflinec import __version__
+from rooflinec.outputs.fields import Field as GenericField
+from rooflinec.outputs.fields import Progress
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
-
-    from rooflinec.export import Field, Progress, _Source
 
     Ints = NDArray[np.int64]
 
@@ -66,6 +66,8 @@ __all__ = [
     "write_parquet",
 ]
 
+Field = GenericField[Any]
+
 BATCH_ROWS = 1 << 16
 """Cells laid out and written at a time: a batch of CSV text is about 25 MB."""
 
@@ -79,7 +81,7 @@ PARQUET_COMPRESSION = "zstd"
 class FieldTable:
     """What the writers read: a compile's field sources and the field table itself."""
 
-    src: _Source
+    src: Any  # what the fields read (`rooflinec.outputs.results`'s source of a compile)
     fields: Sequence[Field]
     sizes: dict[str, int]  # rows of each shared scope
     text: Callable[[str], str]  # a text cell as CSV writes it
@@ -195,14 +197,15 @@ class Layout:
         self._kernel_of_case = np.array(src.kernel_of_case, dtype=np.int64)
 
     def _index(self, scope: str, cells: Ints) -> Ints:
-        n = self.src.n_pairs
+        n: int = self.src.n_pairs
+        widths: int = self.src.n_widths
         if scope == "case":
             return cells // n
         if scope == "pair":
             return cells % n
         if scope == "kernel_pair":
             return self._kernel_of_case[cells // n] * n + cells % n
-        return (cells // n) * self.src.n_widths + self._pair_width[cells % n]  # count
+        return (cells // n) * widths + self._pair_width[cells % n]  # count
 
     def batch(self, cells: Ints) -> list[pa.Array]:
         """One array per column of the field table, a row per cell of `cells`."""

@@ -11,7 +11,7 @@ written as an integer when it is one, else as the nearest float; a computed floa
 is integral and its exact value is an integer too, else as the float.
 
 CSV and Parquet are written a batch of cells at a time from the same table, by
-`rooflinec.columnar`: a field shared by many cells (per case, row of counts, pair) is
+`rooflinec.outputs.columnar`: a field shared by many cells (per case, row of counts, pair) is
 read once, and a per-cell field gives its numpy columns (`Field.vector`). Numbers in CSV:
 an exact count as in JSON (an integer when it is one), every other number as its float64
 value in the shortest text that reads back to it (pyarrow's formatting, `1.15e+13`).
@@ -22,7 +22,6 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
@@ -34,15 +33,18 @@ from rooflinec.cells import FORMULA_STARTS, Number, csv_text, num, spreadsheet_t
 from rooflinec.compiler import Compiled, Result
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.grids import Selection
+from rooflinec.outputs.fields import Field as GenericField
+from rooflinec.outputs.fields import Progress, Scope
+from rooflinec.outputs.formats import FORMATS as REGISTRY
 from rooflinec.terms import LIMITED_BY, SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from rooflinec.columnar import FieldTable
     from rooflinec.columns import Columns
     from rooflinec.models import ModelResult
+    from rooflinec.outputs.columnar import FieldTable
 
     Ints = NDArray[np.int64]
 
@@ -61,16 +63,12 @@ __all__ = [
     "write_results",
 ]
 
-Format = Literal["json", "jsonl", "csv", "table", "parquet"]
-FORMATS: tuple[Format, ...] = ("json", "jsonl", "csv", "table", "parquet")
+FORMATS: tuple[str, ...] = tuple(REGISTRY)
+"""Every format of `compile` (`rooflinec.outputs.formats.FORMATS` says what each writes)."""
 CsvHeader = Literal["units", "plain"]
 CSV_HEADERS: tuple[CsvHeader, ...] = ("units", "plain")
 """CSV header styles: `time [s]` (units, the default) or `time` (plain: SQL identifiers,
 the units being those of the results schema, `schemas/results.schema.json`)."""
-Scope = Literal["case", "count", "pair", "kernel_pair", "cell"]
-Kind = Literal["text", "number", "flag"]
-Progress = Callable[[int], None]
-"""Told how many more rows were written, after each batch (a progress bar)."""
 
 
 class _Source:
@@ -172,34 +170,8 @@ Values = Callable[[_Source, Sequence[int]], list[Any]]
 Vector = Callable[[_Source, "Ints"], list[Any]]
 
 
-@dataclass(frozen=True)
-class Field:
-    """One output: its JSON key, CSV headers, table column, and where its values come from.
-
-    `values` gives one value per row of `scope` asked for (a case, a row of the exact
-    counts, a (device, precision) pair, a (kernel, pair), or a cell): a string, bool,
-    number or None, or for a field with `keys` a mapping from those keys (levels, sweep
-    factors) to them, missing keys meaning absent (JSON leaves them out, CSV leaves the
-    cell empty). `kind` is the column type in CSV and Parquet (text, number or flag).
-
-    A per-cell field also gives `vector`: for an int64 array of cells, one numpy array
-    per header (float64 with NaN where absent, bool, or for a field with `choices`
-    integer codes into them); the columnar writers read that instead of `values`.
-    """
-
-    key: str
-    scope: Scope
-    values: Values
-    headers: tuple[str, ...]
-    keys: tuple[str, ...] = ()
-    json: bool = True
-    table: str | None = None  # the table's column header, when the table shows it
-    show: Callable[[Any, str], str] = lambda value, counting: str(value)  # -> table text
-    optional: bool = False  # JSON leaves the field out of a row where it is empty
-    mapping: bool = False  # a mapping with its own keys (a shape): one CSV cell, `M=1 N=2`
-    kind: Kind = "number"
-    vector: Vector | None = None
-    choices: tuple[str, ...] = ()
+Field = GenericField[_Source]
+"""A field of kernel cells (see `rooflinec.outputs.fields.Field`)."""
 
 
 def _floats(name: str, exact: Callable[[_Source, int], Fraction | None]) -> Values:
@@ -706,7 +678,7 @@ def write_json(
     kernel results, then the model rows beside them; each batch of rows is written as
     soon as it is laid out. `rows`: the batches of `json_rows(compiled, cells)` when the
     caller has them already (`serve` keeps each device's rows between rebuilds)."""
-    from rooflinec.model_export import write_model_json_rows
+    from rooflinec.outputs.model_rows import write_model_json_rows
 
     head = json.dumps(_header(compiled, cells, models), indent=2, ensure_ascii=False)
     tail = '"results": [],\n  "models": []\n}'
@@ -746,16 +718,22 @@ def write_jsonl(
     models: Sequence[ModelResult] = (),
     progress: Progress | None = None,
 ) -> None:
-    """JSON Lines: one result per line, the rows of the results contract as records, then
-    one line per model row (with its steps; it has `model` where a result has `case`).
+    """JSON Lines of one kind of row: one kernel cell per line, the rows of the results
+    contract as records; or, given `models` (and no cells), one model row per line with
+    its steps, the rows of the contract's `models`.
 
     pandas (`read_json(lines=True)`), polars (`read_ndjson`) and duckdb (`read_json`) read
-    it as a table of one row per result; every value has the JSON document's own text.
+    either stream as one rectangular table; every value has the JSON document's own text.
+    A stream never mixes the kinds (their fields differ): both at once is a ValueError.
     """
-    from rooflinec.model_export import write_model_jsonl
+    from rooflinec.outputs.model_rows import write_model_jsonl
 
+    if models and len(cells):
+        raise ValueError("a JSON Lines stream holds kernel cells or model rows, not both")
+    if models:
+        write_model_jsonl(models, out)
+        return
     _write_jsonl_results(compiled, cells, out, progress)
-    write_model_jsonl(models, out)
 
 
 def _write_jsonl_results(
@@ -782,7 +760,7 @@ def write_table(
 ) -> None:
     """A readable terminal table; `*` marks a precision other than the case's declared one.
     Model rows follow in a table of their own; with model rows alone, only that one."""
-    from rooflinec.model_export import write_model_table
+    from rooflinec.outputs.model_rows import write_model_table
 
     if len(cells) or not models:
         _write_results_table(compiled, cells, out, progress)
@@ -826,15 +804,15 @@ _WRITERS: dict[
     "jsonl": write_jsonl,
     "table": write_table,
 }
-TEXT_FORMATS: tuple[Format, ...] = ("json", "jsonl", "csv", "table")
-"""The formats `write_results` writes to a text stream; Parquet is written to a file or a
-folder of files (`rooflinec.columnar.write_parquet`)."""
+TEXT_FORMATS: tuple[str, ...] = tuple(f.name for f in REGISTRY.values() if not f.needs_out)
+"""The formats `write_results` writes to a text stream; Parquet, a binary file, is written
+to a file or a folder of files (`rooflinec.outputs.columnar.write_parquet`)."""
 
 
 def _tables(compiled: Compiled, cells: Cells) -> Iterator[tuple[FieldTable, Sequence[int]]]:
     """The rows of `cells` as (field table, cells of its compile) parts, in order: the
     catalog's rows share one table; a grid's chunk is a compile, and a table, of its own."""
-    from rooflinec.columnar import FieldTable
+    from rooflinec.outputs.columnar import FieldTable
 
     def table(of: Compiled) -> FieldTable:
         src = _Source(of)
@@ -856,10 +834,10 @@ def write_csv(
     *,
     progress: Progress | None = None,
 ) -> None:
-    """One row per cell, a batch at a time through pyarrow (`rooflinec.columnar`); empty
+    """One row per cell, a batch at a time through pyarrow (`rooflinec.outputs.columnar`); empty
     cells where a level is absent. The header row names each column with its unit
     (`time [s]`), or with `header="plain"` by name alone (`time`)."""
-    from rooflinec import columnar
+    from rooflinec.outputs import columnar
 
     names = CSV_PLAIN_COLUMNS if header == "plain" else CSV_COLUMNS
     columnar.write_csv(_tables(compiled, cells), out, names, progress=progress)
@@ -875,8 +853,8 @@ def write_parquet(
 ) -> None:
     """The cells as Parquet: one file (`target` a path or a binary file), or with
     `partition="device"` a folder of Hive partitions, `device=ID/part-0.parquet`, under
-    the path `target` (`rooflinec.columnar.write_parquet`)."""
-    from rooflinec import columnar
+    the path `target` (`rooflinec.outputs.columnar.write_parquet`)."""
+    from rooflinec.outputs import columnar
 
     columnar.write_parquet(
         _tables(compiled, cells), FIELDS, target, partition=partition, progress=progress
@@ -897,13 +875,14 @@ def write_results(
     and the model rows `models` as `format`: json, jsonl, csv or table.
 
     A CSV holds one kind of row, named by its header: the results when any cell is
-    selected, else the model rows. `csv_header` picks the CSV header style (see
-    `CSV_HEADERS`); other formats ignore it. `progress` is told the rows written after
-    each batch.
+    selected, else the model rows. JSON Lines holds one kind of row too, and takes only
+    one (`write_jsonl`): the command line passes model rows only with `--model`.
+    `csv_header` picks the CSV header style (see `CSV_HEADERS`); other formats ignore it.
+    `progress` is told the rows written after each batch.
     """
     if format == "csv":
         if models and not len(cells):
-            from rooflinec.model_export import write_model_csv
+            from rooflinec.outputs.model_rows import write_model_csv
 
             write_model_csv(models, out, plain=csv_header == "plain")
             return

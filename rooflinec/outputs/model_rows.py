@@ -1,0 +1,504 @@
+"""Model rows written out: the `models` array of the results contract, JSON Lines, CSV
+and a table.
+
+Two field tables, in the form of the kernel cells' (`rooflinec.outputs.fields.Field`),
+name every output once: `MODEL_FIELDS` for a row (model × phase × device × precision)
+and `STEP_FIELDS` for each of its steps. Their values are exact (ints and Fractions);
+each writer turns them into its text: JSON and CSV an exact value that is an integer as
+one and anything else as the nearest float, the table in SI units.
+
+A row's text is made from that row's exact values alone (`ModelResult`), so it never
+depends on what else was selected. The JSON writers write what every row of a plan
+shares (a field of scope `plan`, a step's fields of scope `step`) once per plan, and a
+step's fields of scope `run` once per device's bound of a run: a compile of the bundled
+catalog writes tens of thousands of steps, a few thousand distinct.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any, TextIO
+
+from rooflinec.catalog import LEVELS, Catalog
+from rooflinec.cells import csv_text, num
+from rooflinec.formatting import format_percent, format_si
+from rooflinec.models import ModelResult, PlanStep, StepResult, collector_paused
+from rooflinec.outputs.fields import Field
+from rooflinec.terms import LIMITED_BY
+
+__all__ = [
+    "MODEL_CSV_COLUMNS",
+    "MODEL_CSV_PLAIN_COLUMNS",
+    "MODEL_FIELDS",
+    "STEP_FIELDS",
+    "model_data",
+    "step_data",
+    "write_model_csv",
+    "write_model_json_rows",
+    "write_model_jsonl",
+    "write_model_table",
+]
+
+ModelField = Field[Sequence[ModelResult]]
+StepField = Field[Sequence[StepResult]]
+
+
+def _each(get: Callable[[Any], Any]) -> Callable[[Sequence[Any], Sequence[int]], list[Any]]:
+    """A field's `values` from what it reads of one row."""
+
+    def values(rows: Sequence[Any], at: Sequence[int]) -> list[Any]:
+        return [get(rows[i]) for i in at]
+
+    return values
+
+
+def _si(unit: str) -> Callable[[Any, str], str]:
+    """Table text in SI units; `{}` in `unit` is the counting unit (FLOP or OP)."""
+
+    def show(value: Any, counting: str) -> str:
+        return "-" if value is None else format_si(value, unit.format(counting))
+
+    return show
+
+
+def dominant_limit(r: ModelResult) -> str:
+    """What holds the most of the pass's time (ties in the method's order)."""
+    return _dominant(r.time_by_limit)
+
+
+def _dominant(time_by_limit: dict[str, Fraction]) -> str:
+    longest = max(time_by_limit.values())
+    return next(name for name in LIMITED_BY if time_by_limit.get(name) == longest)
+
+
+def _most_time(value: dict[str, Fraction], counting: str) -> str:
+    """The limit that holds the most time and its share (the times sum to the pass's)."""
+    limit = _dominant(value)
+    return f"{limit} ({format_percent(value[limit] / sum(value.values()))})"
+
+
+def _step_count(r: ModelResult) -> int:
+    return len(r.steps) if r.plan is None else len(r.plan.steps)  # without making them
+
+
+def _percent(value: Any, counting: str) -> str:
+    return "-" if value is None else format_percent(value)
+
+
+MODEL_FIELDS: tuple[ModelField, ...] = (
+    Field("model", "plan", _each(lambda r: r.model), ("model",), table="model", kind="text"),
+    Field("phase", "plan", _each(lambda r: r.phase), ("phase",), table="phase", kind="text"),
+    Field("device", "row", _each(lambda r: r.device), ("device",), table="device", kind="text"),
+    Field(
+        "precision",
+        "plan",
+        _each(lambda r: r.precision),
+        ("precision",),
+        table="precision",
+        kind="text",
+    ),
+    Field("declared", "plan", _each(lambda r: r.declared), ("declared",), kind="flag"),
+    Field("tokens", "plan", _each(lambda r: r.tokens), ("tokens",)),
+    Field(
+        "flops",
+        "plan",
+        _each(lambda r: r.flops),
+        ("flops [OP]",),
+        table="operations",
+        show=_si("{}"),
+    ),
+    Field(
+        "bytes",
+        "plan",
+        _each(lambda r: r.bytes),
+        tuple(f"bytes_{lv} [B]" for lv in LEVELS),
+        LEVELS,
+    ),
+    Field("time", "row", _each(lambda r: r.time), ("time [s]",), table="time", show=_si("s")),
+    Field(
+        "attainable",
+        "row",
+        _each(lambda r: r.attainable),
+        ("attainable [OP/s]",),
+        table="attainable",
+        show=_si("{}/s"),
+    ),
+    Field(
+        "tokens_per_second",
+        "row",
+        _each(lambda r: r.tokens_per_second),
+        ("tokens_per_second [1/s]",),
+        table="tokens/s",
+        show=_si("tok/s"),
+    ),
+    Field(
+        "time_by_limit",
+        "row",
+        _each(lambda r: r.time_by_limit),
+        tuple(f"time_{name} [s]" for name in LIMITED_BY),
+        LIMITED_BY,
+        table="most time",
+        show=_most_time,
+    ),
+    Field("measured_time", "row", _each(lambda r: r.measured_time), ("measured_time [s]",)),
+    Field(
+        "efficiency",
+        "row",
+        _each(lambda r: r.efficiency),
+        ("efficiency [1]",),
+        table="efficiency",
+        show=_percent,
+    ),
+    # JSON nests the steps themselves (`STEP_FIELDS`); CSV, one row per model row, counts them.
+    Field("steps", "row", _each(_step_count), ("steps",), json=False),
+)
+
+STEP_FIELDS: tuple[StepField, ...] = (
+    Field("step", "step", _each(lambda s: s.step), ("step",), kind="text"),
+    Field("kernel", "step", _each(lambda s: s.kernel), ("kernel",), kind="text"),
+    Field("count", "step", _each(lambda s: s.count), ("count",)),
+    Field("shape", "step", _each(lambda s: s.shape), ("shape",), mapping=True, kind="text"),
+    Field("precision", "step", _each(lambda s: s.precision), ("precision",), kind="text"),
+    Field("widths", "step", _each(lambda s: s.widths), ("widths",), mapping=True, kind="text"),
+    Field("flops", "step", _each(lambda s: s.flops), ("flops [OP]",)),
+    Field("bytes", "step", _each(lambda s: s.bytes), ("bytes [B]",), LEVELS),
+    Field("time", "run", _each(lambda s: s.time), ("time [s]",)),
+    Field("intensity", "step", _each(lambda s: s.intensity), ("intensity [OP/B]",), LEVELS),
+    Field("attainable", "run", _each(lambda s: s.attainable), ("attainable [OP/s]",)),
+    Field("limited_by", "run", _each(lambda s: s.limited_by), ("limited_by",), kind="text"),
+)
+
+
+# ------------------------------------------------------------------------------ values
+
+
+def _plain(value: Any) -> Any:
+    """An exact value as plain JSON data: numbers by `num`, mappings member by member."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (Fraction, int)) and not isinstance(value, bool):
+        return num(value)
+    return value
+
+
+def _data(fields: Sequence[Field[Any]], row: Any) -> dict[str, Any]:
+    return {f.key: _plain(f.values((row,), (0,))[0]) for f in fields if f.json}
+
+
+def step_data(s: StepResult) -> dict[str, Any]:
+    """One step as the contract gives it: totals over `count`, rates of each run."""
+    return _data(STEP_FIELDS, s)
+
+
+def model_data(r: ModelResult, *, steps: bool = True) -> dict[str, Any]:
+    """One model row as plain JSON data, in the contract's order (without its steps
+    when `steps` is false)."""
+    data = _data(MODEL_FIELDS, r)
+    if steps:
+        data["steps"] = [step_data(s) for s in r.steps]
+    return data
+
+
+# -------------------------------------------------------------------------------- JSON
+
+
+@lru_cache(maxsize=1 << 14)
+def _string(text: str) -> str:
+    """A JSON string; ids, keys and terms repeat on every row, so each is encoded once."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _dump(value: Any, pad: str) -> str:
+    """`value` as `json.dumps(value, indent=2)` writes it at indentation `pad`: the same
+    text, several times faster than the standard library's pure-Python indenting encoder."""
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        inner = pad + "  "
+        items = ",\n".join(f"{inner}{_string(k)}: {_dump(v, inner)}" for k, v in value.items())
+        return "{\n" + items + "\n" + pad + "}"
+    if isinstance(value, list):
+        if not value:
+            return "[]"
+        inner = pad + "  "
+        items = ",\n".join(inner + _dump(v, inner) for v in value)
+        return "[\n" + items + "\n" + pad + "]"
+    if isinstance(value, str):
+        return _string(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return repr(value)  # int or float: json writes both as repr does
+
+
+def _line(value: Any) -> str:
+    """`json.dumps(value)` on one line."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+# A step's line as a `str.format` template: what a plan's step writes on every device,
+# with a place for each of its fields of scope `run`.
+_Fragment = str
+
+
+class _Texts:
+    """Texts that the rows of one write share, keyed by the identity of what they are
+    made from (the rows keep their plans and bounds alive, and a `_Texts` lives no
+    longer than the write that fills it from those rows).
+
+    `heads`: a row's `plan` fields between its `row` fields, by the plan and indentation;
+    `steps`: each plan's steps' fragments, by the plan and indentation; `runs`: the texts
+    of a step's `run` fields, by its bound and count. A device's bound of a run is one
+    object, shared by every row on that device that makes the run, so a step's numbers
+    are written once per device, kernel, shape and count.
+    """
+
+    __slots__ = ("heads", "runs", "steps")
+
+    def __init__(self) -> None:
+        self.heads: dict[tuple[int, str], tuple[str, ...]] = {}
+        self.steps: dict[tuple[int, str], tuple[_Fragment, ...]] = {}
+        self.runs: dict[tuple[int, int], tuple[str, ...]] = {}
+
+
+def _between(groups: list[list[str]], separator: str) -> tuple[str, ...]:
+    """The texts around a row's own fields: the shared members before the first, between
+    each two and after the last, each with the separators its neighbours need."""
+    last = len(groups) - 1
+    return tuple(
+        separator.join(([""] if n else []) + group + ([""] if n < last else []))
+        for n, group in enumerate(groups)
+    )
+
+
+def _shared(
+    fields: Sequence[Field[Any]], scope: str, row: Any, member: Callable[[str, Any], str]
+) -> list[list[str]]:
+    """The members of `row`'s JSON fields of `scope`, grouped between its other fields."""
+    groups: list[list[str]] = [[]]
+    for f in fields:
+        if not f.json:
+            continue
+        if f.scope == scope:
+            groups[-1].append(member(f.key, _plain(f.values((row,), (0,))[0])))
+        else:
+            groups.append([])
+    return groups
+
+
+def _own(fields: Sequence[Field[Any]], scope: str) -> list[Field[Any]]:
+    """The JSON fields a row does not share (of any scope but `scope`), in order."""
+    return [f for f in fields if f.json and f.scope != scope]
+
+
+def _plan_step(entry: PlanStep) -> StepResult:
+    """A plan's step as a step result for its `step` fields (its `run` fields unread)."""
+    c = entry.counts
+    return StepResult(
+        entry.step.id,
+        entry.step.kernel,
+        c.count,
+        dict(entry.shape),
+        entry.precision,
+        dict(entry.step.widths),
+        c.total_flops,
+        c.total_bytes,
+        Fraction(0),
+        c.intensity,
+        "",
+    )
+
+
+def _fragment(entry: PlanStep, lead: str) -> str:
+    """A plan's step as a `str.format` template with a place for each `run` field."""
+    texts = _between(_shared(STEP_FIELDS, "step", _plan_step(entry), _member), ", ")
+    texts = (lead + "{" + texts[0], *texts[1:-1], texts[-1] + "}")
+    return "{}".join(t.replace("{", "{{").replace("}", "}}") for t in texts)
+
+
+def _member(key: str, value: Any) -> str:
+    return f"{_string(key)}: {_flat(value)}"
+
+
+def _flat(value: Any) -> str:
+    """`json.dumps(value)` of plain data, a number or string without the encoder."""
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return repr(value)  # json writes both as repr does
+    return _line(value)
+
+
+_RUN_FIELDS = _own(STEP_FIELDS, "step")
+_ROW_FIELDS = _own(MODEL_FIELDS, "plan")
+
+
+def _step_lines(r: ModelResult, texts: _Texts, lead: str = "") -> list[str]:
+    """`json.dumps(step_data(s))` for each step of `r`, from its plan and runs (without
+    making its steps' results), each line after `lead` (its indentation)."""
+    if r.plan is None:
+        return [lead + _line(step_data(s)) for s in r.steps]
+    fragments = texts.steps.get((id(r.plan), lead))
+    if fragments is None:
+        fragments = texts.steps[id(r.plan), lead] = tuple(_fragment(e, lead) for e in r.plan.steps)
+    done = texts.runs
+    keys = [(id(bound), e.counts.count) for e, bound in zip(r.plan.steps, r.runs, strict=True)]
+    runs = zip(keys, r.plan.steps, r.runs, strict=True)
+    new = {key: (e, bound) for key, e, bound in runs if key not in done}
+    if new:
+        done.update(zip(new, _run_texts(list(new.values())), strict=True))
+    return [f.format(*done[key]) for f, key in zip(fragments, keys, strict=True)]
+
+
+def _run_texts(runs: list[tuple[PlanStep, tuple[int, int, str]]]) -> list[tuple[str, ...]]:
+    """The members of each step's `run` fields for a device's bound of its run."""
+    steps = [
+        StepResult(
+            e.step.id,
+            e.step.kernel,
+            e.counts.count,
+            e.shape,
+            e.precision,
+            e.step.widths,
+            e.counts.total_flops,
+            e.counts.total_bytes,
+            Fraction(n * e.counts.count, d),
+            e.counts.intensity,
+            limited_by,
+        )
+        for e, (n, d, limited_by) in runs
+    ]
+    at = range(len(steps))
+    columns = [
+        [f"{_string(f.key)}: {_flat(_plain(v))}" for v in f.values(steps, at)] for f in _RUN_FIELDS
+    ]
+    return list(zip(*columns, strict=True))
+
+
+def _indented(pad: str) -> Callable[[str, Any], str]:
+    inner = pad + "  "
+
+    def member(key: str, value: Any) -> str:
+        return f"{inner}{_string(key)}: {_dump(value, inner)}"
+
+    return member
+
+
+def _fields(r: ModelResult, pad: str, texts: _Texts) -> str:
+    """A row's fields before its steps, as `_dump(model_data(r, steps=False), pad)` lays
+    them out but without its closing line. Its fields of scope `plan` are the same on
+    every row of a plan (`evaluate` takes them all from the plan's model, phase and
+    precision): written once per plan."""
+    member = _indented(pad)
+    key = (id(r.plan), pad)
+    heads = None if r.plan is None else texts.heads.get(key)
+    if heads is None:
+        heads = _between(_shared(MODEL_FIELDS, "plan", r, member), ",\n")
+        if r.plan is not None:
+            texts.heads[key] = heads
+    out = ["{\n", heads[0]]
+    for f, head in zip(_ROW_FIELDS, heads[1:], strict=True):
+        out += (member(f.key, _plain(f.values((r,), (0,))[0])), head)
+    return "".join(out)
+
+
+def model_json(r: ModelResult, pad: str = "", texts: _Texts | None = None) -> str:
+    """One model row as indented JSON text, each of its steps on one line: a row has a
+    dozen steps, and a step per line reads as a table (and is written by json's C
+    encoder, where indenting every step's fields took most of a compile's time)."""
+    texts = _Texts() if texts is None else texts
+    inner = pad + "    "
+    lines = ",\n".join(_step_lines(r, texts, inner))
+    body = f"[\n{lines}\n{pad}  ]" if lines else "[]"
+    return f"{_fields(r, pad, texts)},\n{pad}  {_string('steps')}: {body}\n{pad}}}"
+
+
+def write_model_json_rows(rows: Sequence[ModelResult], out: TextIO) -> None:
+    """The rows of the `models` array, indented as `json.dumps(document, indent=2)` nests
+    them (the caller writes the brackets)."""
+    separator = "\n"
+    texts = _Texts()
+    with collector_paused():
+        for r in rows:
+            out.write(separator + "    " + model_json(r, "    ", texts))
+            separator = ",\n"
+
+
+def write_model_jsonl(rows: Sequence[ModelResult], out: TextIO) -> None:
+    """One model row per line, with its steps: `json.dumps(model_data(r))`, its steps
+    written as the JSON document's are."""
+    texts = _Texts()
+    with collector_paused():
+        for r in rows:
+            head = ", ".join(_member(k, v) for k, v in model_data(r, steps=False).items())
+            steps = ", ".join(_step_lines(r, texts))
+            out.write(f'{{{head}, "steps": [{steps}]}}\n')
+
+
+# --------------------------------------------------------------------------------- CSV
+
+MODEL_CSV_COLUMNS: list[str] = [h for f in MODEL_FIELDS for h in f.headers]
+_PLAIN_IDS = {name: f"{name}_id" for name in ("model", "device", "precision")}
+MODEL_CSV_PLAIN_COLUMNS: list[str] = [
+    _PLAIN_IDS.get(h.split(" [", 1)[0], h.split(" [", 1)[0]) for h in MODEL_CSV_COLUMNS
+]
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return csv_text(value)
+    return repr(num(value))
+
+
+def write_model_csv(rows: Sequence[ModelResult], out: TextIO, *, plain: bool = False) -> None:
+    """One row per model × phase × device × precision; steps are in JSON and `explain`."""
+    header = MODEL_CSV_PLAIN_COLUMNS if plain else MODEL_CSV_COLUMNS
+    csv.writer(out, lineterminator="\n").writerow(header)
+    at = range(len(rows))
+    columns: list[list[Any]] = []
+    for f in MODEL_FIELDS:
+        values = f.values(rows, at)
+        if f.keys:
+            columns.extend([v.get(k) for v in values] for k in f.keys)
+        else:
+            columns.append(values)
+    for cells in zip(*columns, strict=True):
+        out.write(",".join(_cell(c) for c in cells) + "\n")
+
+
+# ------------------------------------------------------------------------------- table
+
+
+def write_model_table(catalog: Catalog, rows: Sequence[ModelResult], out: TextIO) -> None:
+    """A readable table; `*` marks a precision other than the model's own."""
+    fields = [f for f in MODEL_FIELDS if f.table is not None]
+    header = [str(f.table) for f in fields]
+    at = range(len(rows))
+    columns = [f.values(rows, at) for f in fields]
+    table = [header]
+    for n, r in enumerate(rows):
+        unit = catalog.precisions[r.precision].unit
+        line = [f.show(column[n], unit) for f, column in zip(fields, columns, strict=True)]
+        if not r.declared:
+            line[header.index("precision")] += "*"
+        table.append(line)
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    lines = []
+    for n, row in enumerate(table):
+        lines.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    rows_text = "1 model row" if len(rows) == 1 else f"{len(rows)} model rows"
+    lines.append(f"{rows_text}; * = not the model's own precision")
+    out.write("\n".join(lines) + "\n")
