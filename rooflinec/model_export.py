@@ -9,6 +9,7 @@ an integer is written as one, anything else as the nearest float.
 from __future__ import annotations
 
 import csv
+import functools
 import json
 from collections.abc import Sequence
 from fractions import Fraction
@@ -76,15 +77,10 @@ def model_data(r: ModelResult, *, steps: bool = True) -> dict[str, Any]:
     return data
 
 
-_STRINGS: dict[str, str] = {}
-
-
+@functools.lru_cache(maxsize=4096)  # a pure memo, bounded
 def _string(text: str) -> str:
     """A JSON string; ids, keys and terms repeat on every row, so each is encoded once."""
-    hit = _STRINGS.get(text)
-    if hit is None:
-        hit = _STRINGS[text] = json.dumps(text, ensure_ascii=False)
-    return hit
+    return json.dumps(text, ensure_ascii=False)
 
 
 def _dump(value: Any, pad: str) -> str:
