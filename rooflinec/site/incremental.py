@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from mkdocs.structure.files import File, Files, InclusionLevel
 
-from rooflinec.site.mkdocs_compat import search_entries, stop_material_merge
+from rooflinec.site.mkdocs_compat import mark_modified, search_entries, stop_material_merge
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
@@ -57,10 +57,6 @@ class TrackedFile(File):
         if self.previous is None or not os.path.isfile(self.abs_dest_path):
             return True
         return self.previous.get(self.abs_dest_path) != self.fingerprint
-
-
-def _always() -> bool:
-    return True
 
 
 class Rebuild:
@@ -115,11 +111,11 @@ class Rebuild:
             if isinstance(file, TrackedFile) or file.abs_src_path is None:
                 continue
             if self.previous is None:
-                file.is_modified = _always  # type: ignore[method-assign]
+                mark_modified(file)
             elif file is home_file and self.home is not None:
                 key, digest = self.home
                 if self.previous.get(key) != digest:
-                    file.is_modified = _always  # type: ignore[method-assign]
+                    mark_modified(file)
 
     def finish(self, config: MkDocsConfig) -> None:
         """Record what this build wrote, and complete the search index of a dirty one."""

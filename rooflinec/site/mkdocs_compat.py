@@ -33,6 +33,7 @@ __all__ = [
     "anchor_ids",
     "block_level_tags",
     "fast_paths",
+    "mark_modified",
     "material_search_index",
     "page_link_rewriter",
     "search_entries",
@@ -143,6 +144,16 @@ def watch_quickly(server: LiveReloadServer, path: str, seconds: float) -> None:
             observer._timeout = interval  # type: ignore[union-attr]
     else:
         server.watch(path)
+
+
+def _always() -> bool:
+    return True
+
+
+def mark_modified(file: File) -> None:
+    """Make a dirty build render `file` again: mkdocs asks each file's `is_modified()`
+    (by default, whether its source is newer than its output)."""
+    file.is_modified = _always  # type: ignore[method-assign]
 
 
 def theme_template_cache(env: Environment) -> None:
