@@ -3,9 +3,10 @@ catalog → compiled results.
 
 `checked` runs every stage `rooflinec check` reports on (build, compile, reference
 examples, lints); `compiled_or_raise` is what compile, explain and diff need;
-`compiled_or_diagnostics` is `checked` with a cache keyed by the files' signatures, so
-`rooflinec build` (which checks first) and every `serve` rebuild compile once, and after
-an edit only the files that changed are parsed again.
+`compiled_or_diagnostics` is `checked` with a cache (`Compilations`, which the site's
+session owns) keyed by the files' signatures, so `rooflinec build` (which checks first)
+and every `serve` rebuild compile once, and after an edit only the files that changed
+are parsed again.
 """
 
 from __future__ import annotations
@@ -85,7 +86,15 @@ def compiled_or_raise(folder: Path) -> Compiled:
     return compiled
 
 
-_COMPILED: dict[Path, tuple[tuple[tuple[str, int, int], ...], Compiled]] = {}
+class Compilations:
+    """The last good compile of one specs folder and the spec files it parsed: what a
+    build keeps for the next. Owned by the site's `Session` (one mkdocs run), so after an
+    edit in `serve` only the edited file is parsed again; `rooflinec build` checks the
+    specs first and hands its `Compilations` to the plugin, which compiles nothing again."""
+
+    def __init__(self) -> None:
+        self.compiled: tuple[Path, tuple[tuple[str, int, int], ...], Compiled] | None = None
+        self.documents = DocumentCache()
 
 
 def _signature(folder: Path) -> tuple[tuple[str, int, int], ...]:
@@ -98,31 +107,29 @@ def _signature(folder: Path) -> tuple[tuple[str, int, int], ...]:
     return tuple(out)
 
 
-# Spec files of the last compile by signature: after an edit in `serve` only the
-# edited file is parsed again.
-_DOCUMENTS = DocumentCache()
-
-
-def compiled_or_diagnostics(folder: Path) -> tuple[Compiled | None, list[Diagnostic]]:
-    """(compiled catalog or None, diagnostics); cached while no file of `folder` changes,
-    so `rooflinec build` (which checks the specs first) and `serve` compile once; after
-    an edit, only the files that changed are parsed again."""
+def compiled_or_diagnostics(
+    folder: Path, kept: Compilations | None = None
+) -> tuple[Compiled | None, list[Diagnostic]]:
+    """(compiled catalog or None, diagnostics); with `kept`, cached there while no file of
+    `folder` changes, and after an edit only the files that changed are parsed again."""
+    if kept is None:
+        compiled, diagnostics, _ = checked(folder)
+        return compiled, diagnostics
     key = folder.resolve()
     signature = _signature(key)
-    hit = _COMPILED.get(key)
-    if hit is not None and hit[0] == signature:
-        return hit[1], []
-    _DOCUMENTS.begin()
-    compiled, diagnostics, _ = checked(folder, load=_DOCUMENTS.load)
-    _DOCUMENTS.commit()
+    hit = kept.compiled
+    if hit is not None and hit[0] == key and hit[1] == signature:
+        return hit[2], []
+    kept.documents.begin()
+    compiled, diagnostics, _ = checked(folder, load=kept.documents.load)
+    kept.documents.commit()
     if compiled is not None and not any(d.severity == "error" for d in diagnostics):
-        _COMPILED.clear()
-        _COMPILED[key] = (signature, compiled)
+        kept.compiled = (key, signature, compiled)
     return compiled, diagnostics
 
 
-def last_compiled(folder: Path) -> Compiled | None:
-    """The last catalog of `folder` that compiled without errors in this process, whatever
+def last_compiled(folder: Path, kept: Compilations) -> Compiled | None:
+    """The last catalog of `folder` that compiled without errors into `kept`, whatever
     changed since: what `serve` keeps showing while a spec is broken."""
-    hit = _COMPILED.get(folder.resolve())
-    return hit[1] if hit is not None else None
+    hit = kept.compiled
+    return hit[2] if hit is not None and hit[0] == folder.resolve() else None

@@ -22,12 +22,8 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin
 
 from rooflinec.cli.main import main
-from rooflinec.site.fast_search import (
-    Fallback,
-    FastSearch,
-    material_search_index,
-    search_sections,
-)
+from rooflinec.site.fast_search import Fallback, FastSearch, search_sections
+from rooflinec.site.mkdocs_compat import material_search_index
 from rooflinec.site.plugin import RooflinecPlugin
 from tests.specfactory import BUNDLED
 

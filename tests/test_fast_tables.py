@@ -20,12 +20,8 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from rooflinec.site import fast_tables
-from rooflinec.site.fast_tables import (
-    extensions_supported,
-    page_link_rewriter,
-    put_tables,
-    take_tables,
-)
+from rooflinec.site.fast_tables import extensions_supported, put_tables, take_tables
+from rooflinec.site.mkdocs_compat import block_level_tags, page_link_rewriter
 
 
 def _extensions(*more: object) -> list[object]:
@@ -84,9 +80,7 @@ def both(markdown: str, config: MkDocsConfig, src: str = "devices/a.md") -> tupl
     reference = _render(markdown, file, files, config).content or ""
     rewriter = page_link_rewriter(file, files, config)
     assert rewriter is not None
-    taken, tables = take_tables(
-        markdown, fast_tables.cached_links(rewriter), fast_tables._block_level_tags()
-    )
+    taken, tables = take_tables(markdown, fast_tables.cached_links(rewriter), block_level_tags())
     fast = put_tables(_render(taken, file, files, config).content or "", tables)
     return reference, fast, len(tables.html)
 
@@ -389,7 +383,7 @@ def test_a_table_that_falls_back_resolves_its_links_only_once(
         _, tables = take_tables(
             KEPT["code span"].replace("y", "[x](missing.md)"),
             fast_tables.cached_links(rewriter),
-            fast_tables._block_level_tags(),
+            block_level_tags(),
         )
     assert not tables.html
     assert not [r for r in caplog.records if "missing.md" in r.getMessage()]

@@ -28,8 +28,8 @@ from rooflinec.publish import (
     check_names,
     previous_version,
 )
-from rooflinec.site.pages import changes as site_changes
 from rooflinec.site.pages.changes import Changes, changes_pages
+from rooflinec.site.pages.common import PageLimits
 from rooflinec.site.pages.downloads import downloads
 from rooflinec.site.pages.model import Site
 
@@ -131,15 +131,12 @@ def test_the_changes_page_lists_what_moved(compiled: Any, moved: Any) -> None:
     assert len(data["changes"]) == len(diff.changes)
 
 
-def test_a_long_changes_page_is_split_and_capped(
-    compiled: Any, moved: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_long_changes_page_is_split_and_capped(compiled: Any, moved: Any) -> None:
     """Small budgets: changes-2.md follows, and what no page holds is counted, in JSON."""
-    monkeypatch.setattr(site_changes, "CHANGES_PAGE_BUDGET", 900)
-    monkeypatch.setattr(site_changes, "MAX_CHANGE_PAGES", 3)
     diff = diff_compiled(compiled, moved, "1.0")
     changes = Changes("1.1", COMMIT, BASE, "1.0", diff)
-    site = Site.of(moved, svg=False, changes=changes)
+    limits = PageLimits(changes_page_budget=900, max_change_pages=3)
+    site = Site.of(moved, svg=False, changes=changes, limits=limits)
     pages = {p.path: p.markdown for p in changes_pages(site)}
     assert sorted(pages) == ["changes-2.md", "changes-3.md", "changes.md"]
     assert "Pages: **1** · [2](changes-2.md) · [3](changes-3.md)" in pages["changes.md"]

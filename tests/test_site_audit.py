@@ -20,9 +20,8 @@ from rooflinec.provenance import conflicts, device_trails, trails
 from rooflinec.resources import schemas_dir
 from rooflinec.site.build import build_site
 from rooflinec.site.escape import sanitize
-from rooflinec.site.pages import audit as site_audit
 from rooflinec.site.pages.audit import exact_number, figure_anchor, figure_name
-from rooflinec.site.pages.common import GeneratedPage
+from rooflinec.site.pages.common import GeneratedPage, PageLimits
 from rooflinec.site.pages.listing import pages as site_pages
 from rooflinec.site.pages.model import Site
 
@@ -176,12 +175,9 @@ def test_exact_numbers() -> None:
     assert exact_number(Fraction(-3, 8)) == "-0.375"
 
 
-def test_long_devices_split_their_audit_across_pages(
-    compiled: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_long_devices_split_their_audit_across_pages(compiled: Any) -> None:
     """A small budget splits a device's audit; links from the summary and conflicts follow."""
-    monkeypatch.setattr(site_audit, "AUDIT_PAGE_BUDGET", 3000)
-    bundled_site = Site.of(compiled, svg=False)
+    bundled_site = Site.of(compiled, svg=False, limits=PageLimits(audit_page_budget=3000))
     pages = {p.path: p for p in site_pages(bundled_site)}
     assert "devices/intel-gaudi3/audit-2.md" in pages
     first = pages["devices/intel-gaudi3/audit.md"].markdown

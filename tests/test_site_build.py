@@ -17,7 +17,6 @@ from rooflinec.assemble import catalog_or_raise
 from rooflinec.cli.main import main
 from rooflinec.errors import SpecError
 from rooflinec.site.build import SITE_URL, build_site, site_config
-from rooflinec.site.pages import common as site_pages
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / "specs"
@@ -333,9 +332,7 @@ def test_chart_specs_cannot_break_out_of_their_script(planted_site: Path) -> Non
 # --------------------------------------------------------------------------- big catalog
 
 
-def test_pages_stay_small_with_a_big_catalog(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_pages_stay_small_with_a_big_catalog(tmp_path: Path) -> None:
     """Many devices and cases: index pages split, device and kernel pages cap their rows."""
     specs = tmp_path / "specs"
     shutil.copytree(BUNDLED, specs)
@@ -355,9 +352,8 @@ def test_pages_stay_small_with_a_big_catalog(
         "versions:\n  - {version: 1, date: 2026-10-25, change: First version.}\n",
         "utf-8",
     )
-    monkeypatch.setattr(site_pages, "PER_INDEX_PAGE", 20)
     out = tmp_path / "site"
-    build_site(specs, out, options={"svg": False})
+    build_site(specs, out, options={"svg": False, "per_index_page": 20})
     assert (out / "devices" / "index-2.html").is_file()
     sizes = {str(p.relative_to(out)): p.stat().st_size for p in _html_pages(out)}
     assert {name: size for name, size in sizes.items() if size >= PAGE_LIMIT} == {}

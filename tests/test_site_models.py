@@ -320,7 +320,7 @@ def test_dirty_rebuild_after_a_model_edit(tmp_path: Path) -> None:
     )
     assert edited != text
     path.write_text(edited, "utf-8")
-    _build(tmp_path / "a", specs, served, dirty=True, options=options)
+    _build(tmp_path / "a", specs, served, dirty=True, options=options, start="")  # a rebuild
     after = _state(served)
     rewritten = {name for name in after if after[name][0] != before.get(name, (None,))[0]}
     assert {"models/llama-3-70b.html", "models/llama-3-70b.csv"} <= rewritten
@@ -333,7 +333,7 @@ def test_dirty_rebuild_after_a_model_edit(tmp_path: Path) -> None:
     assert others and not rewritten & set(others)
     assert "L = 4,097" in _text(after["models/llama-3-70b.html"][1].decode("utf-8"))
     clean = tmp_path / "clean"
-    _build(tmp_path / "b", specs, clean, dirty=False, options=options)
+    _build(tmp_path / "b", specs, clean, dirty=False, options=options, start="build")
     differ = [
         name
         for name, (_, data) in _state(clean).items()

@@ -111,6 +111,7 @@ def test_serve_watches_the_projects_pages_and_drops_the_dirty_build_warning(
     watches it), gives the plugin the specs and `show_errors`, and of mkdocs' warnings
     drops only the dirty-build one that every rebuild logs."""
     import mkdocs.commands.serve
+    from mkdocs.config import load_config
 
     project = tmp_path / "project"
     (project / "specs").mkdir(parents=True)
@@ -120,7 +121,9 @@ def test_serve_watches_the_projects_pages_and_drops_the_dirty_build_warning(
     def fake_serve(config_file: str, **kwargs: Any) -> None:
         seen["config"] = json.loads(Path(config_file).read_text("utf-8"))
         seen["kwargs"] = kwargs
-        seen["options"] = dict(plugin._SESSION_OPTIONS)
+        # the instance mkdocs keeps, and so the one `serve` itself would load
+        seen["plugin"] = plugin.plugin_of(load_config(config_file))
+        seen["options"] = dict(seen["plugin"].overrides)
         build_log = logging.getLogger("mkdocs.commands.build")
         build_log.warning(
             "A 'dirty' build is being performed, this will likely lead to inaccurate "
@@ -134,7 +137,7 @@ def test_serve_watches_the_projects_pages_and_drops_the_dirty_build_warning(
     assert "dirty" == seen["kwargs"]["build_type"]
     expected_options = {"specs": str((project / "specs").resolve()), "show_errors": True}
     assert expected_options == seen["options"]
-    assert {} == plugin._SESSION_OPTIONS
+    assert {} == seen["plugin"].overrides
     err = capsys.readouterr().err
     assert "dirty" not in err
     assert "warning: Doc file 'x.md' contains a link 'y.md'" in err
@@ -142,7 +145,7 @@ def test_serve_watches_the_projects_pages_and_drops_the_dirty_build_warning(
 
 def test_session_options_refuse_unknown_names() -> None:
     """A misspelt option is an error, not a silently ignored setting."""
-    options = plugin.session_options({"spec": "x"})
+    options = plugin.session_options(plugin.RooflinecPlugin(), {"spec": "x"})
     with pytest.raises(KeyError, match="unknown rooflinec plugin options: spec"):
         options.__enter__()
 

@@ -13,8 +13,6 @@ from typing import Any
 
 import pytest
 
-from rooflinec import pipeline
-from rooflinec.loader import DocumentCache
 from rooflinec.site.build import _write_config, site_config
 
 REPO = Path(__file__).resolve().parents[1]
@@ -25,8 +23,17 @@ pytest.importorskip("mkdocs")
 
 
 def _build(
-    tmp: Path, specs: Path, out: Path, *, dirty: bool, options: dict[str, Any] | None = None
+    tmp: Path,
+    specs: Path,
+    out: Path,
+    *,
+    dirty: bool,
+    options: dict[str, Any] | None = None,
+    start: str = "serve",
 ) -> None:
+    """A build as mkdocs runs it: the configuration loaded afresh (mkdocs keeps the
+    plugin's instance); with `start` (`serve`, `build`) a new session first, as at the
+    start of `mkdocs serve` or `build`; "" for a rebuild of the running session."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
@@ -34,7 +41,10 @@ def _build(
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     config_file = _write_config(tmp, site_config(site_dir(), out, specs, options))
-    build(load_config(str(config_file)), dirty=dirty)
+    config = load_config(str(config_file))
+    if start:
+        config.plugins.on_startup(command=start, dirty=dirty)  # type: ignore[arg-type]
+    build(config, dirty=dirty)
 
 
 def _state(root: Path) -> dict[str, tuple[int, bytes]]:
@@ -57,9 +67,7 @@ def _edit_a_device(specs: Path) -> tuple[str, str]:
     raise AssertionError("no device spec with a DRAM bandwidth to edit")
 
 
-def test_dirty_rebuild_renders_only_what_changed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_dirty_rebuild_renders_only_what_changed(tmp_path: Path) -> None:
     specs = tmp_path / "specs"
     shutil.copytree(BUNDLED, specs)
     served = tmp_path / "served"
@@ -69,7 +77,7 @@ def test_dirty_rebuild_renders_only_what_changed(
     before = _state(served)
 
     device, figure = _edit_a_device(specs)
-    _build(tmp_path / "a", specs, served, dirty=True)
+    _build(tmp_path / "a", specs, served, dirty=True, start="")
     after = _state(served)
 
     page = f"devices/{device}.html"
@@ -93,10 +101,8 @@ def test_dirty_rebuild_renders_only_what_changed(
 
     # What is served equals a clean build of the edited specs, search index included.
     clean = tmp_path / "clean"
-    # From scratch: no compiled catalog, no loaded document kept from the builds above.
-    pipeline._COMPILED.clear()
-    monkeypatch.setattr(pipeline, "_DOCUMENTS", DocumentCache())
-    _build(tmp_path / "b", specs, clean, dirty=False)
+    # From scratch (a new session): no compiled catalog, no loaded document kept.
+    _build(tmp_path / "b", specs, clean, dirty=False, start="build")
     expected = _state(clean)
     differ = [
         name
@@ -112,7 +118,7 @@ def test_unchanged_specs_rewrite_no_generated_file(tmp_path: Path) -> None:
     served = tmp_path / "served"
     _build(tmp_path, specs, served, dirty=True)
     before = _state(served)
-    _build(tmp_path, specs, served, dirty=True)
+    _build(tmp_path, specs, served, dirty=True, start="")
     after = _state(served)
     rewritten = sorted(n for n in after if after[n][0] != before[n][0])
     # mkdocs always writes the theme's templates (404, sitemap) and the search index.
@@ -157,7 +163,7 @@ def test_broken_spec_keeps_the_last_good_site_with_a_banner(tmp_path: Path) -> N
 
     original = (specs / "devices" / "nvidia-h100-sxm.yaml").read_text("utf-8")
     broken = _break(specs)
-    _build(tmp_path, specs, served, dirty=True, options=SERVE)
+    _build(tmp_path, specs, served, dirty=True, options=SERVE, start="")
     pages = _pages(served)
     assert sorted(good) == sorted(pages)  # the last good site, every page of it
     assert [] == [name for name, page in pages.items() if BANNER not in page]
@@ -167,16 +173,13 @@ def test_broken_spec_keeps_the_last_good_site_with_a_banner(tmp_path: Path) -> N
     assert "3.35 TB/s" in pages["devices/nvidia-h100-sxm.html"]
 
     (specs / "devices" / "nvidia-h100-sxm.yaml").write_text(original, "utf-8")
-    _build(tmp_path, specs, served, dirty=True, options=SERVE)
+    _build(tmp_path, specs, served, dirty=True, options=SERVE, start="")
     assert good == _pages(served)
 
 
-def test_specs_broken_from_the_start_serve_the_errors(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_specs_broken_from_the_start_serve_the_errors(tmp_path: Path) -> None:
     """With no good build yet, the hand-written pages and the 404 page show the errors;
     once fixed, the next rebuild has every generated page."""
-    monkeypatch.setattr(pipeline, "_COMPILED", {})
     specs = tmp_path / "specs"
     shutil.copytree(BUNDLED, specs)
     original = (specs / "devices" / "nvidia-h100-sxm.yaml").read_text("utf-8")
@@ -189,7 +192,7 @@ def test_specs_broken_from_the_start_serve_the_errors(
     assert BANNER in pages["404.html"] and BANNER in pages["spec-language.html"]
 
     (specs / "devices" / "nvidia-h100-sxm.yaml").write_text(original, "utf-8")
-    _build(tmp_path, specs, served, dirty=True, options=SERVE)
+    _build(tmp_path, specs, served, dirty=True, options=SERVE, start="")
     pages = _pages(served)
     assert "3.35 TB/s" in pages["devices/nvidia-h100-sxm.html"]
     assert [] == [name for name, page in pages.items() if BANNER in page]
@@ -238,7 +241,6 @@ def test_a_crash_in_the_spec_pipeline_shows_the_banner(
     the internal-error line; once the pipeline works again the banner is gone."""
     from rooflinec.site import plugin
 
-    monkeypatch.setattr(pipeline, "_COMPILED", {})
     specs = tmp_path / "specs"
     shutil.copytree(BUNDLED, specs)
     served = tmp_path / "served"
@@ -247,13 +249,13 @@ def test_a_crash_in_the_spec_pipeline_shows_the_banner(
 
     with monkeypatch.context() as patch:
         patch.setattr(plugin, "compiled_or_diagnostics", _crash)
-        _build(tmp_path, specs, served, dirty=True, options=SERVE)
+        _build(tmp_path, specs, served, dirty=True, options=SERVE, start="")
     pages = _pages(served)
     assert sorted(good) == sorted(pages)
     assert [] == [name for name, page in pages.items() if INTERNAL not in page]
     assert "these pages are from the last build that succeeded" in pages["glossary.html"]
 
-    _build(tmp_path, specs, served, dirty=True, options=SERVE)
+    _build(tmp_path, specs, served, dirty=True, options=SERVE, start="")
     assert good == _pages(served)
 
 
@@ -282,12 +284,13 @@ def test_a_plain_build_still_fails_on_a_crash(
     reports it as an internal error."""
     from rooflinec.site import plugin
 
-    monkeypatch.setattr(pipeline, "_COMPILED", {})
     monkeypatch.setattr(plugin, "compiled_or_diagnostics", _crash)
     specs = tmp_path / "specs"
     shutil.copytree(BUNDLED, specs)
     with pytest.raises(KeyError):
-        _build(tmp_path, specs, tmp_path / "site", dirty=False, options={"svg": False})
+        _build(
+            tmp_path, specs, tmp_path / "site", dirty=False, options={"svg": False}, start="build"
+        )
     assert not (tmp_path / "site" / "index.html").exists()
 
 

@@ -1,4 +1,5 @@
-"""Pages kept between `serve` rebuilds (`rooflinec.site.pages.reuse`): after an edit to one
+"""Pages kept between `serve` rebuilds (`rooflinec.site.pages.reuse`, in the plugin's
+`Session`): after an edit to one
 device only that device's pages, model rows and results rows are made again, every page
 that shows its figures changes, and what is served equals a clean build of the edited
 specs byte for byte; an edit to a kernel, or to a device's file that moves its lines,
@@ -14,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from rooflinec import pipeline
-from rooflinec.loader import DocumentCache
 from rooflinec.outputs import results
 from rooflinec.site.build import _write_config, site_config
 from rooflinec.site.pages import reuse
+from rooflinec.site.plugin import RooflinecPlugin, plugin_of
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / "specs"
@@ -28,7 +29,9 @@ KINDS = {"page", "audit", "model rows", "results.json rows", "crossover cells", 
 pytest.importorskip("mkdocs")
 
 
-def _build(tmp: Path, specs: Path, out: Path, *, dirty: bool) -> None:
+def _build(tmp: Path, specs: Path, out: Path, *, dirty: bool, start: str = "") -> RooflinecPlugin:
+    """A build as `mkdocs serve` makes it: the configuration loaded afresh (the plugin
+    instance is kept), `start` (`serve`, `build`) starting a new session first."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
@@ -37,21 +40,23 @@ def _build(tmp: Path, specs: Path, out: Path, *, dirty: bool) -> None:
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     tmp.mkdir(exist_ok=True)
     config_file = _write_config(tmp, site_config(site_dir(), out, specs, OPTIONS))
-    build(load_config(str(config_file)), dirty=dirty)
+    config = load_config(str(config_file))
+    if start:
+        config.plugins.on_startup(command=start, dirty=dirty)  # type: ignore[arg-type]
+    build(config, dirty=dirty)
+    return plugin_of(config)
 
 
 def _files(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
-def _clean_build(tmp: Path, specs: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
-    """A clean build of `specs` from scratch: nothing compiled, loaded or kept before."""
-    pipeline._COMPILED.clear()
-    monkeypatch.setattr(pipeline, "_DOCUMENTS", DocumentCache())
+def _clean_build(tmp: Path, specs: Path) -> dict[str, bytes]:
+    """A clean build of `specs` from scratch (a new session): nothing compiled, loaded or
+    kept before."""
     out = tmp / "clean"
     shutil.rmtree(out, ignore_errors=True)
-    reuse.set_enabled(False)  # drops every kept page
-    _build(tmp / "clean-config", specs, out, dirty=False)
+    _build(tmp / "clean-config", specs, out, dirty=False, start="build")  # a new session
     return _files(out)
 
 
@@ -77,7 +82,7 @@ def _edit_bandwidth(specs: Path) -> str:
 
 
 def test_a_device_edit_remakes_that_device_alone_and_serves_a_clean_build(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     """amd-mi100's DRAM bandwidth 1.2288 TB/s -> 1.2388 TB/s in a session: its page,
     audit pages, model rows and results rows are made again, the other 56 devices' are
@@ -86,13 +91,12 @@ def test_a_device_edit_remakes_that_device_alone_and_serves_a_clean_build(
     specs = tmp_path / "specs"
     shutil.copytree(BUNDLED, specs)
     served = tmp_path / "served"
-    with reuse.keeping_pages():
-        _build(tmp_path / "a", specs, served, dirty=True)
-        before = _files(served)
-        figure = _edit_bandwidth(specs)
-        assert figure == "1.2388 TB/s"
-        _build(tmp_path / "a", specs, served, dirty=True)
-        reused, made = reuse.last_round()
+    _build(tmp_path / "a", specs, served, dirty=True, start="serve")
+    before = _files(served)
+    figure = _edit_bandwidth(specs)
+    assert figure == "1.2388 TB/s"
+    plugin = _build(tmp_path / "a", specs, served, dirty=True)
+    reused, made = plugin.session.pages.last_round()
     after = _files(served)
 
     assert {d for _, d in made} == {DEVICE}
@@ -111,7 +115,7 @@ def test_a_device_edit_remakes_that_device_alone_and_serves_a_clean_build(
     assert any(p.startswith("models/tokens") and p.endswith(".html") for p in changed)
     assert not any(p.startswith("devices/nvidia-h100-sxm") for p in changed)
 
-    clean = _clean_build(tmp_path, specs, monkeypatch)
+    clean = _clean_build(tmp_path, specs)
     assert _differ(served, clean) == []
     compiled = pipeline.compiled_or_raise(specs)
     text = results.results_text(compiled, compiled.rows(), "json")
@@ -123,7 +127,7 @@ def _devices(specs: Path) -> list[str]:
 
 
 def test_a_kernel_edit_remakes_every_device_page(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     """Every device page reads the kernels (names, cases, the batch table's GEMM):
     renaming one reuses no device's pages; a comment line added atop a device spec moves the lines
@@ -133,32 +137,33 @@ def test_a_kernel_edit_remakes_every_device_page(
     shutil.copytree(BUNDLED, specs)
     served = tmp_path / "served"
     gemm = specs / "kernels" / "gemm.yaml"
-    with reuse.keeping_pages():
-        _build(tmp_path / "a", specs, served, dirty=True)
-        text = gemm.read_text("utf-8")
-        name = re.search(r"^name: (.+)$", text, re.MULTILINE)
-        assert name is not None
-        gemm.write_text(text.replace(name.group(0), f"name: {name.group(1)} (renamed)", 1))
-        _build(tmp_path / "a", specs, served, dirty=True)
-        reused, made = reuse.last_round()
-        assert reused == set()
-        assert {d for _, d in made} == set(_devices(specs))
+    _build(tmp_path / "a", specs, served, dirty=True, start="serve")
+    text = gemm.read_text("utf-8")
+    name = re.search(r"^name: (.+)$", text, re.MULTILINE)
+    assert name is not None
+    gemm.write_text(text.replace(name.group(0), f"name: {name.group(1)} (renamed)", 1))
+    plugin = _build(tmp_path / "a", specs, served, dirty=True)
+    reused, made = plugin.session.pages.last_round()
+    assert reused == set()
+    assert {d for _, d in made} == set(_devices(specs))
 
-        device = specs / "devices" / f"{DEVICE}.yaml"
-        device.write_text("# a comment moves every line\n" + device.read_text("utf-8"))
-        _build(tmp_path / "a", specs, served, dirty=True)
-        reused, made = reuse.last_round()
-        assert {d for _, d in made} == {DEVICE}
-        assert {k for k, _ in made} == KINDS
+    device = specs / "devices" / f"{DEVICE}.yaml"
+    device.write_text("# a comment moves every line\n" + device.read_text("utf-8"))
+    plugin = _build(tmp_path / "a", specs, served, dirty=True)
+    reused, made = plugin.session.pages.last_round()
+    assert {d for _, d in made} == {DEVICE}
+    assert {k for k, _ in made} == KINDS
     assert "(renamed)" in (served / "kernels" / "gemm.html").read_text("utf-8")
-    clean = _clean_build(tmp_path, specs, monkeypatch)
+    clean = _clean_build(tmp_path, specs)
     assert _differ(served, clean) == []
 
 
-def test_reuse_is_off_outside_a_session() -> None:
-    """A plain build (no `keeping_pages`) keeps nothing: two sites of one catalog make
-    every page afresh."""
+def test_reuse_is_off_outside_a_serve_session() -> None:
+    """A build's session (`mkdocs build`, or a `Site` made outside a build) keeps no
+    pages: two sites of one catalog in one such session make every page afresh; a
+    `serve` session's second site reuses the first one's."""
     from rooflinec.site.pages.model import Site
+    from rooflinec.site.session import Session
 
     compiled = pipeline.compiled_or_raise(BUNDLED)
     calls: list[int] = []
@@ -167,8 +172,15 @@ def test_reuse_is_off_outside_a_session() -> None:
         calls.append(1)
         return "made"
 
-    for _ in range(2):
-        site = Site.of(compiled, svg=False)
+    for session in (None, Session(), Session()):
+        site = Site.of(compiled, svg=False, session=session)
         assert reuse.for_device(site, "page", DEVICE, make) == "made"
         assert not reuse.reusing(site)
-    assert calls == [1, 1]
+    assert calls == [1, 1, 1]
+    serving = Session(keep_pages=True)
+    for _ in range(2):
+        site = Site.of(compiled, svg=False, session=serving)
+        assert reuse.for_device(site, "page", DEVICE, make) == "made"
+        assert reuse.reusing(site)
+    assert calls == [1, 1, 1, 1]
+    assert serving.pages.last_round() == ({("page", DEVICE)}, set())

@@ -380,7 +380,12 @@ def _build(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--out", type=Path, metavar="DIR", help=f"output folder (default: {DEFAULT_SITE})"
     )
-    p.add_argument("--verbose", action="store_true", help="show mkdocs' progress messages")
+    p.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show mkdocs' progress messages, and one line when rooflinec's fast paths are "
+        "off (a mkdocs, Markdown or mkdocs-material outside the tested versions)",
+    )
 
 
 def _serve(p: argparse.ArgumentParser) -> None:

@@ -209,16 +209,17 @@ def build_site(
     from mkdocs.exceptions import MkDocsException
 
     from rooflinec.errors import SpecError
-    from rooflinec.pipeline import compiled_or_diagnostics
+    from rooflinec.pipeline import Compilations, compiled_or_diagnostics
     from rooflinec.progress import progress_line
-    from rooflinec.site.plugin import page_progress, session_options
+    from rooflinec.site.plugin import plugin_of, session_options
 
     started = time.perf_counter()
     specs = specs.resolve()
     out = check_target(out, specs)
     # Check the specs before mkdocs runs: it would report a plugin error as a log line and
-    # a generic abort. The plugin reuses this compilation.
-    compiled, diagnostics = compiled_or_diagnostics(specs)
+    # a generic abort. The plugin reuses this compilation (its session gets `kept`).
+    kept = Compilations()
+    compiled, diagnostics = compiled_or_diagnostics(specs, kept)
     errors = [d for d in diagnostics if d.severity == "error"]
     if compiled is None or errors:
         raise SpecError(errors)
@@ -235,10 +236,7 @@ def build_site(
         except OSError as exc:  # a folder rooflinec may not write in, a full disk
             raise write_error(out, exc) from exc
         try:
-            with (
-                _mkdocs_logging(verbose),
-                session_options({"specs": str(specs), **(options or {})}),
-            ):
+            with _mkdocs_logging(verbose):
                 if source.config_file is not None:
                     config = _project_config(source.config_file, site_dir=str(staging))
                 else:
@@ -249,8 +247,13 @@ def build_site(
                     config = load_config(str(_write_config(Path(tmp), settings)))
                 with (
                     progress_line(0, "build", unit="pages") as line,
-                    page_progress(line),
+                    session_options(
+                        plugin_of(config), {"specs": str(specs), **(options or {})}, line
+                    ),
                 ):
+                    # as `mkdocs build` does: the plugin starts a new session
+                    config.plugins.on_startup(command="build", dirty=False)
+                    plugin_of(config).session.compilations = kept
                     build(config)
             try:
                 install(staging, out)
@@ -302,9 +305,9 @@ def serve_site(specs: Path, dev_addr: str = "127.0.0.1:8000") -> None:
     spec is broken every page shows the errors over the last good site. The project's
     pages are served from where they are, so an edit to one is served at once."""
     from mkdocs.commands.serve import serve
+    from mkdocs.config import load_config
 
-    from rooflinec.site.pages.reuse import keeping_pages
-    from rooflinec.site.plugin import session_options
+    from rooflinec.site.plugin import plugin_of, session_options
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     clean_stale(None)
@@ -315,7 +318,7 @@ def serve_site(specs: Path, dev_addr: str = "127.0.0.1:8000") -> None:
     options = {"specs": str(specs), "show_errors": True}
     with temporary_folder(SERVE_TEMP_PREFIX) as tmp:
         if source.config_file is not None:
-            _project_config(source.config_file)
+            config = _project_config(source.config_file)
             config_file = source.config_file
         else:
             # serve builds into a temporary folder of its own; site_dir here is never used.
@@ -323,10 +326,12 @@ def serve_site(specs: Path, dev_addr: str = "127.0.0.1:8000") -> None:
             # mkdocs serve mounts the site at site_url's path: a local preview stays at /.
             settings.pop("site_url", None)
             config_file = _write_config(Path(tmp), settings)
+            config = load_config(str(config_file))
+        # mkdocs keeps the plugin's one instance for the process and for every rebuild,
+        # and starts its session (which keeps unchanged devices' pages) in `serve`.
         with (
             _mkdocs_logging(verbose=True, serving=True),
-            session_options(options),
-            keeping_pages(),  # pages of unchanged devices are kept between rebuilds
+            session_options(plugin_of(config), options),
         ):
             serve(
                 config_file=str(config_file),

@@ -33,18 +33,20 @@ import json
 import math
 import os
 import re
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rooflinec.catalog import LEVELS, Catalog
 from rooflinec.compiler import Compiled, DeviceFigures, Result
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.terms import COMPUTE
+
+if TYPE_CHECKING:
+    from rooflinec.site.session import Bounded
 
 __all__ = [
     "DEFAULT_CHART_PRECISION",
@@ -1114,24 +1116,21 @@ def spec_json(spec: dict[str, Any]) -> str:
     return json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
-_SVG_CACHE: OrderedDict[str, str] = OrderedDict()
-_SVG_CACHE_SIZE = 1024
 _SVG_DISK_FILES = 4000
-_PRUNE_EVERY = 256  # writes to the disk cache between two prunings of it
-_writes: dict[Path, int] = {}  # by folder
+_PRUNE_EVERY = 256  # writes to the disk cache between two prunings of it, on average
 _CLIP_ID = re.compile(r'(?<=id="clip)[0-9]+(?=")|(?<=url\(#clip)[0-9]+(?=\))')
 
 
-def render_svg(spec: dict[str, Any]) -> str:
+def render_svg(spec: dict[str, Any], memory: Bounded[str, str] | None = None) -> str:
     """The static SVG rendering of a spec, cached by the hash of its canonical JSON.
 
-    Rendering costs a few hundred milliseconds a chart, so renderings are kept in memory
-    (for `serve` and repeated builds) and on disk per vl-convert version (for later builds).
+    Rendering costs a few hundred milliseconds a chart, so renderings are kept in
+    `memory` (the build's `Session.svgs`: for `serve` rebuilds) and on disk per vl-convert
+    version (for later builds).
     """
     key = hashlib.sha256((_vl_convert_version() + spec_json(spec)).encode("utf-8")).hexdigest()
-    cached = _SVG_CACHE.get(key)
+    cached = memory.get(key) if memory is not None else None
     if cached is not None:
-        _SVG_CACHE.move_to_end(key)
         return cached
     folder = cache_dir() / "svg"
     path = folder / f"{key}.svg"
@@ -1142,10 +1141,7 @@ def render_svg(spec: dict[str, Any]) -> str:
 
         svg = normalize_svg(vl_convert.vegalite_to_svg(spec))
         _store(folder, path, svg)
-    _SVG_CACHE[key] = svg
-    if len(_SVG_CACHE) > _SVG_CACHE_SIZE:
-        _SVG_CACHE.popitem(last=False)
-    return svg
+    return memory.put(key, svg) if memory is not None else svg
 
 
 def normalize_svg(svg: str) -> str:
@@ -1173,15 +1169,16 @@ def _vl_convert_version() -> str:
 def _store(folder: Path, path: Path, text: str) -> None:
     """Write a cache file atomically; keep the folder bounded; never fail the build.
 
-    The folder is pruned on the first write of a process and every `_PRUNE_EVERY` writes
-    after it, not on every write (listing thousands of files per chart adds up)."""
+    The folder is pruned after one write in `_PRUNE_EVERY`, not on every write (listing
+    thousands of files per chart adds up): after the writes of the files whose name's
+    hash falls in that share, so no count is kept between calls."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(text, "utf-8")
         tmp.replace(path)
-        _writes[folder] = _writes.get(folder, 0) + 1
-        if _writes[folder] % _PRUNE_EVERY == 1:
+        digest = hashlib.sha256(path.name.encode("utf-8")).digest()
+        if int.from_bytes(digest[:4], "big") % _PRUNE_EVERY == 0:
             _prune(folder)
     except OSError:
         pass

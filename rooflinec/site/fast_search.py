@@ -22,7 +22,8 @@ page is marked `search: {exclude: true}` so material skips it, and right after, 
 meta is restored and the sections go through material's own `create_entry_for_section`,
 so the index holds the same entries in the same order. It only acts when the `search`
 plugin is material's, enabled, and its `on_page_context` runs between rooflinec's two
-hooks with nothing else in between.
+hooks with nothing else in between (`rooflinec.site.mkdocs_compat.material_search_index`,
+like every reading of material's internals).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ import re
 from html import escape, unescape
 from itertools import chain
 from typing import TYPE_CHECKING, Any
+
+from rooflinec.site.mkdocs_compat import material_search_index
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -315,38 +318,3 @@ class FastSearch:
         for section in sections:
             if not section.is_excluded():
                 self.index.create_entry_for_section(section, page.toc, page.url, page)
-
-
-def material_search_index(
-    config: MkDocsConfig, hooks: tuple[Callable[..., Any], Callable[..., Any]]
-) -> Any:
-    """The enabled material search plugin's `SearchIndex` when its `on_page_context`
-    (material's own, indexing with material's own `add_entry_from_context`) runs right
-    between `hooks`; else None (another search plugin, or one changed by a subclass, or
-    other handlers in between)."""
-    try:
-        from material.plugins.search.plugin import (  # type: ignore[import-untyped]
-            SearchIndex,
-            SearchPlugin,
-        )
-    except ImportError:
-        return None
-    events = list(config.plugins.events.get("page_context", []))
-    before, after = hooks
-    for i, method in enumerate(events[:-2]):
-        if method != before or events[i + 2] != after:
-            continue
-        search = getattr(events[i + 1], "__self__", None)
-        if (
-            isinstance(search, SearchPlugin)
-            and getattr(events[i + 1], "__func__", None) is SearchPlugin.on_page_context
-            and search.config.enabled
-        ):
-            index = getattr(search, "search_index", None)
-            if (
-                isinstance(index, SearchIndex)
-                and type(index).add_entry_from_context is SearchIndex.add_entry_from_context
-                and callable(getattr(index, "create_entry_for_section", None))
-            ):
-                return index
-    return None

@@ -13,7 +13,9 @@ Markdown: the fast path only ever covers what it reproduces exactly.
 
 The whole page stays Markdown when the configured Markdown extensions are not all ones
 whose effect on tables is reproduced here (a user's `smarty` or `pymdownx` extensions
-change inline text), or when mkdocs' link rewriting cannot be reached.
+change inline text), or when mkdocs' link rewriting cannot be reached. What this module
+reads of mkdocs' and Python-Markdown's internals comes through
+`rooflinec.site.mkdocs_compat`, and the plugin uses it only where that allows.
 """
 
 from __future__ import annotations
@@ -24,16 +26,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rooflinec.site.mkdocs_compat import anchor_ids, block_level_tags, page_link_rewriter
+
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
-    from mkdocs.structure.files import File, Files
+    from mkdocs.structure.files import Files
     from mkdocs.structure.pages import Page
 
 __all__ = [
     "FastTables",
     "PageTables",
     "extensions_supported",
-    "page_link_rewriter",
     "put_tables",
     "take_tables",
 ]
@@ -347,24 +350,6 @@ def put_tables(page_html: str, tables: PageTables) -> str:
     return re.sub(rf"{token}(\d+)", source, page_html)
 
 
-def page_link_rewriter(file: File, files: Files, config: MkDocsConfig) -> Any | None:
-    """mkdocs' own link rewriting for `file` (what it applies to every `<a href>` of the
-    page), or None when this mkdocs does not have it (or the raw-HTML id scan that
-    `anchor_ids` reuses)."""
-    try:
-        from mkdocs.structure.pages import _HTMLHandler, _RelativePathTreeprocessor
-
-        if not hasattr(_HTMLHandler(), "present_anchor_ids"):
-            return None
-
-        rewriter = _RelativePathTreeprocessor(file, files, config)
-        if not callable(getattr(rewriter, "path_to_url", None)):
-            return None
-        return rewriter
-    except (ImportError, TypeError, AttributeError):
-        return None
-
-
 def cached_links(rewriter: Any) -> Callable[[str], str]:
     """`rewriter.path_to_url`, remembered per URL; a URL left as written (external, or not
     found, which mkdocs warns about) is asked again each time, so each use warns."""
@@ -382,17 +367,6 @@ def cached_links(rewriter: Any) -> Callable[[str], str]:
     return link
 
 
-def anchor_ids(tags: Iterable[str]) -> set[str]:
-    """The ids the tags declare, as mkdocs collects them from a page's raw HTML."""
-    from mkdocs.structure.pages import _HTMLHandler
-
-    parser = _HTMLHandler()
-    parser.feed("".join(tags))
-    parser.close()
-    found: set[str] = parser.present_anchor_ids
-    return found
-
-
 def register_anchors(page: Page, tables: PageTables, rewriter: Any) -> None:
     """Tell mkdocs' anchor validation what the rendered tables hold: the ids they declare
     and the links to anchors they make (as its own rendering would have)."""
@@ -404,12 +378,6 @@ def register_anchors(page: Page, tables: PageTables, rewriter: Any) -> None:
             mine = page.links_to_anchors.setdefault(target, {})
             for anchor, url in anchors.items():
                 mine.setdefault(anchor, url)
-
-
-def _block_level_tags() -> frozenset[str]:
-    from markdown import util
-
-    return frozenset(util.BLOCK_LEVEL_ELEMENTS)
 
 
 class FastTables:
@@ -429,7 +397,7 @@ class FastTables:
         if rewriter is None:
             return markdown
         if self._block_level is None:
-            self._block_level = _block_level_tags()
+            self._block_level = block_level_tags()
         taken, tables = take_tables(markdown, cached_links(rewriter), self._block_level)
         if tables.html:
             self._pages[page.file.src_uri] = (tables, rewriter)

@@ -9,8 +9,8 @@ fingerprint. Whatever every page shows (the navigation, the page date, the set o
 files, the options) is the build's site key: when it changes, every page is modified.
 A clean build never asks, so its output is unchanged.
 
-The record lives at module level: `mkdocs serve` loads a new configuration (and new
-plugin instances) for every rebuild, in one process.
+The record lives in the plugin's `Session` (`rooflinec.site.session`), which mkdocs keeps
+across the rebuilds of one `serve`: one site folder at a time.
 """
 
 from __future__ import annotations
@@ -21,17 +21,15 @@ from typing import TYPE_CHECKING, Any
 
 from mkdocs.structure.files import File, Files, InclusionLevel
 
+from rooflinec.site.mkdocs_compat import mark_modified, search_entries, stop_material_merge
+
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
 
     from rooflinec.site.pages.common import GeneratedPage
+    from rooflinec.site.session import Session
 
-__all__ = ["Rebuild", "TrackedFile", "fingerprint", "forget"]
-
-# site folder -> (site key, {output path: fingerprint}) of the last successful build
-_BUILT: dict[str, tuple[str, dict[str, str]]] = {}
-# site folder -> {page url: its search index entries} of the last successful build
-_SEARCH: dict[str, dict[str, list[Any]]] = {}
+__all__ = ["Rebuild", "TrackedFile", "fingerprint"]
 
 
 def fingerprint(*parts: str) -> str:
@@ -48,13 +46,6 @@ def page_fingerprint(page: GeneratedPage) -> str:
     return fingerprint(page.title, page.slots.fill(page.markdown))
 
 
-def forget() -> None:
-    """Drop every record: after a failed build files may be half written, so the next
-    build into any folder starts afresh."""
-    _BUILT.clear()
-    _SEARCH.clear()
-
-
 class TrackedFile(File):
     """A generated file that is modified (for a dirty rebuild) only when its output would
     differ from what the previous build into the same folder wrote."""
@@ -68,19 +59,17 @@ class TrackedFile(File):
         return self.previous.get(self.abs_dest_path) != self.fingerprint
 
 
-def _always() -> bool:
-    return True
-
-
 class Rebuild:
     """One build's generated files, each compared with the previous build into the same
-    site folder; `finish` records them for the next."""
+    site folder; `finish` records them for the next, in `session`."""
 
-    def __init__(self, site_dir: str, site_key: str) -> None:
+    def __init__(self, session: Session, site_dir: str, site_key: str) -> None:
+        self.session = session
         self.site_dir = site_dir
         self.site_key = site_key
-        built = _BUILT.get(site_dir)
-        self.previous = built[1] if built is not None and built[0] == site_key else None
+        built = session.built
+        same = built is not None and built[0] == site_dir and built[1] == site_key
+        self.previous = built[2] if built is not None and same else None
         self.tracked: list[TrackedFile] = []
         self.home: tuple[str, str] | None = None  # (record key, fingerprint)
         self.files: Files | None = None
@@ -122,26 +111,25 @@ class Rebuild:
             if isinstance(file, TrackedFile) or file.abs_src_path is None:
                 continue
             if self.previous is None:
-                file.is_modified = _always  # type: ignore[method-assign]
+                mark_modified(file)
             elif file is home_file and self.home is not None:
                 key, digest = self.home
                 if self.previous.get(key) != digest:
-                    file.is_modified = _always  # type: ignore[method-assign]
+                    mark_modified(file)
 
     def finish(self, config: MkDocsConfig) -> None:
         """Record what this build wrote, and complete the search index of a dirty one."""
         record = {f.abs_dest_path: f.fingerprint for f in self.tracked}
         if self.home is not None:
             record[self.home[0]] = self.home[1]
-        _BUILT.clear()  # one site folder at a time: serve's
-        _BUILT[self.site_dir] = (self.site_key, record)
+        self.session.built = (self.site_dir, self.site_key, record)  # serve's one folder
         self._complete_search_index(config)
 
     def _complete_search_index(self, config: MkDocsConfig) -> None:
         """A dirty rebuild indexes only the pages it renders: put in the entries of the
         others from the previous build, in the order a clean build gives them (and stop
         material's own merge, which keeps one changed page only)."""
-        found = _search_entries(config)
+        found = search_entries(config)
         if found is None or self.files is None:
             return
         index, attribute = found
@@ -152,24 +140,14 @@ class Rebuild:
         order = [f.url for f in self.files.documentation_pages()]
         by_page = current
         if self.previous is not None:  # a rebuild: what was not rendered is as it was
-            by_page = {**_SEARCH.get(self.site_dir, {}), **current}
+            search = self.session.search
+            kept = search[1] if search is not None and search[0] == self.site_dir else {}
+            by_page = {**kept, **current}
             merged = [e for url in order for e in by_page.get(url, [])]
             merged += [e for url, entries in current.items() if url not in order for e in entries]
             setattr(index, attribute, merged)
-            search = config.plugins.get("material/search")
-            if search is not None and hasattr(search, "search_index_prev"):
-                search.search_index_prev = None
-        _SEARCH.clear()
-        _SEARCH[self.site_dir] = {url: by_page[url] for url in order if url in by_page}
-
-
-def _search_entries(config: MkDocsConfig) -> tuple[Any, str] | None:
-    """The search plugin's index and the name of its list of entries (material's or
-    mkdocs' own), or None."""
-    for name in ("material/search", "search"):
-        plugin = config.plugins.get(name)
-        index = getattr(plugin, "search_index", None)
-        for attribute in ("entries", "_entries"):
-            if isinstance(getattr(index, attribute, None), list):
-                return index, attribute
-    return None
+        stop_material_merge(config)  # the index is whole either way
+        self.session.search = (
+            self.site_dir,
+            {url: by_page[url] for url in order if url in by_page},
+        )

@@ -33,6 +33,10 @@ Hooks, in build order:
 
 Dirty rebuilds (`rooflinec serve`) render only the files whose output changed: see
 `rooflinec.site.incremental`.
+
+The plugin defines `on_startup`, so mkdocs keeps its one instance across the rebuilds of
+`serve`: every cache lives in the `Session` that `on_startup` makes (one per mkdocs run,
+see `rooflinec.site.session`), none at module level.
 """
 
 from __future__ import annotations
@@ -53,14 +57,23 @@ from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import Files, InclusionLevel
 
 from rooflinec.errors import Diagnostic, internal_error_line
-from rooflinec.pipeline import compiled_or_diagnostics, last_compiled
+from rooflinec.pipeline import Compilations, compiled_or_diagnostics, last_compiled
 from rooflinec.site.absent import nav_without_absent_methods, unlink_absent_methods
 from rooflinec.site.banner import banner_html, with_banner
 from rooflinec.site.escape import compact_html, sanitize
 from rooflinec.site.fast_search import FastSearch
 from rooflinec.site.fast_tables import FastTables
-from rooflinec.site.incremental import Rebuild, fingerprint, forget
+from rooflinec.site.incremental import Rebuild, fingerprint
+from rooflinec.site.mkdocs_compat import (
+    fast_paths,
+    fast_paths_line,
+    stamp_update_date,
+    theme_template_cache,
+    watch_quickly,
+)
+from rooflinec.site.pages.common import PER_INDEX_PAGE
 from rooflinec.site.requirements import add_required_extensions, warn_on_missing_anchors
+from rooflinec.site.session import Session
 from rooflinec.site.urls import relocate_page_files, source_folder_from_page
 
 if TYPE_CHECKING:
@@ -128,6 +141,12 @@ class RooflinecConfig(base.Config):  # type: ignore[no-untyped-call]
     """On spec errors, build the last good catalog's site (or the hand-written pages alone)
     with the errors on a banner on every page, instead of failing: `rooflinec serve` sets
     it, so a broken spec never stops the preview."""
+    per_index_page = c.Type(int, default=PER_INDEX_PAGE)
+    """Rows per devices or kernels index page; more start `index-2`, ..."""
+    fast_paths = c.Type(bool, default=True)
+    """Render the generated pages' tables and search sections with rooflinec's fast paths
+    (the same bytes, sooner); off, or with a mkdocs, Python-Markdown or material outside
+    the tested versions (`rooflinec.site.mkdocs_compat`), the plain mkdocs path runs."""
 
 
 def specs_dir_for(config: MkDocsConfig, option: str | None) -> Path:
@@ -153,9 +172,9 @@ class SpecPluginError(PluginError):
         super().__init__(f"rooflinec: spec errors\n{lines}")
 
 
-def compile_specs(folder: Path) -> Compiled:
+def compile_specs(folder: Path, kept: Compilations) -> Compiled:
     """The compiled catalog, or `SpecPluginError` with one diagnostic per line."""
-    found, diagnostics = compiled_or_diagnostics(folder)
+    found, diagnostics = compiled_or_diagnostics(folder, kept)
     compiled: Compiled | None = found
     errors = [d for d in diagnostics if d.severity == "error"]
     if compiled is None or errors:
@@ -165,7 +184,7 @@ def compile_specs(folder: Path) -> Compiled:
     return compiled
 
 
-def compile_or_last_good(folder: Path) -> tuple[Compiled | None, list[str]]:
+def compile_or_last_good(folder: Path, kept: Compilations) -> tuple[Compiled | None, list[str]]:
     """(the compiled catalog, []) when the specs compile; else (the last catalog of
     `folder` that did, else the one compiled now if it got that far, else None; the
     error lines).
@@ -175,11 +194,11 @@ def compile_or_last_good(folder: Path) -> tuple[Compiled | None, list[str]]:
     keeps answering with the last good site, instead of a rebuild that raises and leaves
     the server waiting."""
     try:
-        compiled, diagnostics = compiled_or_diagnostics(folder)
+        compiled, diagnostics = compiled_or_diagnostics(folder, kept)
     except Exception as exc:
         line = internal_error_line(exc)
         log.error(line)
-        return last_compiled(folder), [line]
+        return last_compiled(folder, kept), [line]
     errors = [str(d) for d in diagnostics if d.severity == "error"]
     for warning in diagnostics:
         if warning.severity != "error":
@@ -189,47 +208,42 @@ def compile_or_last_good(folder: Path) -> tuple[Compiled | None, list[str]]:
     lines = errors or [f"{folder}: the catalog did not compile"]
     for line in lines:
         log.error(line)
-    return last_compiled(folder) or compiled, lines
+    return last_compiled(folder, kept) or compiled, lines
 
 
-_SESSION_OPTIONS: dict[str, Any] = {}
+def plugin_of(config: MkDocsConfig) -> RooflinecPlugin:
+    """The configuration's rooflinec plugin: the one instance mkdocs keeps for the
+    process (it defines `on_startup`), so every later load of a configuration that lists
+    the plugin (`serve`'s, on each rebuild) gets this same object."""
+    plugin = config.plugins.get("rooflinec")
+    assert isinstance(plugin, RooflinecPlugin), "the configuration lists no rooflinec plugin"
+    return plugin
 
 
 @contextlib.contextmanager
-def session_options(options: Mapping[str, Any]) -> Iterator[None]:
-    """Plugin options that win over the mkdocs configuration's while the block runs.
+def session_options(
+    plugin: RooflinecPlugin,
+    options: Mapping[str, Any],
+    progress: ProgressLine | None = None,
+) -> Iterator[RooflinecPlugin]:
+    """`plugin` with `options` winning over the mkdocs configuration's, and `progress`
+    told of the pages, while the block runs.
 
     `rooflinec build` and `serve` build a project with its own `mkdocs.yml` and give the
     plugin the specs folder of their command line (and `serve` its `show_errors`): mkdocs
     reloads the configuration file on every `serve` rebuild, so the options cannot be
-    written into it. Unknown names raise `KeyError`."""
+    written into it; the plugin instance is kept, so they are given to it. `progress`
+    (`rooflinec build`'s progress line) is told how many pages the build renders, and
+    each page as it is written. Unknown names raise `KeyError`."""
     unknown = sorted(set(options) - set(RooflinecConfig().keys()))
     if unknown:
         raise KeyError(f"unknown rooflinec plugin options: {', '.join(unknown)}")
-    saved = dict(_SESSION_OPTIONS)
-    _SESSION_OPTIONS.update(options)
+    saved = plugin.overrides, plugin.progress
+    plugin.overrides, plugin.progress = dict(options), progress
     try:
-        yield
+        yield plugin
     finally:
-        _SESSION_OPTIONS.clear()
-        _SESSION_OPTIONS.update(saved)
-
-
-_PAGES: list[ProgressLine] = []  # told of every page written, while `page_progress` runs
-
-
-@contextlib.contextmanager
-def page_progress(line: ProgressLine | None) -> Iterator[None]:
-    """Tell `line` how many pages a build renders, and each page as it is written
-    (`rooflinec build`'s progress line); nothing when `line` is None."""
-    if line is None:
-        yield
-        return
-    _PAGES.append(line)
-    try:
-        yield
-    finally:
-        _PAGES.remove(line)
+        plugin.overrides, plugin.progress = saved
 
 
 def _asset(name: str) -> str:
@@ -267,16 +281,30 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         self.banner = ""
         self.tables = FastTables()
         self.search = FastSearch((self._search_sections, self._search_entries))
+        self.session = Session()  # a build that never started (no `on_startup`) gets one too
+        self.fast = True  # the fast paths run (`mkdocs_compat.fast_paths`)
+        self.overrides: dict[str, Any] = {}  # `session_options`
+        self.progress: ProgressLine | None = None  # `session_options`
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        # Once per mkdocs run: its presence makes mkdocs keep this instance across the
+        # rebuilds of `serve`, which share this session (device pages too: `keep_pages`).
+        self.session = Session(keep_pages=command == "serve")
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
-        for key, value in _SESSION_OPTIONS.items():
+        for key, value in self.overrides.items():
             self.config[key] = value
         self.search = FastSearch((self._search_sections, self._search_entries))
+        self.fast = fast_paths(self.config.fast_paths)
+        if not self.fast and not self.session.told_plain_path:
+            self.session.told_plain_path = True  # once a session, not on every rebuild
+            log.info(fast_paths_line(self.config.fast_paths))
         self.specs_dir = specs_dir_for(config, self.config.specs)
         if self.config.show_errors:
-            self.compiled, self.errors = compile_or_last_good(self.specs_dir)
+            kept = self.session.compilations
+            self.compiled, self.errors = compile_or_last_good(self.specs_dir, kept)
         else:
-            self.compiled = compile_specs(self.specs_dir)
+            self.compiled = compile_specs(self.specs_dir, self.session.compilations)
         self.banner = (
             banner_html(self.errors, stale=self.compiled is not None) if self.errors else ""
         )
@@ -304,6 +332,7 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files | None:
         from rooflinec.site.charts import vega_bundle
         from rooflinec.site.pages.changes import Changes
+        from rooflinec.site.pages.common import PageLimits
         from rooflinec.site.pages.downloads import downloads
         from rooflinec.site.pages.home import home_section
         from rooflinec.site.pages.listing import pages
@@ -324,6 +353,8 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
                     svg=self.config.svg,
                     # Only `rooflinec publish` sets the variables; a plain build has none.
                     changes=Changes.from_environment(self.specs_dir, self.compiled),
+                    limits=PageLimits(per_index_page=self.config.per_index_page),
+                    session=self.session,
                 )
                 generated = pages(site)
                 home = home_section(site, "index.md") if home_file is not None else None
@@ -341,6 +372,7 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         self.generated = {}
         self.home = None
         rebuild = self.rebuild = Rebuild(
+            self.session,
             config.site_dir,
             fingerprint(
                 repr(self.page_date),
@@ -380,22 +412,15 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         return files
 
     def on_env(self, env: Environment, /, *, config: MkDocsConfig, files: Files) -> None:
-        for line in _PAGES:
-            line.total = len(files.documentation_pages())
-        if env.bytecode_cache is None:
-            # mkdocs makes a new theme environment for every build, and `serve` builds
-            # again on every edit: the theme's compiled templates are kept on disk, as
-            # rooflinec's own are, so a rebuild does not compile the theme again.
-            from rooflinec.site.pages.common import bytecode_cache
-
-            env.bytecode_cache = bytecode_cache("theme-templates")
+        if self.progress is not None:
+            self.progress.total = len(files.documentation_pages())
+        if self.fast:
+            theme_template_cache(env)  # a rebuild does not compile the theme again
         if self.page_date:
             # mkdocs stamps every page with the build date (sitemap lastmod, gzip mtime);
             # the newest spec version date makes two builds of one catalog identical. Here
             # rather than per page: a dirty rebuild reads only the pages it renders.
-            for file in files.documentation_pages():
-                if file.page is not None:
-                    file.page.update_date = self.page_date
+            stamp_update_date(files, self.page_date)
 
     @event_priority(50)  # before the search plugin writes its index
     def on_post_build(self, *, config: MkDocsConfig) -> None:
@@ -403,7 +428,7 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
             self.rebuild.finish(config)
 
     def on_build_error(self, *, error: Exception) -> None:
-        forget()
+        self.session.forget_build()
 
     def on_page_markdown(
         self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files
@@ -413,7 +438,8 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
             # The theme puts the title into <title> and the header without escaping, and
             # would take it from the rendered H1 with entities decoded: give it escaped.
             page.meta["title"] = html.escape(generated.title, quote=True)
-            markdown = self.tables.take(markdown, page, config, files)
+            if self.fast:
+                markdown = self.tables.take(markdown, page, config, files)
         elif self.compiled is not None:
             markdown = unlink_absent_methods(
                 markdown, page.file.src_uri, self.compiled.catalog.methods
@@ -421,7 +447,9 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         if page.file.src_uri == "index.md" and self.home is not None:
             from rooflinec.site.pages.common import HOME_MARKER
 
-            home = self.tables.take(self.home.markdown, page, config, files)
+            home = self.home.markdown
+            if self.fast:
+                home = self.tables.take(home, page, config, files)
             if HOME_MARKER in markdown:
                 return markdown.replace(HOME_MARKER, home)
             return markdown + "\n\n" + home
@@ -446,6 +474,8 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         self, context: TemplateContext, /, *, page: Page, config: MkDocsConfig, nav: Navigation
     ) -> None:
         uri = page.file.src_uri
+        if not self.fast:
+            return
         if uri in self.generated or (uri == "index.md" and self.home is not None):
             self.search.before(page, config)
 
@@ -460,8 +490,8 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
     on_page_context = CombinedEvent(_search_sections, _search_entries)
 
     def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str | None:
-        for line in _PAGES:
-            line(1)
+        if self.progress is not None:
+            self.progress(1)
         compact = compact_html(output)
         return with_banner(compact, self.banner) if self.banner else compact
 
@@ -479,14 +509,8 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         if self.specs_dir is not None:
             # mkdocs polls what it watches every 0.5 s; the specs folder (a few dozen small
             # files) is polled every 0.1 s, so an edit starts its rebuild sooner.
-            observer = getattr(server, "observer", None)
-            interval = getattr(observer, "_timeout", None)
-            if isinstance(interval, (int, float)) and interval > SPECS_POLL_SECONDS:
-                observer._timeout = SPECS_POLL_SECONDS  # type: ignore[union-attr]
-                try:
-                    server.watch(str(self.specs_dir))
-                finally:
-                    observer._timeout = interval  # type: ignore[union-attr]
+            if self.fast:
+                watch_quickly(server, str(self.specs_dir), SPECS_POLL_SECONDS)
             else:
                 server.watch(str(self.specs_dir))
         return server

@@ -38,6 +38,7 @@ from rooflinec.provenance import (
 )
 from rooflinec.site.escape import attr, external_link, md
 from rooflinec.site.pages.common import (
+    AUDIT_PAGE_BUDGET,
     MAX_ALTERNATIVES,
     GeneratedPage,
     Page,
@@ -64,9 +65,6 @@ __all__ = [
     "read_text",
 ]
 
-AUDIT_PAGE_BUDGET = 22_000
-"""Markdown characters of figure sections per audit page (the HTML is about 1.4 times that,
-plus the theme's ~13 KB): a device with more is split into `audit-2.md`, ..."""
 CONFLICTS_PAGE_BUDGET = 24_000
 """Markdown characters of rows per conflicts page (the rows are mostly inline HTML already)."""
 MAX_CONFLICTING = 6
@@ -342,20 +340,16 @@ class AuditLayout:
         return self.where.get((device, field), audit_path(device, 1))
 
 
-# (trail, catalog date, page, template environment) -> the section `_section` renders
-# from exactly these: a trail is a frozen value of everything the figure shows, so a
-# `serve` rebuild renders again only the sections of the device that was edited.
-_SECTIONS: dict[tuple[Any, ...], str] = {}
-_SECTIONS_KEPT = 8192
-
-
 def _cached_section(site: Site, page: Page, trail: FigureTrail) -> str:
+    """The section `_section` renders, kept in the session (`Session.sections`) by
+    (trail, catalog date, page, template environment), exactly what it reads: a trail is
+    a frozen value of everything the figure shows, so a `serve` rebuild renders again
+    only the sections of the device that was edited."""
+    sections = site.session.sections
     key = (trail, site.catalog_date, page.path, site.env)
-    hit = _SECTIONS.get(key)
+    hit = sections.get(key)
     if hit is None:
-        if len(_SECTIONS) >= _SECTIONS_KEPT:
-            _SECTIONS.clear()
-        hit = _SECTIONS[key] = _section(site, page, trail)
+        hit = sections.put(key, _section(site, page, trail))
     return hit
 
 
@@ -366,7 +360,7 @@ def audit_layout(site: Site) -> AuditLayout:
     for device, trails in site.trails.items():
         page = Page(audit_path(device), site)
         sections = [Section(t, _cached_section(site, page, t)) for t in trails]
-        chunks = chunks_by_size(sections, lambda s: len(s.markdown), AUDIT_PAGE_BUDGET)
+        chunks = chunks_by_size(sections, lambda s: len(s.markdown), site.limits.audit_page_budget)
         pages[device] = tuple(tuple(c) for c in chunks)
         for n, chunk in enumerate(chunks, start=1):
             for s in chunk:

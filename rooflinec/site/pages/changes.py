@@ -36,8 +36,6 @@ __all__ = ["Changes", "changes_pages"]
 
 log = logging.getLogger("mkdocs.plugins.rooflinec")
 
-CHANGES_PAGE_BUDGET = 24_000  # estimated Markdown bytes of change rows per page
-MAX_CHANGE_PAGES = 10  # the rest is in changes.json
 ROW_WEIGHT = 90
 
 
@@ -151,9 +149,11 @@ def changes_pages(site: Site) -> list[GeneratedPage]:
     chunks: list[list[Change]] = [[]]
     hidden = 0
     if diff is not None and diff.changes:
-        found = list(chunks_by_size(diff.changes, lambda c: ROW_WEIGHT, CHANGES_PAGE_BUDGET))
-        chunks = [list(c) for c in found[:MAX_CHANGE_PAGES]]
-        hidden = sum(len(c) for c in found[MAX_CHANGE_PAGES:])
+        limits = site.limits
+        budget = limits.changes_page_budget
+        found = list(chunks_by_size(diff.changes, lambda c: ROW_WEIGHT, budget))
+        chunks = [list(c) for c in found[: limits.max_change_pages]]
+        hidden = sum(len(c) for c in found[limits.max_change_pages :])
 
     def text(page: Page, n: int, chunk: list[Change], pager: Markup) -> str:
         groups: dict[str, list[dict[str, Any]]] = {}

@@ -41,6 +41,24 @@ MAX_MATRIX_CASES = 12
 MAX_HOME_DEVICES = 60  # rows of the home page's table and devices its chart can show
 HOME_MARKER = "<!-- rooflinec:home -->"
 ROOFLINE_METHOD = "roofline"  # the method the device pages follow
+AUDIT_PAGE_BUDGET = 22_000  # Markdown characters of figure sections per audit page
+CHANGES_PAGE_BUDGET = 24_000  # estimated Markdown bytes of change rows per page
+MAX_CHANGE_PAGES = 10  # the rest is in changes.json
+
+
+@dataclass(frozen=True)
+class PageLimits:
+    """Where pages split: a field of `Site`, so that a build (or a test) with a small
+    catalog can get several pages of a kind without touching module constants."""
+
+    per_index_page: int = PER_INDEX_PAGE
+    """Rows per devices or kernels index page."""
+    audit_page_budget: int = AUDIT_PAGE_BUDGET
+    """Markdown characters of figure sections per audit page."""
+    changes_page_budget: int = CHANGES_PAGE_BUDGET
+    """Estimated Markdown bytes of change rows per changes page."""
+    max_change_pages: int = MAX_CHANGE_PAGES
+    """Changes pages at most; the rest of the changes are in changes.json."""
 
 
 @dataclass
@@ -213,7 +231,11 @@ class Page:
         here = posixpath.dirname(self.path)
         self._charts += 1
         base = f"{stem}.{chart.name}"
-        svg = charts.render_svg(chart.spec) if self.site.svg else _placeholder_svg(chart)
+        svg = (
+            charts.render_svg(chart.spec, self.site.session.svgs)
+            if self.site.svg
+            else _placeholder_svg(chart)
+        )
         self.assets[posixpath.join(here, f"{base}.svg")] = svg
         self.assets[posixpath.join(here, f"{base}.vl.json")] = charts.spec_json(chart.spec)
         width, height = _svg_size(svg)

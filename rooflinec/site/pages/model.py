@@ -25,10 +25,12 @@ from rooflinec.site.escape import external_link
 from rooflinec.site.pages.common import (
     GeneratedPage,
     Page,
+    PageLimits,
     is_date,
     level_name,
     shared_environment,
 )
+from rooflinec.site.session import Session
 
 if TYPE_CHECKING:
     from rooflinec.models import ModelEngine, ModelResult
@@ -64,6 +66,11 @@ class Site:
     """(spec id, source id) -> the figures that cite it, as short phrases."""
     trails: Mapping[str, tuple[FigureTrail, ...]]
     """Per device: the provenance trail of each figure, ages counted to `catalog_date`."""
+    limits: PageLimits
+    """How many rows or bytes a page holds before the next page of its kind starts."""
+    session: Session
+    """What this build keeps for the next (the mkdocs run's; a new one for a `Site` made
+    outside a build, which keeps nothing for anyone)."""
 
     @classmethod
     def of(
@@ -75,6 +82,8 @@ class Site:
         svg: bool = True,
         changes: Changes | None = None,
         env: Environment | None = None,
+        limits: PageLimits | None = None,
+        session: Session | None = None,
     ) -> Site:
         """The site of `compiled`; unknown device or precision options fall back to the
         catalog's own."""
@@ -106,6 +115,8 @@ class Site:
             },
             citations=_citations(catalog),
             trails={d: device_trails(catalog, d, today=today) for d in catalog.devices},
+            limits=limits if limits is not None else PageLimits(),
+            session=session if session is not None else Session(),
         )
 
     @property

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 from rooflinec.catalog import Source
 from rooflinec.formatting import format_si
 from rooflinec.site.escape import external_link
-from rooflinec.site.pages import common
 from rooflinec.site.pages.common import GeneratedPage, Page, chunks_of, split_pages
 from rooflinec.terms import COMPUTE
 
@@ -57,12 +56,11 @@ def paged_index(
     **context: Any,
 ) -> list[GeneratedPage]:
     """An index split into numbered pages (`first`, then `-2`, ...), each with a pager:
-    `chunks` of `ids` when given, else runs of `common.PER_INDEX_PAGE`."""
-    # Read at call time: a test lowers `common.PER_INDEX_PAGE` to get many index pages.
+    `chunks` of `ids` when given, else runs of `site.limits.per_index_page`."""
     return split_pages(
         site,
         first,
-        chunks if chunks is not None else chunks_of(ids, common.PER_INDEX_PAGE),
+        chunks if chunks is not None else chunks_of(ids, site.limits.per_index_page),
         lambda n: title,
         lambda page, n, chunk, pager: site.render(
             template,

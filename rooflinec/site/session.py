@@ -1,0 +1,97 @@
+"""`Session`: everything the site keeps from one build for the next, in one place.
+
+Lifetime: one mkdocs run. The plugin defines `on_startup`, so mkdocs (1.4 and later)
+keeps its one instance across the rebuilds of `serve`; `on_startup` (once per `mkdocs
+build`, `mkdocs serve`, `rooflinec build` or `rooflinec serve`) gives it a new `Session`,
+and every rebuild of that run reads and updates the same one. Nothing the pages, charts
+or dirty rebuilds keep lives at module level: each cache is a field here, handed to the
+code that uses it (`Site.session`, `Rebuild`), and each is bounded (`Bounded`, or one
+entry per device, or one site folder).
+
+Every cache is keyed by the exact inputs of what it holds, so what a build writes never
+depends on what the session holds: a rebuild of `serve` equals a clean build byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from rooflinec.pipeline import Compilations
+
+if TYPE_CHECKING:
+    from rooflinec.site.pages.reuse import KeptPages
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+__all__ = ["SECTIONS_KEPT", "SVGS_KEPT", "Bounded", "Session"]
+
+SVGS_KEPT = 1024  # chart renderings (a few kB each) kept in memory
+SECTIONS_KEPT = 8192  # audit sections (one per device figure; the bundled site has ~2000)
+
+
+class Bounded(Generic[K, V]):
+    """A dict of at most `size` entries that drops the least recently used one."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        hit = self._items.get(key)
+        if hit is not None:
+            self._items.move_to_end(key)
+        return hit
+
+    def put(self, key: K, value: V) -> V:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def _kept_pages() -> KeptPages:
+    from rooflinec.site.pages.reuse import KeptPages
+
+    return KeptPages()
+
+
+@dataclass
+class Session:
+    """The caches of one mkdocs run (see the module docstring), and whether whole
+    device pages are kept between its builds (`serve` only)."""
+
+    keep_pages: bool = False
+    """Keep device pages between builds (`rooflinec.site.pages.reuse`): on for `serve`."""
+    compilations: Compilations = field(default_factory=Compilations)
+    """The last good compile of the specs folder and its parsed files (one folder)."""
+    pages: KeptPages = field(default_factory=_kept_pages)
+    """Device pages and per-device values of the previous builds (one entry per kind and
+    device: bounded by the catalog)."""
+    svgs: Bounded[str, str] = field(default_factory=lambda: Bounded(SVGS_KEPT))
+    """Chart renderings by the hash of their spec (`charts.render_svg`)."""
+    sections: Bounded[tuple[Any, ...], str] = field(default_factory=lambda: Bounded(SECTIONS_KEPT))
+    """Rendered audit sections by their exact inputs (`pages.audit`)."""
+    built: tuple[str, str, dict[str, str]] | None = None
+    """(site folder, site key, {output path: fingerprint}) of the last successful build:
+    one site folder at a time (`rooflinec.site.incremental`)."""
+    search: tuple[str, dict[str, list[Any]]] | None = None
+    """(site folder, {page url: its search index entries}) of the last successful build."""
+
+    told_plain_path: bool = False
+    """Whether the one line saying the fast paths are off was logged in this session."""
+
+    def forget_build(self) -> None:
+        """Drop the record of the last build: after a failed one files may be half
+        written, so the next build starts afresh."""
+        self.built = None
+        self.search = None
