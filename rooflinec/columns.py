@@ -230,8 +230,8 @@ def _roofline(
     repeats = min(per_block // max(n_pairs, 1), len(count_row) // max(n_pairs, 1))
     peak_tiled, peak_exact = np.tile(given.peak, repeats), np.tile(given.peak_exact, repeats)
     bandwidth = {li: np.tile(given.bandwidth[:, li], repeats) for li in levels}
-    bandwidth_exact = {li: np.tile(given.bandwidth_exact[:, li], repeats) for li in levels}
-    traffic = {li: np.ascontiguousarray(given.traffic[:, li]) for li in levels}
+    bandwidth_block = np.tile(given.bandwidth, (repeats, 1))  # (cells of a block, levels)
+    bandwidth_exact_block = np.tile(given.bandwidth_exact, (repeats, 1))
     intensity_of = {li: np.ascontiguousarray(lines_of[:, li]) for li in levels}
     # A level a device does not give is no ceiling: +inf, never NaN, in the comparisons.
     bandwidth_line = {li: np.where(np.isnan(bw), np.inf, bw) for li, bw in bandwidth.items()}
@@ -255,14 +255,14 @@ def _roofline(
             lines.append(line)
         # The lowest level's ceiling, rounded once: flops × bandwidth / bytes. Cells whose
         # counts or figures are no floats exactly, or that numpy cannot round, go exact.
-        bw_low, bytes_low = np.full(size, np.nan), np.full(size, np.nan)
-        exact_inputs = given.flops_exact[block_rows] & peak_exact[:size]
-        for li in levels:
-            at = level == li
-            bw_low[at] = bandwidth[li][:size][at]
-            bytes_low[at] = traffic[li][block_rows][at]
-            exact_inputs &= ~at | (bandwidth_exact[li][:size] & given.traffic_exact[block_rows, li])
         has_memory = level >= 0
+        pick = np.maximum(level, 0)[:, None]  # any level where none: masked below
+        bw_low = np.take_along_axis(bandwidth_block[:size], pick, 1)[:, 0]
+        bytes_low = np.take_along_axis(given.traffic[block_rows], pick, 1)[:, 0]
+        exact_low = np.take_along_axis(bandwidth_exact_block[:size], pick, 1)[:, 0]
+        exact_low &= np.take_along_axis(given.traffic_exact[block_rows], pick, 1)[:, 0]
+        exact_inputs = given.flops_exact[block_rows] & peak_exact[:size]
+        exact_inputs &= ~has_memory | exact_low
         rounded, decided = product_quotient(cell_flops, bw_low, bytes_low)
         memory[has_memory] = rounded[has_memory]
         undecided = ~exact_inputs | (has_memory & ~decided)
@@ -275,12 +275,15 @@ def _roofline(
         # share: 1 or flops × bandwidth / (bytes × peak).
         time, share = out["time"][rows], out["share_of_peak"][rows]
         np.divide(cell_flops, peak, out=time)
-        time[lower] = bytes_low[lower] / bw_low[lower]
+        np.copyto(time, bytes_low / bw_low, where=lower)
         share[:] = 1.0
-        if lower.any():
-            ratio, ratio_decided = product_quotient(cell_flops, bw_low, bytes_low, peak)
-            share[lower] = ratio[lower]
-            undecided |= lower & ~ratio_decided
+        at_level = np.flatnonzero(lower)
+        if len(at_level):
+            ratio, ratio_decided = product_quotient(
+                cell_flops[at_level], bw_low[at_level], bytes_low[at_level], peak[at_level]
+            )
+            share[at_level] = ratio
+            undecided[at_level] |= ~ratio_decided
         floor = out["floor"][rows]
         if not np.isinf(floor).all():
             _exact_floors(compiled, floor, best, rows.start)

@@ -90,19 +90,10 @@ def two_product(a: Floats, b: Floats) -> tuple[Floats, Floats]:
 
 
 def _residual(
-    q: Floats,
-    ah: Floats,
-    al: Floats,
-    bh: Floats,
-    bh_split: tuple[Floats, Floats],
-    bl: Floats | None,
+    q: Floats, ah: Floats, al: Floats, bh: Floats, bl: Floats | None
 ) -> tuple[Floats, Floats]:
-    """(r, error bound) for r ≈ (ah + al) − q × (bh + bl), the residual of quotient q
-    (`bh_split` is `bh`'s Veltkamp split, made once for both residuals)."""
-    s = q * bh
-    qh, ql = _split(q)
-    hh, hl = bh_split
-    t = ((qh * hh - s) + qh * hl + ql * hh) + ql * hl  # s + t = q × bh exactly
+    """(r, error bound) for r ≈ (ah + al) − q × (bh + bl), the residual of quotient q."""
+    s, t = two_product(q, bh)  # s + t = q × bh exactly
     head = ah - s  # exact: q × bh is within a factor two of ah (Sterbenz)
     if bl is None:
         r = (head - t) + al
@@ -144,20 +135,32 @@ def _product_quotient(
             bh, bl = b1, None
         else:
             bh, bl = two_product(b1, b2)
-        bh_split = _split(bh)
         q = ah / bh
-        r, _ = _residual(q, ah, al, bh, bh_split, bl)
-        q = q + r / bh  # one Newton step: lands on the nearest float but at a midpoint
-        r, noise = _residual(q, ah, al, bh, bh_split, bl)
-        # Half the gap to the neighbour on the residual's side (the gap halves below a
-        # power of two), times the divisor: |r| below it means q is the nearest float.
-        toward = np.where(r < 0, -np.inf, np.inf)
-        half = np.abs(np.nextafter(q, toward) - q) * 0.5
-        limit = half * bh
-        if bl is not None:
-            limit = limit + half * bl
-            noise = noise + 4 * _EPS * np.abs(half * bl)
-        decided = np.abs(r) + noise < limit
+        decided = _nearest(q, ah, al, bh, bl)
+        # Where the first quotient is not provably nearest (the low parts moved it past a
+        # midpoint), one Newton step lands on the nearest float, but at a midpoint.
+        again = np.flatnonzero(~decided)
+        if len(again):
+            sub_bl = None if bl is None else bl[again]
+            sub = (ah[again], al[again], bh[again], sub_bl)
+            r, _ = _residual(q[again], *sub)
+            q[again] = q[again] + r / bh[again]
+            decided[again] = _nearest(q[again], *sub)
         for x in (a1, a2, b1, q) if b2 is None else (a1, a2, b1, b2, q):
             decided &= (np.abs(x) > _LOW) & (np.abs(x) < _HIGH)
     return q, decided
+
+
+def _nearest(q: Floats, ah: Floats, al: Floats, bh: Floats, bl: Floats | None) -> Bools:
+    """Where q is provably the float nearest to (ah + al) / (bh + bl): its residual is
+    below half the gap to the neighbour on the residual's side (the gap halves below a
+    power of two), times the divisor, by more than the residual's rounding noise."""
+    r, noise = _residual(q, ah, al, bh, bl)
+    toward = np.where(r < 0, -np.inf, np.inf)
+    half = np.abs(np.nextafter(q, toward) - q) * 0.5
+    limit = half * bh
+    if bl is not None:
+        limit = limit + half * bl
+        noise = noise + 4 * _EPS * np.abs(half * bl)
+    result: Bools = np.abs(r) + noise < limit
+    return result
