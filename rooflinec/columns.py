@@ -7,12 +7,23 @@ per device and level. Each cell then takes the same steps, element by element (n
 arithmetic is IEEE per element, so a cell's value does not depend on the block or the
 other cells it is computed with):
 
-    ceiling[level] = intensity[level] × bandwidth[level]   (+inf where no ceiling)
+    ceiling[level] = flops × bandwidth[level] / bytes[level]   (+inf where no ceiling)
     memory         = min over levels of ceiling
     floor          = flops / (launches × latency)         (+inf where no latency floor)
-    attainable     = min(peak, memory, floor);  share = attainable / peak
-    time           = flops / attainable; efficiency = measured / attainable
+    attainable     = min(peak, memory, floor)
+    share          = 1 (compute), flops × bandwidth / (bytes × peak) (a level)
+    time           = flops / peak (compute), bytes / bandwidth (a level)
     bandwidth_sweep[f] = min(peak, memory × f, floor);  peak_sweep[f] = min(peak × f, memory, floor)
+
+Every one of those is the correctly rounded float64 of its exact value, never a float
+computed from rounded floats. Which level is lowest is decided on intensity × bandwidth
+(as fast as it gets, and far within `TIE_TOLERANCE` of the exact ceiling); that level's
+ceiling, a quotient of products (flops × bandwidth exceeds 2^53 in almost every cell),
+is then rounded by `rooflinec.engine.rounding.product_quotient`, which decides in numpy;
+the min of correctly rounded values is the correctly rounded min, and the sweep factors
+are powers of two. A cell it cannot decide (a count or figure that is
+not a float exactly, a quotient at a midpoint) takes all its values from the exact view
+and is marked in `Columns.rounded`; efficiency (measured cells only) is always exact.
 
 A cell held by the latency floor takes its attainable rate and time from the exact
 values, correctly rounded: its time is launches × latency exactly as written. Wherever
@@ -34,6 +45,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rooflinec.catalog import LEVELS
+from rooflinec.engine.rounding import (
+    exactly_float,
+    fraction_float,
+    product_quotient,
+    quotient_float,
+)
 from rooflinec.terms import LATENCY, LIMITED_BY, SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:
@@ -68,6 +85,7 @@ class Columns:
     intensity: Floats  # per (case, width), (rows, levels)
     peak: Floats  # per pair
     exact: NDArray[np.bool_]  # decided with exact arithmetic (a near tie)
+    rounded: NDArray[np.bool_]  # rounded from the exact values (numpy could not decide)
     memory: Floats  # the lowest memory ceiling; +inf where no level is a ceiling
     floor: Floats  # the latency floor's rate; +inf where the device has no floor
     limited_by: NDArray[np.int8]  # index into LIMITED_BY
@@ -83,22 +101,58 @@ class Columns:
         return int(self.count_row.shape[0])
 
 
-def _float(value: Fraction) -> float:
-    """`float(value)`, correctly rounded, without the `numbers.Rational` detour."""
-    n, d = value.numerator, value.denominator
-    return float(n) if d == 1 else n / d
+_float = fraction_float
+_quotient = quotient_float
 
 
-def _quotient(a: Fraction, b: Fraction) -> float:
-    """`float(a / b)`, correctly rounded (int / int is), without building the Fraction."""
-    return (a.numerator * b.denominator) / (a.denominator * b.numerator)
+def _floats(values: list[Fraction | None]) -> tuple[Floats, NDArray[np.bool_]]:
+    """Values as float64 (NaN for None), and where each is exactly its float."""
+    out = np.array([np.nan if v is None else _float(v) for v in values], dtype=np.float64)
+    exact = np.array([v is not None and exactly_float(v) for v in values], dtype=np.bool_)
+    return out, exact
+
+
+@dataclass(frozen=True, eq=False)
+class _Inputs:
+    """The exact inputs as float64 tables, each with where it is its float exactly."""
+
+    flops: Floats  # per (case, width)
+    flops_exact: NDArray[np.bool_]
+    traffic: Floats  # per (case, width), (rows, levels); NaN where not given
+    traffic_exact: NDArray[np.bool_]
+    peak: Floats  # per pair
+    peak_exact: NDArray[np.bool_]
+    bandwidth: Floats  # per pair, (pairs, levels); NaN where not given
+    bandwidth_exact: NDArray[np.bool_]
+
+
+def _inputs(compiled: Compiled) -> _Inputs:
+    c = compiled.counts
+    flops, flops_exact = _floats(list(c.flops))
+    traffic, traffic_exact = _floats([b.get(lv) for b in c.bytes for lv in LEVELS])
+    peak, peak_exact = _floats(list(c.pair_peak))
+    bandwidth, bandwidth_exact = _floats(
+        [c.bandwidths[d].get(lv) for d in c.pair_device for lv in LEVELS]
+    )
+    shape_rows, shape_pairs = (len(c.flops), len(LEVELS)), (len(c.pair_device), len(LEVELS))
+    return _Inputs(
+        flops,
+        flops_exact,
+        traffic.reshape(shape_rows),
+        traffic_exact.reshape(shape_rows),
+        peak,
+        peak_exact,
+        bandwidth.reshape(shape_pairs),
+        bandwidth_exact.reshape(shape_pairs),
+    )
 
 
 def compute_columns(compiled: Compiled) -> Columns:
     """The float outputs of every cell of `compiled`."""
     c = compiled.counts
     nan = float("nan")
-    flops = np.array([_float(f) for f in c.flops], dtype=np.float64)
+    given = _inputs(compiled)
+    flops = given.flops
     intensity = np.array(
         [
             [_quotient(f, b[lv]) if lv in b else nan for lv in LEVELS]
@@ -106,14 +160,6 @@ def compute_columns(compiled: Compiled) -> Columns:
         ],
         dtype=np.float64,
     ).reshape(len(c.flops), len(LEVELS))
-    peak = np.array([_float(p) for p in c.pair_peak], dtype=np.float64)
-    bandwidth = np.array(
-        [
-            [_float(c.bandwidths[d][lv]) if lv in c.bandwidths[d] else nan for lv in LEVELS]
-            for d in c.pair_device
-        ],
-        dtype=np.float64,
-    ).reshape(len(c.pair_device), len(LEVELS))
     n_cases, n_pairs, n_widths = len(c.cases), len(c.pair_device), max(len(c.widths), 1)
     width_of = np.array(c.pair_width, dtype=np.int64)
     count_row = (np.arange(n_cases, dtype=np.int64)[:, None] * n_widths + width_of[None, :]).ravel()
@@ -121,6 +167,7 @@ def compute_columns(compiled: Compiled) -> Columns:
     n = len(count_row)
     out: dict[str, Any] = {
         "exact": np.zeros(n, dtype=np.bool_),
+        "rounded": np.zeros(n, dtype=np.bool_),
         "memory": np.empty(n),
         "floor": _floor_rates(compiled, flops, count_row, n_pairs),
         "limited_by": np.zeros(n, dtype=np.int8),
@@ -130,12 +177,13 @@ def compute_columns(compiled: Compiled) -> Columns:
         "bandwidth_sweep": np.empty((n, len(SWEEP))),
         "peak_sweep": np.empty((n, len(SWEEP))),
         "measured": np.full(n, np.nan),
+        "efficiency": np.full(n, np.nan),
     }
+    _roofline(compiled, given, intensity, count_row, n_pairs, out)
     for cell, rate in c.measured.items():
         out["measured"][cell] = _float(rate)
-    _roofline(compiled, flops, intensity, peak, bandwidth, count_row, n_pairs, out)
-    out["efficiency"] = out["measured"] / out["attainable"]
-    return Columns(count_row, pair, flops, intensity, peak, **out)
+        out["efficiency"][cell] = _quotient(rate, compiled.result_at(cell).attainable)
+    return Columns(count_row, pair, flops, intensity, given.peak, **out)
 
 
 def _floor_rates(compiled: Compiled, flops: Floats, count_row: Ints, n_pairs: int) -> Floats:
@@ -158,46 +206,84 @@ def _floor_rates(compiled: Compiled, flops: Floats, count_row: Ints, n_pairs: in
 
 def _roofline(
     compiled: Compiled,
-    flops: Floats,
+    given: _Inputs,
     intensity: Floats,
-    peak_of: Floats,
-    bandwidth_of: Floats,
     count_row: Ints,
     n_pairs: int,
     out: dict[str, Any],
 ) -> None:
-    """Fill the output columns block by block of whole cases (cells are case-major)."""
+    """Fill the output columns block by block of whole cases (cells are case-major).
+
+    The decisions (which level is lowest, which ceiling limits) are made on intensity ×
+    bandwidth, rounded twice but far closer than `TIE_TOLERANCE`: where they could
+    differ from the exact ones, the cell is a near tie and goes exact. The values are
+    then rounded once, from the counts, for the lowest level only."""
+    flops = given.flops
     lines_of = np.where(np.isnan(intensity), np.inf, intensity)
-    bandwidth = np.where(np.isnan(bandwidth_of), np.inf, bandwidth_of)
     levels = [
         li
         for li in range(len(LEVELS))
-        if not (np.isinf(lines_of[:, li]).all() or np.isinf(bandwidth[:, li]).all())
+        if not (np.isnan(given.traffic[:, li]).all() or np.isnan(given.bandwidth[:, li]).all())
     ]  # a level no kernel or no device gives is never a ceiling
     per_block = max(1, _BLOCK // max(n_pairs, 1)) * n_pairs
     n_blocks = -(-len(count_row) // per_block) if len(count_row) else 0
     repeats = min(per_block // max(n_pairs, 1), len(count_row) // max(n_pairs, 1))
-    peak_tiled = np.tile(peak_of, repeats)
-    bandwidth_tiled = {li: np.tile(bandwidth[:, li], repeats) for li in levels}
+    peak_tiled, peak_exact = np.tile(given.peak, repeats), np.tile(given.peak_exact, repeats)
+    bandwidth = {li: np.tile(given.bandwidth[:, li], repeats) for li in levels}
+    bandwidth_block = np.tile(given.bandwidth, (repeats, 1))  # (cells of a block, levels)
+    bandwidth_exact_block = np.tile(given.bandwidth_exact, (repeats, 1))
     intensity_of = {li: np.ascontiguousarray(lines_of[:, li]) for li in levels}
+    # A level a device does not give is no ceiling: +inf, never NaN, in the comparisons.
+    bandwidth_line = {li: np.where(np.isnan(bw), np.inf, bw) for li, bw in bandwidth.items()}
     code, attainable = out["limited_by"], out["attainable"]
     for b in range(n_blocks):
         rows = slice(b * per_block, min((b + 1) * per_block, len(count_row)))
         size = rows.stop - rows.start
         block_rows = count_row[rows]
         peak = peak_tiled[:size]
+        cell_flops = flops[block_rows]
         best, bound = attainable[rows], code[rows]
-        best[:] = peak
         memory = out["memory"][rows]
         memory[:] = np.inf
+        level = np.full(size, -1, dtype=np.int64)  # the lowest level, -1 where none
         lines = []
         for li in levels:
             line = intensity_of[li][block_rows]
-            line *= bandwidth_tiled[li][:size]
-            bound[line < best] = li + 1  # strict: on an exact float tie the earlier stays
-            np.minimum(best, line, out=best)
+            line *= bandwidth_line[li][:size]
+            level[line < memory] = li  # strict: on an exact float tie the earlier stays
             np.minimum(memory, line, out=memory)
             lines.append(line)
+        # The lowest level's ceiling, rounded once: flops × bandwidth / bytes. Cells whose
+        # counts or figures are no floats exactly, or that numpy cannot round, go exact.
+        has_memory = level >= 0
+        pick = np.maximum(level, 0)[:, None]  # any level where none: masked below
+        bw_low = np.take_along_axis(bandwidth_block[:size], pick, 1)[:, 0]
+        bytes_low = np.take_along_axis(given.traffic[block_rows], pick, 1)[:, 0]
+        exact_low = np.take_along_axis(bandwidth_exact_block[:size], pick, 1)[:, 0]
+        exact_low &= np.take_along_axis(given.traffic_exact[block_rows], pick, 1)[:, 0]
+        exact_inputs = given.flops_exact[block_rows] & peak_exact[:size]
+        exact_inputs &= ~has_memory | exact_low
+        rounded, decided = product_quotient(cell_flops, bw_low, bytes_low)
+        memory[has_memory] = rounded[has_memory]
+        undecided = ~exact_inputs | (has_memory & ~decided)
+        best[:] = peak
+        lower = memory < best  # strict: the peak wins a tie
+        bound[:] = 0
+        bound[lower] = level[lower] + 1
+        np.minimum(best, memory, out=best)
+        # time: flops / peak or bytes / bandwidth, one division of exact floats each;
+        # share: 1 or flops × bandwidth / (bytes × peak).
+        time, share = out["time"][rows], out["share_of_peak"][rows]
+        np.divide(cell_flops, peak, out=time)
+        np.copyto(time, bytes_low / bw_low, where=lower)
+        share[:] = 1.0
+        at_level = np.flatnonzero(lower)
+        if len(at_level):
+            ratio, ratio_decided = product_quotient(
+                cell_flops[at_level], bw_low[at_level], bytes_low[at_level], peak[at_level]
+            )
+            share[at_level] = ratio
+            undecided[at_level] |= ~ratio_decided
         floor = out["floor"][rows]
         if not np.isinf(floor).all():
             _exact_floors(compiled, floor, best, rows.start)
@@ -214,15 +300,15 @@ def _roofline(
         np.minimum(peak[:, None] * _SWEEP_F, memory[:, None], out=out["peak_sweep"][rows])
         np.minimum(out["bandwidth_sweep"][rows], floor[:, None], out=out["bandwidth_sweep"][rows])
         np.minimum(out["peak_sweep"][rows], floor[:, None], out=out["peak_sweep"][rows])
-        for i in (np.flatnonzero(close > 1) + rows.start).tolist():
-            _decide_exactly(compiled, i, out)
         held = (np.flatnonzero(bound == _LATENCY) + rows.start).tolist()
         for i in held:
             _at_floor(compiled, i, out)
-        np.divide(best, peak, out=out["share_of_peak"][rows])
-        np.divide(flops[block_rows], best, out=out["time"][rows])
-        for i in held:
-            out["time"][i] = _float(compiled.counts.floor(i) or Fraction(0))
+        for i in (np.flatnonzero(undecided) + rows.start).tolist():
+            out["rounded"][i] = True
+            _decide_exactly(compiled, i, out)
+        for i in (np.flatnonzero(close > 1) + rows.start).tolist():
+            out["exact"][i] = True
+            _decide_exactly(compiled, i, out)
 
 
 _LATENCY = LIMITED_BY.index(LATENCY)
@@ -242,19 +328,25 @@ def _exact_floors(compiled: Compiled, floor: Floats, roof: Floats, start: int) -
 
 
 def _at_floor(compiled: Compiled, cell: int, out: dict[str, Any]) -> None:
-    """A cell held by the latency floor: its rate is flops / floor, correctly rounded."""
-    floor = compiled.counts.floor(cell)
+    """A cell held by the latency floor: its rate is flops / floor, its time the floor,
+    its share flops / (floor × peak), each correctly rounded."""
+    c = compiled.counts
+    floor = c.floor(cell)
     if floor is not None:
-        c = compiled.counts
-        out["attainable"][cell] = _quotient(c.flops[c.count_row(cell)], floor)
+        flops = c.flops[c.count_row(cell)]
+        out["attainable"][cell] = _quotient(flops, floor)
+        out["time"][cell] = _float(floor)
+        peak = c.pair_peak[cell % len(c.pair_device)]
+        out["share_of_peak"][cell] = _quotient(flops, floor * peak)
 
 
 def _decide_exactly(compiled: Compiled, cell: int, out: dict[str, Any]) -> None:
-    """A cell whose ceilings are too close to call in float: its exact view decides."""
+    """A cell the floats cannot decide or round: its exact view gives every value."""
     result = compiled.result_at(cell)
-    out["exact"][cell] = True
     out["limited_by"][cell] = LIMITED_BY.index(result.limited_by)
     out["attainable"][cell] = _float(result.attainable)
+    out["time"][cell] = _float(result.time)
+    out["share_of_peak"][cell] = _float(result.share_of_peak)
     for k, key in enumerate(SWEEP_KEYS):
         out["bandwidth_sweep"][cell, k] = _float(result.bandwidth_sweep[key])
         out["peak_sweep"][cell, k] = _float(result.peak_sweep[key])

@@ -22,15 +22,14 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from rooflinec.catalog import LEVELS, Case, Catalog, Device, Kernel, Measured
+from rooflinec.engine import WIDTH, Bound, Roof, integral
 from rooflinec.errors import Diagnostic, Location
 from rooflinec.formulas import Formula, bulk_evaluate
-from rooflinec.terms import COMPUTE, LATENCY, LIMITED_BY, SWEEP, SWEEP_KEYS
+from rooflinec.terms import SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:
     from rooflinec.columns import Columns
     from rooflinec.models import ModelEngine, ModelResult
-
-_WIDTH = "w"  # the formula symbol bound to the precision's bytes per value
 
 
 @dataclass(frozen=True)
@@ -129,29 +128,27 @@ class Result:
     # the instance's __dict__; they take no part in equality): a derivation reads the
     # attainable rate half a dozen times.
     @cached_property
+    def roof(self) -> Roof:
+        """The cell's roof: its peak, the levels that are ceilings, and its floor (the
+        floor is this case's launches × latency already: the roof sees one launch)."""
+        return Roof.of(self.peak, self.bandwidths, self.floor)
+
+    @cached_property
     def ceilings(self) -> dict[str, Fraction]:
         """Each ceiling's rate: `compute` is the peak, a level is intensity × bandwidth."""
-        out = {COMPUTE: self.peak}
-        for level, bw in self.bandwidths.items():
-            out[level] = self.flops * bw / self.bytes[level]
-        return out
+        return self.roof.ceilings(self.flops, self.bytes)
 
     @cached_property
+    def bound(self) -> Bound:
+        return self.roof.bound(self.flops, self.bytes)
+
+    @property
     def limited_by(self) -> str:
-        # A kernel exactly at the ridge is compute bound: the peak wins ties. The latency
-        # floor holds a result only where it is strictly slower than the roofline.
-        ceilings = self.ceilings
-        lowest = min(ceilings.values())
-        floor = self.floor_rate
-        if floor is not None and floor < lowest:
-            return LATENCY
-        return next(name for name in LIMITED_BY if ceilings.get(name) == lowest)
+        return self.bound.limit
 
-    @cached_property
+    @property
     def attainable(self) -> Fraction:
-        roof = min(self.ceilings.values())
-        floor = self.floor_rate
-        return roof if floor is None else min(roof, floor)
+        return self.bound.rate
 
     @property
     def share_of_peak(self) -> Fraction:
@@ -160,18 +157,13 @@ class Result:
     @property
     def time(self) -> Fraction:
         """Time at the roofline: a lower bound on the run time, in seconds."""
-        return self.flops / self.attainable
+        return self.bound.time
 
     def attainable_with(
         self, *, peak: Fraction = Fraction(1), bandwidth: Fraction = Fraction(1)
     ) -> Fraction:
-        # flops × bw × f / bytes is the level's (cached, exact) ceiling × f.
-        ceilings = self.ceilings
-        rates = [self.peak * peak]
-        rates += [ceilings[lv] * bandwidth for lv in self.bandwidths]
-        if self.floor_rate is not None:
-            rates.append(self.floor_rate)  # no faster memory or peak lifts the floor
-        return min(rates)
+        """The attainable rate with the peak or the bandwidths scaled (a sweep point)."""
+        return self.roof.scaled(peak=peak, bandwidth=bandwidth).bound(self.flops, self.bytes).rate
 
     @cached_property
     def bandwidth_sweep(self) -> dict[str, Fraction]:
@@ -455,10 +447,9 @@ def _bound_widths(kernel: Kernel, binding: dict[str, str], catalog: Catalog) -> 
     }
 
 
-def _exact(width: Fraction) -> int | Fraction:
-    # An integral width goes in as an int: the same exact values, without Fraction
-    # arithmetic on every term (bytes per value are 8, 4, 2, 1 for most precisions).
-    return int(width) if width.denominator == 1 else width
+# An integral width goes in as an int: the same exact values, without Fraction
+# arithmetic on every term (bytes per value are 8, 4, 2, 1 for most precisions).
+_exact = integral
 
 
 def _evaluate(
@@ -484,7 +475,7 @@ def _evaluate(
         columns[name] = column * len(widths)
     exact_widths = [_exact(w) for w in widths]
     for name in widthlike:
-        if name == _WIDTH or bound is None:
+        if name == WIDTH or bound is None:
             columns[name] = [w for w in exact_widths for _ in range(n)]
         else:
             fixed = [bound[i].get(name) for i in range(n)]

@@ -31,6 +31,7 @@ import numpy as np
 
 from rooflinec.catalog import Case, Kernel
 from rooflinec.compiler import Compiled, Counts, Result
+from rooflinec.engine import WIDTH, integral
 from rooflinec.errors import Diagnostic, SpecError
 from rooflinec.formulas import EvaluationError, Formula, bulk_evaluate
 from rooflinec.formulas.vectorised import evaluate_int64
@@ -53,7 +54,6 @@ __all__ = [
 
 #: Rows (shapes × pairs) a grid batch holds, about: its columns take some 100 MB.
 BATCH_ROWS = 1 << 18
-_WIDTH = "w"
 _MAX_COUNT = 10**40  # as `rooflinec.assemble.kernels.MAX_COUNT`: more is a typo
 
 
@@ -340,9 +340,7 @@ def _formula(
     by_width: list[list[Fraction]] = []
     widthlike = formula.reserved
     for width in widths if widthlike else widths[:1]:
-        constants = {
-            name: _scalar((bound or {}).get(name, width)) for name in widthlike or {_WIDTH}
-        }
+        constants = {name: _scalar((bound or {}).get(name, width)) for name in widthlike or {WIDTH}}
         fast = evaluate_int64(formula, columns, constants)
         if fast is not None:
             if len(fast) and int(fast.min()) <= 0:
@@ -356,8 +354,7 @@ def _formula(
     return by_width
 
 
-def _scalar(value: Fraction) -> int | Fraction:
-    return int(value) if value.denominator == 1 else value
+_scalar = integral
 
 
 def _exact(

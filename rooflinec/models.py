@@ -25,6 +25,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from rooflinec.catalog import LEVELS, Catalog, Model, ModelStep
+from rooflinec.engine.roof import slowest
+from rooflinec.engine.rounding import integral
 from rooflinec.errors import Diagnostic
 from rooflinec.terms import COMPUTE, LATENCY
 
@@ -295,7 +297,7 @@ class ModelResult:
 def exact_values(values: dict[str, Fraction]) -> dict[str, int | Fraction]:
     """Widths with a whole number of bytes as ints: the same exact values, and formulas
     evaluate several times faster on ints than on Fractions (as the compiler's widths)."""
-    return {k: v.numerator if v.denominator == 1 else v for k, v in values.items()}
+    return {k: integral(v) for k, v in values.items()}
 
 
 @contextmanager
@@ -356,20 +358,17 @@ def run_bound(
 ) -> Bound:
     """The time of one run (`_Counts.run`) at a peak (OP/s), bandwidths (B/s) and latency
     floor (s), each as (numerator, denominator), exactly, with what limits it: the
-    longest time of any ceiling, ties going to the first in LIMITED_BY order."""
+    longest time of any ceiling, by the roof's one rule (`rooflinec.engine.roof.slowest`)."""
     flops_n, flops_d, levels = run
-    n, d = flops_n * peak[1], flops_d * peak[0]
-    limited_by = COMPUTE
-    for lv, traffic_n, traffic_d in levels:
-        bandwidth = bandwidths.get(lv)
-        if bandwidth is None:
-            continue
-        tn, td = traffic_n * bandwidth[1], traffic_d * bandwidth[0]
-        if tn * d > n * td:
-            n, d, limited_by = tn, td, lv
-    if latency is not None and latency.numerator * d > n * latency.denominator:
-        n, d, limited_by = latency.numerator, latency.denominator, LATENCY
-    return n, d, limited_by
+    return slowest(
+        (flops_n * peak[1], flops_d * peak[0]),
+        (
+            (lv, (traffic_n * bandwidths[lv][1], traffic_d * bandwidths[lv][0]))
+            for lv, traffic_n, traffic_d in levels
+            if lv in bandwidths
+        ),
+        () if latency is None else ((LATENCY, (latency.numerator, latency.denominator)),),
+    )
 
 
 class ModelEngine:

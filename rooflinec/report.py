@@ -14,8 +14,9 @@ from fractions import Fraction
 
 from rooflinec.catalog import LEVEL_SHORT_NAMES, LEVELS, Catalog
 from rooflinec.compiler import Result, Run
+from rooflinec.engine import Roof
 from rooflinec.formatting import format_number, format_percent, format_si
-from rooflinec.terms import COMPUTE, LATENCY, LIMITED_BY
+from rooflinec.terms import COMPUTE, LATENCY
 
 __all__ = ["TRAFFIC_WELL_ABOVE", "NotMeasured", "Regime", "regime", "report"]
 
@@ -42,12 +43,9 @@ def regime(result: Result) -> Regime:
     levels = [lv for lv in LEVELS if lv in intensity and lv in result.bandwidths]
     if run is None or not levels:
         return Regime(result.limited_by, False)
-    ceilings = {COMPUTE: result.peak}
-    ceilings |= {lv: intensity[lv] * result.bandwidths[lv] for lv in levels}
-    lowest = min(ceilings.values())
-    if result.floor is not None and run.flops / result.floor < lowest:
-        return Regime(LATENCY, True)
-    return Regime(next(name for name in LIMITED_BY if ceilings.get(name) == lowest), True)
+    # The measured point on the cell's roof: its counted levels, the modelled floor.
+    roof = Roof.of(result.peak, {lv: result.bandwidths[lv] for lv in levels}, result.floor)
+    return Regime(roof.bound(run.flops, run.bytes).limit, True)
 
 
 def _name(level: str) -> str:

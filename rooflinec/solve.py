@@ -2,7 +2,7 @@
 or by the device's launch-latency floor.
 
 One symbol of a case varies over the integers `DOMAIN` (1..10^12) with the others held
-at the case's shape; at every value the exact engine (`rooflinec.compiler.Result`)
+at the case's shape; at every value the exact engine (`rooflinec.engine.Roof`)
 says what limits the result. The answer is the runs of equal limits (`Region`s), found
 without visiting every integer:
 
@@ -34,7 +34,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from rooflinec.catalog import LEVELS
-from rooflinec.compiler import Result
+from rooflinec.engine import Roof
 from rooflinec.errors import RooflinecError
 from rooflinec.formulas import EvaluationError, Formula
 from rooflinec.solve_interval import bounds
@@ -91,21 +91,8 @@ def limited_by(problem: Problem, value: int) -> str:
     try:
         flops = problem.flops.evaluate(values)
         counts = {level: f.evaluate(values) for level, f in problem.bytes}
-        result = Result(
-            "",
-            "",
-            "",
-            "",
-            True,
-            flops,
-            counts,
-            problem.peak,
-            dict(problem.bandwidths),
-            (),
-            None,
-            problem.floor,
-        )
-        return result.limited_by
+        roof = Roof.of(problem.peak, dict(problem.bandwidths), problem.floor)
+        return roof.bound(flops, counts).limit
     except (EvaluationError, ZeroDivisionError) as exc:
         raise SolveError(f"cannot evaluate at {problem.symbol} = {value:,}: {exc}") from exc
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from rooflinec.catalog import LEVEL_SHORT_NAMES, LEVELS, Catalog
 from rooflinec.compiler import device_figures
+from rooflinec.engine import integral
 from rooflinec.errors import UsageError
 from rooflinec.formatting import format_si
 from rooflinec.solve import DOMAIN, Problem, Region, crossover, solve_regions
@@ -83,7 +84,7 @@ def problem_of(
     values: dict[str, int | Fraction] = {k: v for k, v in held.items() if k != symbol}
     width = catalog.precisions[precision].bytes
     for name, value in kernel.width_values(width, case.widths, catalog.precisions).items():
-        values[name] = int(value) if value.denominator == 1 else value
+        values[name] = integral(value)
     return Problem(
         kernel.flops,
         tuple(kernel.bytes.items()),

@@ -12,11 +12,12 @@ from rooflinec.assemble.builder import Builder
 from rooflinec.assemble.cases import build_case
 from rooflinec.assemble.typed import TypedFile
 from rooflinec.catalog import Case, Kernel, Precision
+from rooflinec.engine import WIDTH, integral
 from rooflinec.errors import short_number
 from rooflinec.formulas import FUNCTIONS, EvaluationError, Formula, FormulaError
 from rooflinec.loader import Document, PathKey
 
-RESERVED_SYMBOL = "w"
+RESERVED_SYMBOL = WIDTH
 MAX_COUNT = 10**40  # operations or bytes of one call; more is a typo, not a kernel
 
 
@@ -171,7 +172,7 @@ def _prove_grid(
     width_symbols: dict[str, str] = doc.data.get("widths") or {}
     for w in widths if formula.reserved else widths[:1]:
         constants = {
-            name: (int(v) if v.denominator == 1 else v)
+            name: integral(v)
             for name, v in _width_values(case, w, width_symbols, precisions).items()
             if name in formula.symbols
         }

@@ -31,6 +31,7 @@ from rooflinec import __version__
 from rooflinec.catalog import LEVELS, Kernel
 from rooflinec.cells import FORMULA_STARTS, Number, csv_text, num, spreadsheet_text
 from rooflinec.compiler import Compiled, Result
+from rooflinec.engine import Roof
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.grids import Selection
 from rooflinec.outputs.fields import Field as GenericField
@@ -158,8 +159,10 @@ class _Source:
             case, j = divmod(cell, self.n_pairs)
             ceilings, _ = self.compiled._levels(c.kernels[case], c.pair_device[j])
             row = c.count_row(cell)
-            flops, traffic = c.flops[row], c.bytes[row]
-            self._last = (cell, min(flops * bw / traffic[lv] for lv, bw in ceilings.items()))
+            roof = Roof(c.pair_peak[j], ceilings)
+            lowest = roof.memory(c.flops[row], c.bytes[row])
+            assert lowest is not None  # asked only where a memory ceiling is finite
+            self._last = (cell, lowest[1])
         return self._last[1]
 
 

@@ -157,10 +157,7 @@ def _entry_point_x(result: Result) -> tuple[str, Fraction] | None:
 
 def _memory_ceiling(result: Result) -> tuple[str, Fraction] | None:
     """The lowest memory ceiling and its level, or None when no level is modelled."""
-    ceilings = [(level, rate) for level, rate in result.ceilings.items() if level != COMPUTE]
-    if not ceilings:
-        return None
-    return min(ceilings, key=lambda item: (item[1], LEVELS.index(item[0])))
+    return result.roof.memory(result.flops, result.bytes)
 
 
 # --------------------------------------------------------------------------- spec pieces

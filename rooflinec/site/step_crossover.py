@@ -27,6 +27,7 @@ from functools import lru_cache
 
 from rooflinec.catalog import LEVELS, Catalog, Kernel, Model, ModelStep
 from rooflinec.compiler import DeviceFigures
+from rooflinec.engine import WIDTH, integral
 from rooflinec.formulas import Formula, FormulaError, parse_formula
 from rooflinec.solve import Problem, Region, SolveError, crossover, solve_regions
 
@@ -95,7 +96,7 @@ def composed(
         tuple(kernel.bytes.items()),
         tuple((sym, f.text) for sym, f in step.shape.items()),
         names,
-        frozenset({"w", *kernel.widths}),
+        frozenset({WIDTH, *kernel.widths}),
     )
     if found is None:
         return None
@@ -149,7 +150,7 @@ def step_problem(
     held: dict[str, int | Fraction] = {k: v for k, v in variables.items() if k != symbol}
     width = catalog.precisions[precision].bytes
     for name, value in kernel.width_values(width, step.widths, catalog.precisions).items():
-        held[name] = int(value) if value.denominator == 1 else value
+        held[name] = integral(value)
     return Problem(
         flops,
         tuple(traffic.items()),
