@@ -329,30 +329,26 @@ def test_nesting_up_to_the_cap_is_accepted() -> None:
     assert doc.data["a"] is not None
 
 
-def test_a_file_of_many_values_loads_in_linear_time() -> None:
+def test_a_file_of_many_values_loads() -> None:
     """Values are bounded by the byte cap, not by a count: 300,000 values (about 900 kB,
-    near the most a file under MAX_BYTES holds) load within 10 s, and MAX_NODES is more
-    than a file under the byte cap can hold."""
+    near the most a file under MAX_BYTES holds) load, and MAX_NODES is more than a file
+    under the byte cap can hold (how fast is the benchmark's `check` row to say)."""
     text = "a: [" + "1, " * 300_000 + "1]\n"
     assert len(text.encode()) < MAX_BYTES
     assert MAX_NODES * 2 >= MAX_BYTES
-    start = time.monotonic()
     doc = load_text(text, "f")
-    assert time.monotonic() - start < 10
     assert len(doc.data["a"]) == 300_001
 
 
-def test_a_megabyte_of_cases_loads_in_reasonable_time() -> None:
+def test_a_megabyte_of_cases_loads() -> None:
     """A kernel file of 10,000 cases (850 kB; the old cap of 10,000 values
-    refused 700) loads within 10 s, every case with its positions."""
+    refused 700) loads, every case with its positions."""
     case = (
         "  - {{id: c-{0}, name: Case {0}, precision: bf16, shape: {{M: {0}, N: 4096, K: 512}}}}\n"
     )
     text = "id: k\ncases:\n" + "".join(case.format(i) for i in range(10_000))
     assert 800_000 < len(text.encode()) < MAX_BYTES
-    start = time.monotonic()
     doc = load_text(text, "f")
-    assert time.monotonic() - start < 10
     assert len(doc.data["cases"]) == 10_000
     assert doc.data["cases"][9_999]["shape"] == {"M": 9_999, "N": 4096, "K": 512}
     assert doc.locate(("cases", 9_999, "shape", "K")).line == 10_002
