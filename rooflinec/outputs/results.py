@@ -361,6 +361,13 @@ def _dram(value: Any, counting: str) -> str:
     return _si("{}/B")(value.get("dram"), counting)
 
 
+# name, unit, and the view of a result that gives it per level
+_RUN_FIGURES: tuple[tuple[str, str, Callable[[Result], dict[str, Fraction]]], ...] = (
+    ("measured_intensity", "OP/B", lambda r: r.measured_intensity),
+    ("measured_bandwidth", "B/s", lambda r: r.measured_bandwidth),
+    ("traffic_ratio", "1", lambda r: r.traffic_ratio),
+)
+
 FIELDS: tuple[Field, ...] = (
     Field("case", "case", _case, ("case",), table="case", kind="text"),
     Field("kernel", "count", _kernel, ("kernel",), kind="text"),
@@ -469,32 +476,18 @@ FIELDS: tuple[Field, ...] = (
         show=_percent,
         vector=_column("efficiency"),
     ),
-    Field(
-        "measured_intensity",
-        "cell",
-        _run_levels(lambda r: r.measured_intensity),
-        tuple(f"measured_intensity_{lv} [OP/B]" for lv in LEVELS),
-        LEVELS,
-        optional=True,
-        vector=_run_vector(lambda r: r.measured_intensity),
-    ),
-    Field(
-        "measured_bandwidth",
-        "cell",
-        _run_levels(lambda r: r.measured_bandwidth),
-        tuple(f"measured_bandwidth_{lv} [B/s]" for lv in LEVELS),
-        LEVELS,
-        optional=True,
-        vector=_run_vector(lambda r: r.measured_bandwidth),
-    ),
-    Field(
-        "traffic_ratio",
-        "cell",
-        _run_levels(lambda r: r.traffic_ratio),
-        tuple(f"traffic_ratio_{lv} [1]" for lv in LEVELS),
-        LEVELS,
-        optional=True,
-        vector=_run_vector(lambda r: r.traffic_ratio),
+    # A measured run's figures per level: present only on cells with a run.
+    *(
+        Field(
+            name,
+            "cell",
+            _run_levels(view),
+            tuple(f"{name}_{lv} [{unit}]" for lv in LEVELS),
+            LEVELS,
+            optional=True,
+            vector=_run_vector(view),
+        )
+        for name, unit, view in _RUN_FIGURES
     ),
 )
 
