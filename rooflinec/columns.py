@@ -45,12 +45,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rooflinec.catalog import LEVELS
-from rooflinec.engine.rounding import (
-    exactly_float,
-    fraction_float,
-    product_quotient,
-    quotient_float,
-)
+from rooflinec.engine.exact import exactly_float, fraction_float, quotient_float
+from rooflinec.engine.rounding import product_quotient
 from rooflinec.terms import LATENCY, LIMITED_BY, SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:

@@ -25,8 +25,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from rooflinec.catalog import LEVELS, Catalog, Model, ModelStep
+from rooflinec.engine.exact import integral
 from rooflinec.engine.roof import slowest
-from rooflinec.engine.rounding import integral
 from rooflinec.errors import Diagnostic
 from rooflinec.terms import COMPUTE, LATENCY
 

@@ -8,14 +8,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rooflinec.engine.rounding import (
-    exactly_float,
-    fraction_float,
-    integral,
-    product_quotient,
-    quotient_float,
-    two_product,
-)
+from rooflinec.engine.exact import exactly_float, fraction_float, integral, quotient_float
+from rooflinec.engine.rounding import product_quotient, two_product
 
 # Integers as counts and rates are: up to 2^53 (exact floats), some with few bits.
 _INTS = st.one_of(

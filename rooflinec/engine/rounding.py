@@ -1,8 +1,8 @@
 """Rounding at the output edge: exact values in, correctly rounded float64 out.
 
 Every number rooflinec writes is exact (an integer) or the correctly rounded float64 of
-its exact value. `integral` is "an int when integral", the one place that says so.
-`fraction_float` and `quotient_float` round one exact value. `product_quotient` rounds
+its exact value; one exact value is rounded by `rooflinec.engine.exact` (which needs no
+numpy, so that `check` loads none). `product_quotient` rounds
 a whole numpy column of quotients of products, (a1 × a2) / (b1 × b2), without
 Fractions: such products exceed 2^53 in almost every cell, so one float division would
 round twice. It carries each product as an unevaluated sum of two floats (Dekker's
@@ -15,7 +15,6 @@ caller to round from the exact value.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,14 +25,7 @@ if TYPE_CHECKING:
     Floats = NDArray[np.float64]
     Bools = NDArray[np.bool_]
 
-__all__ = [
-    "exactly_float",
-    "fraction_float",
-    "integral",
-    "product_quotient",
-    "quotient_float",
-    "two_product",
-]
+__all__ = ["product_quotient", "two_product"]
 
 _SPLIT = 134217729.0  # 2^27 + 1: Veltkamp's splitter for 53-bit significands
 _EPS = 2.0**-52
@@ -41,36 +33,6 @@ _EPS = 2.0**-52
 # range (overflow or a subnormal low part): such cells are left to the exact path.
 _LOW, _HIGH = 2.0**-200, 2.0**200
 _CHUNK = 4096
-_EXACT_INT = 2**53
-
-
-def integral(value: Fraction | int) -> int | Fraction:
-    """`value` as an int when it is integral, else the Fraction itself."""
-    if isinstance(value, int):
-        return value
-    return value.numerator if value.denominator == 1 else value
-
-
-def fraction_float(value: Fraction | int) -> float:
-    """`float(value)`, correctly rounded, without the `numbers.Rational` detour."""
-    n, d = value.numerator, value.denominator  # an int has both too
-    return float(n) if d == 1 else n / d
-
-
-def quotient_float(a: Fraction | int, b: Fraction | int) -> float:
-    """`float(a / b)`, correctly rounded (int / int is), without building the Fraction."""
-    return (a.numerator * b.denominator) / (a.denominator * b.numerator)
-
-
-def exactly_float(value: Fraction | int) -> bool:
-    """Whether `value` is a float64 exactly (its correctly rounded float is itself)."""
-    n, d = value.numerator, value.denominator
-    if d == 1 and -_EXACT_INT <= n <= _EXACT_INT:
-        return True  # the common case, decided without a float
-    if d & (d - 1):
-        return False  # a denominator not a power of two is no binary fraction
-    f = n / d
-    return abs(f) != float("inf") and Fraction(f) == value
 
 
 def _split(a: Floats) -> tuple[Floats, Floats]:
