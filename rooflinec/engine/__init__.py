@@ -5,8 +5,8 @@ bounds a count (`rooflinec.engine.roof`), the width symbol kernel formulas bind 
 precision's bytes per value, and the rounding every written number goes through
 (`rooflinec.engine.exact`: "an int when integral" and one value's correctly rounded
 float, without numpy, which `check` never loads; `rooflinec.engine.rounding`: correctly
-rounded quotients on numpy columns). It may import the core values (`catalog`, `terms`, `quantities`,
-`errors`) and numpy; it imports nothing from the writers, `site` or `cli`.
+rounded quotients on numpy columns). It may import the core values (`catalog`, `terms`,
+`quantities`, `errors`) and numpy; it imports nothing from the writers, `site` or `cli`.
 """
 
 from __future__ import annotations
