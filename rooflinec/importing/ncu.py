@@ -172,6 +172,27 @@ def _twice(path: str, line: int, header: list[str], lines: Lines, problems: Prob
     return found
 
 
+def _rows(
+    path: str, start: int, header: list[str], reader: CsvReader, problems: Problems
+) -> Iterator[tuple[int, list[str]]]:
+    """Each non-blank line of the export's table with its line number; a line with a cell
+    too many or too few is a problem at its line, and skipped."""
+    for cells in reader:
+        line = start + 1 + reader.line_num
+        if not any(c.strip() for c in cells):
+            continue
+        if len(cells) != len(header):
+            problems.add(
+                Problem(
+                    path,
+                    line,
+                    f"expected {len(header)} cells, found {len(cells)} (a line cut short?)",
+                )
+            )
+            continue
+        yield line, cells
+
+
 def _wide(
     path: str,
     start: int,
@@ -192,19 +213,7 @@ def _wide(
     units_raw = lines.last
     name_at = header.index("Kernel Name")
     wanted = [(i, h, units[i].strip()) for i, h in enumerate(header) if h in _WANTED]
-    for cells in reader:
-        line = start + 1 + reader.line_num
-        if not any(c.strip() for c in cells):
-            continue
-        if len(cells) != len(header):
-            problems.add(
-                Problem(
-                    path,
-                    line,
-                    f"expected {len(header)} cells, found {len(cells)} (a line cut short?)",
-                )
-            )
-            continue
+    for line, cells in _rows(path, start, header, reader, problems):
         raw = lines.last
         metrics = {
             h: _Cell(cells[i], unit, line, raw, i, start + 2, units_raw, i) for i, h, unit in wanted
@@ -232,19 +241,7 @@ def _long(
     current: _Launch | None = None
     current_id: str | None = None
     last_id: int | None = None
-    for cells in reader:
-        line = start + 1 + reader.line_num
-        if not any(c.strip() for c in cells):
-            continue
-        if len(cells) != len(header):
-            problems.add(
-                Problem(
-                    path,
-                    line,
-                    f"expected {len(header)} cells, found {len(cells)} (a line cut short?)",
-                )
-            )
-            continue
+    for line, cells in _rows(path, start, header, reader, problems):
         if cells[at["ID"]] != current_id:
             if current is not None:
                 yield current
