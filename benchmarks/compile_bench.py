@@ -1,4 +1,5 @@
-"""(b) Compiling a million cells with `rooflinec.compiler`, against hand-written numpy and sympy.
+"""(b) Compiling a million cells with `rooflinec.engine.compiler`, against hand-written
+numpy and sympy.
 
 The synthetic catalog (N devices × M cases × 6 precisions, DRAM and L2) is written as
 YAML and built once with `build_catalog`, outside the timed region: this measures the
@@ -22,7 +23,7 @@ import numpy as np
 from benchmarks.baselines import numpy_inputs, numpy_roofline, sympy_per_cell
 from benchmarks.common import Row, cpu_time, info
 from rooflinec.catalog import Catalog
-from rooflinec.columns import Columns
+from rooflinec.engine.columns import Columns
 
 MEMORY_LIMIT_MB = 2048
 
@@ -51,7 +52,7 @@ def cells_of(catalog: Catalog) -> int:
 def bulk_compile(catalog: Catalog) -> Columns:
     """The engine from a built catalog to every cell's outputs in memory: exact counts,
     then the float columns (which `compile_catalog` leaves until first use)."""
-    from rooflinec.compiler import compile_catalog
+    from rooflinec.engine.compiler import compile_catalog
 
     return compile_catalog(catalog).columns
 
@@ -100,7 +101,7 @@ def measure_numpy(catalog: Catalog, repeat: int) -> tuple[Row, float]:
 
 def measure_sympy(catalog: Catalog, bulk_seconds: float, sample: int) -> Row:
     """Per-cell sympy `subs` on a sample, extrapolated to every cell."""
-    from rooflinec.compiler import compile_catalog
+    from rooflinec.engine.compiler import compile_catalog
 
     compiled = compile_catalog(catalog)
     counts = compiled.counts

@@ -40,7 +40,7 @@ def _peak_mb() -> float:
 
 def main(argv: list[str]) -> int:
     from rooflinec.assemble import catalog_or_raise
-    from rooflinec.compiler import compile_catalog
+    from rooflinec.engine.compiler import compile_catalog
 
     catalog = catalog_or_raise(Path(argv[0]))
     catalog_rss = _rss_mb()

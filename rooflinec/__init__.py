@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rooflinec.notebook import roofline_chart
+    from rooflinec.integrations.notebook import roofline_chart
 
 __version__ = "0.1.0"
 __all__ = ["__version__", "roofline_chart"]
@@ -18,7 +18,7 @@ __all__ = ["__version__", "roofline_chart"]
 
 def __getattr__(name: str) -> Any:
     if name == "roofline_chart":
-        from rooflinec.notebook import roofline_chart
+        from rooflinec.integrations.notebook import roofline_chart
 
         return roofline_chart
     raise AttributeError(f"module 'rooflinec' has no attribute {name!r}")

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from rooflinec.errors import Location
 
 if TYPE_CHECKING:
+    from rooflinec.engine.grid_values import Grid
     from rooflinec.formulas import Formula
-    from rooflinec.grid_values import Grid
     from rooflinec.loader import Document
 
 LEVELS: tuple[str, ...] = ("dram", "l2", "l1")
@@ -248,7 +248,7 @@ class Case:
     location: Location
     launches: int = 1  # kernel launches one run of the case takes (the latency floor's count)
     # A grid case stands for every shape of its grid (`shape` is then the grid's first,
-    # for what needs one shape); it has no cells of its own: `rooflinec.grids` expands it.
+    # for what needs one shape); it has no cells of its own: `rooflinec.engine.grids` expands it.
     grid: Grid | None = None
     widths: dict[str, str] = field(default_factory=dict)  # width symbol -> precision id bound
 

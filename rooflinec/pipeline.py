@@ -18,7 +18,7 @@ from rooflinec.errors import Diagnostic, UsageError
 from rooflinec.loader import DocumentCache, Loader
 
 if TYPE_CHECKING:
-    from rooflinec.compiler import Compiled
+    from rooflinec.engine.compiler import Compiled
 
 
 def specs_folder(specs: Path | None) -> Path:
@@ -39,8 +39,8 @@ def checked(
     `load` reads one spec file (default: the loader's `load_file`; `serve` passes a cache).
     """
     from rooflinec.assemble import build_catalog, discover
-    from rooflinec.compiler import compile_catalog
-    from rooflinec.examples import check_examples
+    from rooflinec.engine.compiler import compile_catalog
+    from rooflinec.engine.examples import check_examples
     from rooflinec.lints import lint_catalog
 
     files = discover(folder)
@@ -76,7 +76,7 @@ def compiled_or_raise(folder: Path) -> Compiled:
     and diff still show the figures of a catalog whose example no longer holds.
     """
     from rooflinec.assemble import catalog_or_raise
-    from rooflinec.compiler import compile_catalog
+    from rooflinec.engine.compiler import compile_catalog
     from rooflinec.errors import SpecError
 
     compiled = compile_catalog(catalog_or_raise(folder))

@@ -14,8 +14,8 @@ from functools import cache
 import pytest
 
 from rooflinec.assemble import catalog_or_raise
-from rooflinec.compiler import Compiled, compile_catalog
-from rooflinec.models import ModelResult, StepResult
+from rooflinec.engine.compiler import Compiled, compile_catalog
+from rooflinec.engine.models import ModelResult, StepResult
 from tests.specfactory import BUNDLED
 
 DEVICE = "nvidia-h100-sxm"

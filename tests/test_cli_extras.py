@@ -14,7 +14,7 @@ import tomllib
 
 import pytest
 
-import rooflinec.solve_case
+import rooflinec.engine.solve_case
 from rooflinec.cli.main import main
 from tests.specfactory import REPO
 
@@ -67,7 +67,7 @@ def test_optional_module_missing_midway_names_its_extra(monkeypatch: pytest.Monk
     def needs_sympy(*args: object, **kwargs: object) -> None:
         raise ModuleNotFoundError("No module named 'sympy'", name="sympy")
 
-    monkeypatch.setattr(rooflinec.solve_case, "solve_case", needs_sympy)
+    monkeypatch.setattr(rooflinec.engine.solve_case, "solve_case", needs_sympy)
     code, _, err = run(["solve", "gemm-large", "--device", "google-tpu-v5e", "--vary", "M"])
     assert 2 == code
     assert [
@@ -82,7 +82,7 @@ def test_other_missing_module_is_an_internal_error(monkeypatch: pytest.MonkeyPat
     def broken(*args: object, **kwargs: object) -> None:
         raise ModuleNotFoundError("No module named 'nowhere'", name="nowhere")
 
-    monkeypatch.setattr(rooflinec.solve_case, "solve_case", broken)
+    monkeypatch.setattr(rooflinec.engine.solve_case, "solve_case", broken)
     code, _, err = run(["solve", "gemm-large", "--device", "google-tpu-v5e", "--vary", "M"])
     assert 3 == code
     assert err.startswith("rooflinec: internal error: ModuleNotFoundError")

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from benchmarks.synth import write_catalog
 from rooflinec.assemble import catalog_or_raise
-from rooflinec.compiler import Compiled, compile_catalog
+from rooflinec.engine.compiler import Compiled, compile_catalog
 from rooflinec.outputs.results import CSV_COLUMNS, FIELDS, results_text
 from rooflinec.terms import LIMITED_BY
 from tests.specfactory import BUNDLED, write_specs

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rooflinec.assemble import catalog_or_raise
-from rooflinec.compiler import Compiled, compile_catalog
+from rooflinec.engine.compiler import Compiled, compile_catalog
 from tests.specfactory import BUNDLED, write_specs
 
 T = 10**12

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from rooflinec.compiler import Compiled
+from rooflinec.engine.compiler import Compiled
 from rooflinec.outputs.results import CSV_COLUMNS, CSV_PLAIN_COLUMNS, plain_header, results_text
 from rooflinec.pipeline import compiled_or_raise
 from rooflinec.schema import validator

@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.cli.main import main
-from rooflinec.compiler import compile_catalog
+from rooflinec.engine.compiler import compile_catalog
+from rooflinec.engine.grid_values import Grid, GridAxis
+from rooflinec.engine.grids import select
 from rooflinec.formulas import bulk_evaluate, parse_formula
 from rooflinec.formulas.vectorised import evaluate_int64
-from rooflinec.grid_values import Grid, GridAxis
-from rooflinec.grids import select
 from tests.specfactory import BUNDLED
 
 HEAD = """id: test-grid
@@ -416,7 +416,7 @@ def test_check_refuses_a_grid_it_cannot_prove(
     10,000, to keep the test short) `check` says it cannot prove it and how to make it
     provable, rather than accept the grid unproved; up to that many it evaluates every
     shape, and the grid passes."""
-    from rooflinec import grid_proof
+    from rooflinec.engine import grid_proof
 
     monkeypatch.setattr(grid_proof, "EXHAUSTIVE_SHAPES", 10_000)
     formula = "w*(ceil(M/2)*2 - M + 1)"
@@ -476,7 +476,7 @@ def test_the_proof_finds_the_first_bad_shape_as_evaluation_does(
     small limit exercises the second condition)."""
     from dataclasses import replace
 
-    from rooflinec import grid_proof
+    from rooflinec.engine import grid_proof
 
     grid = Grid(tuple(replace(a, symbol=s) for a, s in zip(axes, "MNK", strict=True)))
     formula = parse_formula(text, frozenset("MNK"))

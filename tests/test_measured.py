@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rooflinec.cli.main import main
-from rooflinec.compiler import compile_catalog
+from rooflinec.engine.compiler import compile_catalog
 from rooflinec.pipeline import compiled_or_raise
 from tests.measuredspecs import KERNEL, write_measured
 

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import Catalog, Figure, MemoryLevel, Peak
-from rooflinec.compiler import Result, Run, compile_catalog, device_figures
+from rooflinec.engine.compiler import Result, Run, compile_catalog, device_figures
+from rooflinec.engine.examples import run_example
 from rooflinec.errors import Location
-from rooflinec.examples import run_example
 from rooflinec.formulas import Formula
 from rooflinec.terms import SWEEP, SWEEP_KEYS
 from tests.specfactory import BUNDLED

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import LEVELS
-from rooflinec.compiler import Compiled, compile_catalog
-from rooflinec.models import ModelResult, collector_paused, run_bound
+from rooflinec.engine.compiler import Compiled, compile_catalog
+from rooflinec.engine.models import ModelResult, collector_paused, run_bound
 from rooflinec.outputs.model_rows import (
     _dump,
     model_data,

@@ -13,7 +13,7 @@ import pytest
 
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.cli.main import main
-from rooflinec.compiler import Compiled, DeviceFigures, compile_catalog
+from rooflinec.engine.compiler import Compiled, DeviceFigures, compile_catalog
 from rooflinec.schema import validator
 from tests.specfactory import BUNDLED, TOY_DEVICE, write_specs
 

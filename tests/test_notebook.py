@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 import rooflinec
-from rooflinec.compiler import Compiled
-from rooflinec.notebook import roofline_spec
+from rooflinec.engine.compiler import Compiled
+from rooflinec.integrations.notebook import roofline_spec
 from rooflinec.pipeline import compiled_or_raise
 from rooflinec.site import charts
 
@@ -114,7 +114,7 @@ def test_import_rooflinec_does_not_import_altair() -> None:
     code = (
         "import sys\n"
         "import rooflinec\n"
-        "print('altair' in sys.modules, 'rooflinec.notebook' in sys.modules)\n"
+        "print('altair' in sys.modules, 'rooflinec.integrations.notebook' in sys.modules)\n"
         "rooflinec.roofline_chart\n"
         "print('altair' in sys.modules, 'roofline_chart' in dir(rooflinec))\n"
     )

@@ -21,8 +21,8 @@ import pytest
 from benchmarks.synth import write_catalog
 from rooflinec import __version__
 from rooflinec.cli.main import main
-from rooflinec.outfile import RECORD
 from rooflinec.outputs import columnar
+from rooflinec.outputs.outfile import RECORD
 from rooflinec.outputs.results import CSV_COLUMNS, FIELDS
 from rooflinec.progress import ProgressLine, progress_line
 from tests.specfactory import BUNDLED, REPO

@@ -30,10 +30,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks.synth import write_catalog
-from rooflinec import outfile
 from rooflinec.cli.main import main
 from rooflinec.errors import Terminated
-from rooflinec.outfile import read_by_check
+from rooflinec.outputs import outfile
+from rooflinec.outputs.outfile import read_by_check
 from tests.specfactory import REPO, TOY_DEVICE, write_specs
 
 KERNEL = """\

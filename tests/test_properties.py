@@ -7,7 +7,7 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rooflinec.compiler import Result
+from rooflinec.engine.compiler import Result
 from rooflinec.terms import COMPUTE
 
 positive = st.fractions(min_value=Fraction(1, 10**6), max_value=Fraction(10**18)).filter(

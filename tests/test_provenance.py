@@ -11,7 +11,7 @@ import pytest
 
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import Catalog
-from rooflinec.compiler import Compiled, compile_catalog
+from rooflinec.engine.compiler import Compiled, compile_catalog
 from rooflinec.provenance import (
     FigureTrail,
     Step,

@@ -12,12 +12,16 @@ from typing import Any
 
 import pytest
 
-from rooflinec import publish as publish_module
 from rooflinec.cli.main import main
-from rooflinec.diff import diff_compiled
 from rooflinec.errors import UsageError
 from rooflinec.pipeline import checked
-from rooflinec.publish import (
+from rooflinec.prose.diff import diff_compiled
+from rooflinec.site import publish as publish_module
+from rooflinec.site.pages.changes import Changes, changes_pages
+from rooflinec.site.pages.common import PageLimits
+from rooflinec.site.pages.downloads import downloads
+from rooflinec.site.pages.model import Site
+from rooflinec.site.publish import (
     BUILD_INFO,
     ENV_BASE,
     ENV_BASE_LABEL,
@@ -28,10 +32,6 @@ from rooflinec.publish import (
     check_names,
     previous_version,
 )
-from rooflinec.site.pages.changes import Changes, changes_pages
-from rooflinec.site.pages.common import PageLimits
-from rooflinec.site.pages.downloads import downloads
-from rooflinec.site.pages.model import Site
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / "specs"
@@ -148,7 +148,7 @@ def test_a_long_changes_page_is_split_and_capped(compiled: Any, moved: Any) -> N
 
 def test_spec_text_in_a_change_stays_inert(compiled: Any) -> None:
     """Ids and subjects go through the site's escaping like any spec text."""
-    from rooflinec.diff import CatalogDiff, Change
+    from rooflinec.prose.diff import CatalogDiff, Change
 
     payload = "<script>alert(1)</script> [x](javascript:alert(1)) | y"
     diff = CatalogDiff("1.0", changes=[Change(f"device {payload}", payload, "B/s", None, None)])

@@ -16,7 +16,7 @@ import pytest
 
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import Catalog
-from rooflinec.compiler import compile_catalog
+from rooflinec.engine.compiler import compile_catalog
 from tests.specfactory import BUNDLED
 
 TABLES = sorted((Path(__file__).parent / "ridges").glob("*.csv"))

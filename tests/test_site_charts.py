@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from rooflinec.compiler import Compiled
+from rooflinec.engine.compiler import Compiled
 from rooflinec.pipeline import checked
 from rooflinec.site import charts
 

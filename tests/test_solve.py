@@ -11,9 +11,9 @@ import pytest
 
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.cli.main import main
+from rooflinec.engine.solve import Problem, Region, solve_regions
+from rooflinec.engine.solve_case import solve_case
 from rooflinec.formulas import parse_formula
-from rooflinec.solve import Problem, Region, solve_regions
-from rooflinec.solve_case import solve_case
 from tests.specfactory import REPO
 
 SPECS = REPO / "specs"
@@ -192,7 +192,7 @@ def test_critical_integers_are_the_neighbours_of_each_real_root(
     import sys
 
     monkeypatch.setitem(sys.modules, "sympy", None)  # any import of it fails
-    from rooflinec.solve_poly import critical_integers
+    from rooflinec.engine.solve_poly import critical_integers
 
     quadratic = (Fraction(1), Fraction(0), Fraction(1))
     roots = _poly_of_roots(Fraction(3), Fraction(15, 2))
@@ -209,7 +209,7 @@ def test_critical_integers_of_a_double_root_and_a_root_near_the_end_of_the_domai
     """(x - 5)²(x - (10¹² - 1/2)): the double root 5 (no sign change, still critical)
     and the integers either side of 999,999,999,999.5; a root past the domain's end
     by more than one is dropped."""
-    from rooflinec.solve_poly import critical_integers
+    from rooflinec.engine.solve_poly import critical_integers
 
     poly = _poly_of_roots(Fraction(5), Fraction(5), Fraction(2 * 10**12 - 1, 2))
     found = critical_integers(poly, 1, 10**12)
@@ -243,7 +243,7 @@ def test_solve_gives_the_latency_bound_region_and_its_exact_boundary(tmp_path: P
     assert 2e-06 == data["latency_floor"]
     assert None is data["crossover"]
     catalog = catalog_or_raise(tmp_path / "specs")
-    from rooflinec.grids import grid_result
+    from rooflinec.engine.grids import grid_result
     from rooflinec.pipeline import compiled_or_raise
 
     compiled = compiled_or_raise(tmp_path / "specs")

@@ -16,9 +16,9 @@ from itertools import pairwise
 
 import pytest
 
-from rooflinec.compiler import Result
+from rooflinec.engine.compiler import Result
+from rooflinec.engine.solve import Problem, Region, SolveError, crossover, limited_by, solve_regions
 from rooflinec.formulas import EvaluationError, Formula, parse_formula
-from rooflinec.solve import Problem, Region, SolveError, crossover, limited_by, solve_regions
 from rooflinec.terms import COMPUTE, LATENCY
 
 SYMBOLS = ("X", "a", "b")
@@ -173,7 +173,7 @@ def test_far_boundaries_hold_on_both_sides(
 ) -> None:
     """Over 1..10^12, each boundary changes the limit, and random points inside each
     region have its limit; the first RANGE integers agree with brute force."""
-    monkeypatch.setattr("rooflinec.solve.SEARCH_BUDGET", 5_000)
+    monkeypatch.setattr("rooflinec.engine.solve.SEARCH_BUDGET", 5_000)
     solve_regions.cache_clear()
     try:
         regions = solve_regions(problem)

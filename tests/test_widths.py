@@ -10,8 +10,8 @@ from pathlib import Path
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import Catalog
 from rooflinec.cli.main import main
-from rooflinec.compiler import compile_catalog
-from rooflinec.explain import explain
+from rooflinec.engine.compiler import compile_catalog
+from rooflinec.prose.explain import explain
 from tests.specfactory import BUNDLED, TOY_DEVICE, write_specs
 
 

@@ -164,8 +164,8 @@ def _prove_grid(
 ) -> None:
     """A grid's count positive (and plausible) at every shape, or one error naming the
     first shape where it is not: what `compile` and `build` refuse, `check` refuses,
-    without evaluating every shape of a large grid (`rooflinec.grid_proof`)."""
-    from rooflinec.grid_proof import EXHAUSTIVE_SHAPES, Unproven, first_bad_shape
+    without evaluating every shape of a large grid (`rooflinec.engine.grid_proof`)."""
+    from rooflinec.engine.grid_proof import EXHAUSTIVE_SHAPES, Unproven, first_bad_shape
 
     assert case.grid is not None
     grid_path: PathKey = ("cases", _case_index(doc, case.id), "grid")

@@ -19,10 +19,10 @@ from rooflinec.assemble.cases import bind_widths
 from rooflinec.assemble.kernels import MAX_COUNT, reserved_reason
 from rooflinec.assemble.typed import TypedFile
 from rooflinec.catalog import Kernel, Model, ModelMeasured, ModelStep, Precision
+from rooflinec.engine.models import exact_values
 from rooflinec.errors import short_number
 from rooflinec.formulas import EvaluationError, Formula, FormulaError
 from rooflinec.loader import Document, PathKey
-from rooflinec.models import exact_values
 from rooflinec.quantities import Dimension
 
 MAX_SHAPE = 10**15  # as a case's shape values

@@ -18,7 +18,7 @@ from rooflinec.pipeline import checked, compiled_or_raise, specs_folder
 
 if TYPE_CHECKING:
     from rooflinec.catalog import Catalog
-    from rooflinec.compiler import Result
+    from rooflinec.engine.compiler import Result
 
 
 def cmd_check(opts: Options, out: TextIO) -> int:
@@ -42,7 +42,7 @@ def _unknown(kind: str, wanted: Iterable[str], known: Collection[str]) -> None:
 
 
 def cmd_compile(opts: Options, out: TextIO) -> int:
-    from rooflinec.grids import select
+    from rooflinec.engine.grids import select
     from rooflinec.outputs.formats import FORMATS, taking
     from rooflinec.outputs.results import CsvHeader, write_results
     from rooflinec.progress import progress_line
@@ -59,7 +59,7 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
         )
     folder = specs_folder(opts.specs)
     if opts.out is not None:  # a target that cannot be written fails now, not after the work
-        from rooflinec.outfile import check_file_target, check_folder_target
+        from rooflinec.outputs.outfile import check_file_target, check_folder_target
 
         (check_folder_target if opts.partition else check_file_target)(opts.out, folder)
     compiled = compiled_or_raise(folder)
@@ -102,7 +102,7 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
     if opts.out is None:
         shown = not _is_terminal(out)
     else:
-        from rooflinec.outfile import same_file
+        from rooflinec.outputs.outfile import same_file
 
         shown = not same_file(opts.out, sys.stderr)
     with progress_line(len(cells), "compile", enabled=shown) as progress:
@@ -117,7 +117,7 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
                 progress=progress,
             )
             return EXIT_OK
-        from rooflinec.outfile import atomic_file, atomic_folder
+        from rooflinec.outputs.outfile import atomic_file, atomic_folder
 
         if opts.format == "parquet":
             from rooflinec.outputs.results import write_parquet
@@ -166,7 +166,7 @@ def _one_result(opts: Options) -> tuple[Catalog, Result]:
     precision = opts.precisions[0] if opts.precisions else case.precision
     _unknown("precision", [precision], catalog.precisions)
     if case.grid is not None or opts.shape:
-        from rooflinec.grids import grid_result
+        from rooflinec.engine.grids import grid_result
 
         shape = grid_shape(catalog, case.id, opts.shape, required=True)
         result = grid_result(compiled, case, shape, device.id, precision)
@@ -219,7 +219,7 @@ def grid_shape(catalog: Catalog, case_id: str, text: str, *, required: bool) -> 
 
 
 def cmd_explain(opts: Options, out: TextIO) -> int:
-    from rooflinec.explain import explain, explain_symbolic
+    from rooflinec.prose.explain import explain, explain_symbolic
 
     if opts.models or opts.phases:
         return _explain_model(opts, out)
@@ -238,7 +238,7 @@ def cmd_explain(opts: Options, out: TextIO) -> int:
 
 def _explain_model(opts: Options, out: TextIO) -> int:
     """`explain --model M --phase PH --device D [--precision P]` (default: the model's)."""
-    from rooflinec.model_explain import explain_model
+    from rooflinec.prose.model_explain import explain_model
 
     if opts.case:
         raise UsageError("explain takes a CASE or --model M --phase PH, not both")
@@ -267,7 +267,7 @@ def _explain_model(opts: Options, out: TextIO) -> int:
 
 
 def cmd_report(opts: Options, out: TextIO) -> int:
-    from rooflinec.report import NotMeasured, report
+    from rooflinec.prose.report import NotMeasured, report
 
     catalog, result = _one_result(opts)
     try:
@@ -383,7 +383,7 @@ def _cut(name: str, limit: int = 120) -> str:
 
 
 def cmd_solve(opts: Options, out: TextIO) -> int:
-    from rooflinec.solve_case import solve_case, to_data, to_text
+    from rooflinec.engine.solve_case import solve_case, to_data, to_text
 
     compiled = compiled_or_raise(specs_folder(opts.specs))
     catalog = compiled.catalog
@@ -403,9 +403,9 @@ def cmd_solve(opts: Options, out: TextIO) -> int:
 
 
 def cmd_diff(opts: Options, out: TextIO) -> int:
-    from rooflinec import diff
     from rooflinec.assemble import build_catalog
-    from rooflinec.compiler import compile_catalog
+    from rooflinec.engine.compiler import compile_catalog
+    from rooflinec.prose import diff
 
     folder = specs_folder(opts.specs)
     repo = diff.repo_root(folder)
@@ -442,7 +442,7 @@ def cmd_diff(opts: Options, out: TextIO) -> int:
 
 def cmd_publish(opts: Options, out: TextIO) -> int:
     require_extra("rooflinec publish", "site")
-    from rooflinec.publish import publish
+    from rooflinec.site.publish import publish
 
     previous = publish(
         opts.config, opts.version, list(opts.aliases), branch=opts.branch, push=opts.push

@@ -3,7 +3,7 @@
 The rule, written here once: **the lowest ceiling wins; ties go to compute, then the
 levels in order; the latency floor only when strictly slower.** A kernel cell, a model
 step, `report`'s regime and the charts all ask a `Roof`; the float columns
-(`rooflinec.columns`) compute the same rule in numpy and come back here wherever the
+(`rooflinec.engine.columns`) compute the same rule in numpy and come back here wherever the
 floats cannot decide.
 
 The decision is made on times (a count over its ceiling: operations / peak, bytes /

@@ -159,7 +159,7 @@ def _verify(folder: Path, texts: dict[Path, str]) -> None:
     a linked folder is neither followed whole nor copied as a link."""
     from rooflinec.assemble import build_catalog
     from rooflinec.assemble.files import discover
-    from rooflinec.compiler import compile_catalog
+    from rooflinec.engine.compiler import compile_catalog
 
     found = discover(folder)
     files = [

@@ -22,7 +22,7 @@ from typing import Any
 
 from rooflinec import __version__
 from rooflinec.catalog import Catalog
-from rooflinec.cells import num, spreadsheet_text
+from rooflinec.outputs.cells import num, spreadsheet_text
 from rooflinec.provenance import FigureTrail, trails
 
 __all__ = [

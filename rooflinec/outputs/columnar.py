@@ -316,7 +316,7 @@ def write_parquet(
     `partition="device"` as a folder of Hive partitions under the path `target`
     (`device=ID/part-0.parquet`, one per device that has rows, its rows in catalog order).
     Writes in place: callers write to a temporary file or folder and move it in
-    (`rooflinec.outfile`)."""
+    (`rooflinec.outputs.outfile`)."""
     import pyarrow.parquet as pq
 
     if partition is None:

@@ -24,9 +24,9 @@ from functools import lru_cache
 from typing import Any, TextIO
 
 from rooflinec.catalog import LEVELS, Catalog
-from rooflinec.cells import csv_text, num
+from rooflinec.engine.models import ModelResult, PlanStep, StepResult, collector_paused
 from rooflinec.formatting import format_percent, format_si
-from rooflinec.models import ModelResult, PlanStep, StepResult, collector_paused
+from rooflinec.outputs.cells import csv_text, num
 from rooflinec.outputs.fields import Field
 from rooflinec.terms import LIMITED_BY
 

@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO
 
 from rooflinec import __version__
 from rooflinec.catalog import LEVELS, Kernel
-from rooflinec.cells import FORMULA_STARTS, Number, csv_text, num, spreadsheet_text
-from rooflinec.compiler import Compiled, Result
 from rooflinec.engine import Roof
+from rooflinec.engine.compiler import Compiled, Result
+from rooflinec.engine.grids import Selection
 from rooflinec.formatting import format_percent, format_si
-from rooflinec.grids import Selection
+from rooflinec.outputs.cells import FORMULA_STARTS, Number, csv_text, num, spreadsheet_text
 from rooflinec.outputs.fields import Field as GenericField
 from rooflinec.outputs.fields import Progress, Scope
 from rooflinec.outputs.formats import FORMATS as REGISTRY
@@ -43,8 +43,8 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from rooflinec.columns import Columns
-    from rooflinec.models import ModelResult
+    from rooflinec.engine.columns import Columns
+    from rooflinec.engine.models import ModelResult
     from rooflinec.outputs.columnar import FieldTable
 
     Ints = NDArray[np.int64]
@@ -572,7 +572,7 @@ def _batches(cells: Sequence[int]) -> Iterator[Sequence[int]]:
 
 Cells = Sequence[int] | Selection
 """What the writers take: cells of the `Compiled` given (`Compiled.rows`), or a
-`rooflinec.grids.Selection` (`grids.select`), which adds the rows of grid cases."""
+`rooflinec.engine.grids.Selection` (`grids.select`), which adds the rows of grid cases."""
 
 
 def _row_batches(

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rooflinec.errors import RooflinecError, UsageError
-from rooflinec.outfile import write_error
+from rooflinec.outputs.outfile import write_error
 from rooflinec.site.output import (
     BUILD_TEMP_PREFIX,
     SERVE_TEMP_PREFIX,

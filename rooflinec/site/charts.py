@@ -19,10 +19,11 @@ A model page also reuses `device_roofline` with its steps as the markers (`label
 The specs are plain dicts, written here directly: a device roofline takes a fraction of a
 millisecond this way and hundreds of times longer through vega-altair (which deep-copies
 layered charts on every operation), and building a site needs no altair.
-`rooflinec.notebook` loads the same specs into altair for notebooks. Each chart's data is
-also a table on its page (formatted with `rooflinec.formatting`). `render_svg` is the
-no-JavaScript fallback (cached by spec hash); `vega_bundle` is the Vega runtime, written
-once per site (cached in memory and on disk, since making it takes seconds).
+`rooflinec.integrations.notebook` loads the same specs into altair for notebooks. Each
+chart's data is also a table on its page (formatted with `rooflinec.formatting`).
+`render_svg` is the no-JavaScript fallback (cached by spec hash); `vega_bundle` is the
+Vega runtime, written once per site (cached in memory and on disk, since making it takes
+seconds).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rooflinec.catalog import LEVELS, Catalog
-from rooflinec.compiler import Compiled, DeviceFigures, Result
+from rooflinec.engine.compiler import Compiled, DeviceFigures, Result
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.terms import COMPUTE
 

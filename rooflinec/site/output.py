@@ -31,7 +31,7 @@ import time
 from pathlib import Path, PurePosixPath
 
 from rooflinec.errors import UsageError
-from rooflinec.outfile import read_by_check
+from rooflinec.outputs.outfile import read_by_check
 
 __all__ = [
     "MANIFEST",

@@ -84,7 +84,7 @@ if TYPE_CHECKING:
     from mkdocs.structure.pages import Page
     from mkdocs.utils.templates import TemplateContext
 
-    from rooflinec.compiler import Compiled
+    from rooflinec.engine.compiler import Compiled
     from rooflinec.progress import ProgressLine
     from rooflinec.site.pages.common import GeneratedPage
 
@@ -254,7 +254,7 @@ def _version_selector_only_when_versioned(config: MkDocsConfig) -> None:
     """Drop material's mike version selector (`extra.version.provider: mike`) unless this
     build is a published version (mike sets MIKE_DOCS_VERSION, `rooflinec publish` sets
     ROOFLINEC_BUILD_VERSION): elsewhere its request for `../versions.json` fails."""
-    from rooflinec.publish import ENV_VERSION
+    from rooflinec.site.publish import ENV_VERSION
 
     extra = config.extra
     version = extra.get("version") if extra is not None else None

@@ -1,10 +1,10 @@
 """The "changes" page: the figures that moved since the previous published version.
 
 `rooflinec publish` (mike) passes the build its context in environment variables
-(`rooflinec.publish`): the commit it builds, the version, and the commit and name of the
+(`rooflinec.site.publish`): the commit it builds, the version, and the commit and name of the
 previous published version. `Changes.from_environment` compiles the catalog as it was at
-that commit (`rooflinec.diff.specs_at`) and diffs it against the catalog being built;
-`changes_pages` renders `rooflinec.diff`'s result through the site's escaping, grouped by
+that commit (`rooflinec.prose.diff.specs_at`) and diffs it against the catalog being built;
+`changes_pages` renders `rooflinec.prose.diff`'s result through the site's escaping, grouped by
 device and kernel, largest changes first, old → new with the relative change.
 
 Without those variables (`rooflinec build`, `mkdocs build`) the page says that no previous
@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from rooflinec.diff import CatalogDiff, Change, format_relative, format_value
-from rooflinec.publish import BUILD_INFO, ENV_BASE, ENV_BASE_LABEL, ENV_COMMIT, ENV_VERSION
+from rooflinec.prose.diff import CatalogDiff, Change, format_relative, format_value
 from rooflinec.site.escape import md
 from rooflinec.site.pages.common import GeneratedPage, Page, chunks_by_size, split_pages
+from rooflinec.site.publish import BUILD_INFO, ENV_BASE, ENV_BASE_LABEL, ENV_COMMIT, ENV_VERSION
 
 if TYPE_CHECKING:
-    from rooflinec.compiler import Compiled
+    from rooflinec.engine.compiler import Compiled
     from rooflinec.site.pages.model import Site
 
 __all__ = ["Changes", "changes_pages"]
@@ -81,7 +81,7 @@ class Changes:
         if info is not None:
             out[BUILD_INFO] = info
         if self.diff is not None:
-            from rooflinec.diff import to_data
+            from rooflinec.prose.diff import to_data
 
             data = to_data(self.diff)
             data["version"] = self.version
@@ -97,9 +97,9 @@ def _compare(
 ) -> tuple[CatalogDiff | None, str | None]:
     """The diff of the catalog at commit `base` against `compiled`, or why there is none."""
     from rooflinec.assemble import build_catalog
-    from rooflinec.compiler import compile_catalog
-    from rooflinec.diff import diff_compiled, specs_at
+    from rooflinec.engine.compiler import compile_catalog
     from rooflinec.errors import RooflinecError
+    from rooflinec.prose.diff import diff_compiled, specs_at
 
     name = f"{label} ({base[:12]})" if label else base[:12]
     try:

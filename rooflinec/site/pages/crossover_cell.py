@@ -35,8 +35,8 @@ def crossover_cell(
 def _crossover_cell(
     site: Site, case: str, device: str, precision: str, symbol: str, shape: dict[str, int] | None
 ) -> str:
-    from rooflinec.solve import SolveError, crossover, solve_regions
-    from rooflinec.solve_case import problem_of
+    from rooflinec.engine.solve import SolveError, crossover, solve_regions
+    from rooflinec.engine.solve_case import problem_of
 
     try:
         problem = problem_of(site.catalog, case, device, precision, symbol, shape=shape)

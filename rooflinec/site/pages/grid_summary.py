@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rooflinec.catalog import Case, Kernel
+from rooflinec.engine.grids import select
 from rooflinec.formulas import Formula, bulk_evaluate
 from rooflinec.formulas.vectorised import evaluate_int64
-from rooflinec.grids import select
 from rooflinec.outputs import results
 from rooflinec.site.pages.common import level_name
 

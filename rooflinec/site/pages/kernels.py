@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from rooflinec.catalog import LEVELS, Case, Kernel
-from rooflinec.compiler import Result
+from rooflinec.engine.compiler import Result
 from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.site import charts
 from rooflinec.site.pages.common import (

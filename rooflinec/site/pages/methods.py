@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from rooflinec.assemble.builder import METHOD_MODELS_SUFFIX
 from rooflinec.catalog import Example, Method
-from rooflinec.examples import run_example
+from rooflinec.engine.examples import run_example
 from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.site.pages.common import GeneratedPage, Page, level_name, records
 from rooflinec.site.pages.parts import sources_context

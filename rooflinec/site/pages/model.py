@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from jinja2 import Environment
 
 from rooflinec.catalog import Case, Catalog
-from rooflinec.compiler import Compiled, Result
+from rooflinec.engine.compiler import Compiled, Result
 from rooflinec.formatting import format_si
 from rooflinec.provenance import FigureTrail, device_trails
 from rooflinec.site.escape import external_link
@@ -33,7 +33,7 @@ from rooflinec.site.pages.common import (
 from rooflinec.site.session import Session
 
 if TYPE_CHECKING:
-    from rooflinec.models import ModelEngine, ModelResult
+    from rooflinec.engine.models import ModelEngine, ModelResult
     from rooflinec.site.pages.audit import AuditLayout
     from rooflinec.site.pages.changes import Changes
 

@@ -16,19 +16,19 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from rooflinec.catalog import LEVELS, Model
+from rooflinec.engine.step_crossover import BATCH, decode_phases, step_crossover
 from rooflinec.formatting import format_number, format_percent, format_si
-from rooflinec.model_explain import step_instance
 from rooflinec.outputs.model_rows import dominant_limit, write_model_csv
+from rooflinec.prose.model_explain import step_instance
 from rooflinec.site import charts
 from rooflinec.site.escape import md
 from rooflinec.site.pages.common import GeneratedPage, Page, chunks_of, level_name, split_pages
 from rooflinec.site.pages.parts import sources_context
 from rooflinec.site.pages.reuse import device_memo
-from rooflinec.site.step_crossover import BATCH, decode_phases, step_crossover
 from rooflinec.terms import COMPUTE, LIMITED_BY
 
 if TYPE_CHECKING:
-    from rooflinec.models import ModelResult, StepResult
+    from rooflinec.engine.models import ModelResult, StepResult
     from rooflinec.site.pages.model import Site
 
 #: Devices a model page's tables and charts show; the downloads hold every device.

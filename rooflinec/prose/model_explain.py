@@ -10,10 +10,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 from rooflinec.catalog import LEVEL_NAMES, LEVELS, Model
-from rooflinec.compiler import Compiled, Result
-from rooflinec.explain import width_lines
+from rooflinec.engine.compiler import Compiled, Result
+from rooflinec.engine.models import ModelEngine, ModelResult
 from rooflinec.formatting import format_number, format_percent, format_si
-from rooflinec.models import ModelEngine, ModelResult
+from rooflinec.prose.explain import width_lines
 from rooflinec.terms import COMPUTE, LATENCY
 
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from rooflinec.catalog import LEVEL_SHORT_NAMES, LEVELS, Catalog
-from rooflinec.compiler import Result, Run
 from rooflinec.engine import Roof
+from rooflinec.engine.compiler import Result, Run
 from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.terms import COMPUTE, LATENCY
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from rooflinec.catalog import LEVEL_NAMES, Catalog
-from rooflinec.compiler import Result
+from rooflinec.engine.compiler import Result
 from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.terms import COMPUTE, LATENCY
 
@@ -155,8 +155,8 @@ def width_lines(catalog: Catalog, widths: dict[str, str], bound: dict[str, str])
 
 def crossover_phrase(catalog: Catalog, result: Result, symbol: str) -> str:
     """Where the result turns compute bound as `symbol` varies, in a few words."""
-    from rooflinec.solve import DOMAIN, SolveError, crossover, solve_regions
-    from rooflinec.solve_case import limit_name, problem_of
+    from rooflinec.engine.solve import DOMAIN, SolveError, crossover, solve_regions
+    from rooflinec.engine.solve_case import limit_name, problem_of
 
     try:
         regions = solve_regions(

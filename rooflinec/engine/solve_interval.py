@@ -6,7 +6,7 @@ whose bounds prove that the same ceiling wins everywhere in it is one run; any o
 range is split, down to single integers, which are evaluated exactly. The bounds are
 interval arithmetic on Fractions over the formula's tree, so they are sound (they may
 be loose, never wrong) whether or not the formula is monotone. `box_bounds` bounds a
-formula over several symbols at once (a grid's box of shapes, `rooflinec.grid_proof`).
+formula over several symbols at once (a grid's box of shapes, `rooflinec.engine.grid_proof`).
 """
 
 from __future__ import annotations

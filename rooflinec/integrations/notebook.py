@@ -15,7 +15,7 @@ from typing import Any
 
 import altair as alt
 
-from rooflinec.compiler import Compiled
+from rooflinec.engine.compiler import Compiled
 from rooflinec.pipeline import compiled_or_raise, specs_folder
 from rooflinec.site import charts
 

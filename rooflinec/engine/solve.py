@@ -13,11 +13,11 @@ without visiting every integer:
   device with a launch floor the time at each ceiling against the floor (`flops − peak ×
   floor`, `bytes_L − bandwidth_L × floor`: latency bound where every one is negative,
   that is where the time at the roofline is below launches × latency). Their
-  real roots are isolated exactly (`rooflinec.solve_poly`); between the integers next
+  real roots are isolated exactly (`rooflinec.engine.solve_poly`); between the integers next
   to the roots nothing changes, so one exact evaluation stands for each run.
 - Otherwise (`min`, `max`, `ceil`, `floor` around the symbol, or a division by it) an
   exact integer search splits the range until exact interval bounds
-  (`rooflinec.solve_interval`) prove one limit for a whole piece, down to single
+  (`rooflinec.engine.solve_interval`) prove one limit for a whole piece, down to single
   integers, each evaluated exactly. Non-monotone formulas are handled alike: nothing
   is assumed of their shape.
 
@@ -35,10 +35,10 @@ from itertools import pairwise
 
 from rooflinec.catalog import LEVELS
 from rooflinec.engine import Roof
+from rooflinec.engine.solve_interval import bounds
+from rooflinec.engine.solve_poly import Poly, coefficients, combine, critical_integers
 from rooflinec.errors import RooflinecError
 from rooflinec.formulas import EvaluationError, Formula
-from rooflinec.solve_interval import bounds
-from rooflinec.solve_poly import Poly, coefficients, combine, critical_integers
 from rooflinec.terms import COMPUTE, LATENCY
 
 #: The integers a symbol is varied over.

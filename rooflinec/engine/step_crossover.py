@@ -1,7 +1,7 @@
 """The batch from which a model step turns compute bound: a crossover of a phase variable.
 
 A step's kernel symbols are functions of the model's parameters and phase variables
-(its shape formulas), so the case solver (`rooflinec.solve`), which varies one kernel
+(its shape formulas), so the case solver (`rooflinec.engine.solve`), which varies one kernel
 symbol, cannot be asked directly. Instead the step's operation and byte counts are
 written as formulas over the model's names: every kernel symbol in the kernel's
 formulas is replaced by its shape formula, in parentheses, and the text goes through
@@ -26,10 +26,10 @@ from fractions import Fraction
 from functools import lru_cache
 
 from rooflinec.catalog import LEVELS, Catalog, Kernel, Model, ModelStep
-from rooflinec.compiler import DeviceFigures
 from rooflinec.engine import WIDTH, integral
+from rooflinec.engine.compiler import DeviceFigures
+from rooflinec.engine.solve import Problem, Region, SolveError, crossover, solve_regions
 from rooflinec.formulas import Formula, FormulaError, parse_formula
-from rooflinec.solve import Problem, Region, SolveError, crossover, solve_regions
 
 __all__ = [
     "BATCH",

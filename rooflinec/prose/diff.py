@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from rooflinec.catalog import Catalog
-from rooflinec.compiler import Compiled
+from rooflinec.engine.compiler import Compiled
 from rooflinec.errors import Diagnostic, RooflinecError, UsageError, one_line
 from rooflinec.formatting import format_percent, format_si
 

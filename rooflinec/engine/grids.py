@@ -1,7 +1,7 @@
 """Grid cases compiled lazily: a selection of rows as ordered batches, in bounded memory.
 
 A grid case (`grid:` instead of `shape:`) stands for every shape of its grid, in the
-grid's order (`rooflinec.grid_values`). It has no cells in `Compiled.counts`, which
+grid's order (`rooflinec.engine.grid_values`). It has no cells in `Compiled.counts`, which
 holds the plain cases; this module expands it a chunk of shapes at a time:
 
 1. the chunk's shapes as int64 arrays, one per symbol (`Grid.columns`);
@@ -9,7 +9,7 @@ holds the plain cases; this module expands it a chunk of shapes at a time:
    (`rooflinec.formulas.vectorised`), or, for a chunk int64 cannot hold exactly, with
    the exact engine (Python ints and Fractions) for that chunk;
 3. a `Compiled` for the chunk alone: one plain case per shape, the pairs of the
-   selection, the same device figures. Its columns come from `rooflinec.columns`, the
+   selection, the same device figures. Its columns come from `rooflinec.engine.columns`, the
    computation every plain cell takes, so a grid row has the text and the numbers of a
    plain case with that shape ("same cell, same bytes"); only the case id and name are
    the grid case's.
@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, NoReturn
 import numpy as np
 
 from rooflinec.catalog import Case, Kernel
-from rooflinec.compiler import Compiled, Counts, Result
 from rooflinec.engine import WIDTH, integral
+from rooflinec.engine.compiler import Compiled, Counts, Result
 from rooflinec.errors import Diagnostic, SpecError
 from rooflinec.formulas import EvaluationError, Formula, bulk_evaluate
 from rooflinec.formulas.vectorised import evaluate_int64

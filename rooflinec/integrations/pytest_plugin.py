@@ -18,7 +18,7 @@ import pytest
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
-    from rooflinec.compiler import Compiled
+    from rooflinec.engine.compiler import Compiled
 
 _COMPILED_KEY = pytest.StashKey[dict[Path, "Compiled"]]()
 
@@ -111,7 +111,7 @@ class ExampleItem(pytest.Item):
         self.spec_id = spec_id
 
     def runtest(self) -> None:
-        from rooflinec.examples import describe_failure, run_example
+        from rooflinec.engine.examples import describe_failure, run_example
 
         spec_file = self.parent
         assert isinstance(spec_file, SpecFile)  # items are only created under a SpecFile

@@ -14,11 +14,11 @@ from fractions import Fraction
 from typing import Any
 
 from rooflinec.catalog import LEVEL_SHORT_NAMES, LEVELS, Catalog
-from rooflinec.compiler import device_figures
 from rooflinec.engine import integral
+from rooflinec.engine.compiler import device_figures
+from rooflinec.engine.solve import DOMAIN, Problem, Region, crossover, solve_regions
 from rooflinec.errors import UsageError
 from rooflinec.formatting import format_si
-from rooflinec.solve import DOMAIN, Problem, Region, crossover, solve_regions
 from rooflinec.terms import COMPUTE, LATENCY
 
 

@@ -5,7 +5,7 @@ cell needs is shared: its operation and byte counts depend only on the case and 
 precision's width (evaluated exactly, once per case and width), its ceilings only on
 the device and the precision. `compile_catalog` computes those exact counts; a cell's
 float outputs (attainable rate, share of peak, time, sweeps, efficiency) are computed
-on first use, as columns, by `rooflinec.columns`, one fixed computation per cell, so
+on first use, as columns, by `rooflinec.engine.columns`, one fixed computation per cell, so
 a cell's numbers never depend on which other cells exist or were asked for.
 
 A `Result` is the exact view of one cell (Fractions in SI base units), built on
@@ -28,8 +28,8 @@ from rooflinec.formulas import Formula, bulk_evaluate
 from rooflinec.terms import SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:
-    from rooflinec.columns import Columns
-    from rooflinec.models import ModelEngine, ModelResult
+    from rooflinec.engine.columns import Columns
+    from rooflinec.engine.models import ModelEngine, ModelResult
 
 
 @dataclass(frozen=True)
@@ -233,14 +233,14 @@ class Compiled:
     @cached_property
     def columns(self) -> Columns:
         """Every cell's float outputs as numpy columns (computed on first use)."""
-        from rooflinec.columns import compute_columns
+        from rooflinec.engine.columns import compute_columns
 
         return compute_columns(self)
 
     @cached_property
     def model_engine(self) -> ModelEngine:
         """The models' rows over this catalog's devices (computed on demand)."""
-        from rooflinec.models import ModelEngine
+        from rooflinec.engine.models import ModelEngine
 
         return ModelEngine(self.catalog, self.devices, self.counts.latencies)
 
@@ -405,7 +405,7 @@ def compile_catalog(catalog: Catalog) -> Compiled:
     flops: list[Fraction] = []
     byte_counts: list[dict[str, Fraction]] = []
     for kernel in catalog.kernels.values():
-        # A grid case has no cells here: `rooflinec.grids` expands it a chunk at a time.
+        # A grid case has no cells here: `rooflinec.engine.grids` expands it a chunk at a time.
         plain = [case for case in kernel.cases if case.grid is None]
         if not plain or not widths:
             continue

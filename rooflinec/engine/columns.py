@@ -1,6 +1,6 @@
 """Every cell's float outputs as numpy columns: one fixed computation per cell.
 
-The exact counts (`rooflinec.compiler.Counts`) are converted to float64 once each,
+The exact counts (`rooflinec.engine.compiler.Counts`) are converted to float64 once each,
 correctly rounded: operations per case and width, intensity per case, width and level
 (the exact quotient, rounded once), sustained peak per (device, precision), bandwidth
 per device and level. Each cell then takes the same steps, element by element (numpy's
@@ -52,7 +52,7 @@ from rooflinec.terms import LATENCY, LIMITED_BY, SWEEP, SWEEP_KEYS
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-    from rooflinec.compiler import Compiled
+    from rooflinec.engine.compiler import Compiled
 
     Floats = NDArray[np.float64]
     Ints = NDArray[np.int64]

@@ -31,7 +31,7 @@ from rooflinec.errors import Diagnostic
 from rooflinec.terms import COMPUTE, LATENCY
 
 if TYPE_CHECKING:
-    from rooflinec.compiler import DeviceFigures
+    from rooflinec.engine.compiler import DeviceFigures
 
 __all__ = ["ModelEngine", "ModelResult", "Plan", "PlanStep", "StepResult", "collector_paused"]
 
