@@ -14,15 +14,14 @@ from typing import TYPE_CHECKING, Any, Literal
 from rooflinec.errors import Location
 
 if TYPE_CHECKING:
-    from rooflinec.engine.grid_values import Grid
     from rooflinec.formulas import Formula
+    from rooflinec.grid_values import Grid
     from rooflinec.loader import Document
 
 LEVELS: tuple[str, ...] = ("dram", "l2", "l1")
 LEVEL_NAMES = {"dram": "DRAM", "l2": "last on-chip level (L2)", "l1": "L1"}
 LEVEL_SHORT_NAMES = {"dram": "DRAM", "l2": "L2", "l1": "L1"}  # table headers, chart labels
 Counting = Literal["FLOP", "OP"]
-WIDTH = "w"  # the formula symbol bound to the evaluated precision's bytes per value
 
 
 @dataclass(frozen=True)
@@ -269,17 +268,6 @@ class Kernel:
     document: Document = field(repr=False, compare=False)
     # Width symbols beside w (name -> meaning): each is w unless a case or step binds it.
     widths: dict[str, str] = field(default_factory=dict)
-
-    def width_values(
-        self, w: Fraction, bound: dict[str, str], precisions: dict[str, Precision]
-    ) -> dict[str, Fraction]:
-        """`w` and every width symbol's bytes per value: a bound width takes its
-        precision's bytes, an unbound one is `w`."""
-        out = {WIDTH: w}
-        for name in self.widths:
-            pid = bound.get(name)
-            out[name] = precisions[pid].bytes if pid is not None else w
-        return out
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from benchmarks.synth import write_catalog
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.engine.compiler import Compiled, compile_catalog
+from rooflinec.engine.terms import LIMITED_BY
 from rooflinec.outputs.results import CSV_COLUMNS, FIELDS, results_text
-from rooflinec.terms import LIMITED_BY
 from tests.specfactory import BUNDLED, write_specs
 
 REL = 1e-12  # floats agree with the exact values to this relative error

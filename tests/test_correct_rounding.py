@@ -17,7 +17,7 @@ from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import LEVELS
 from rooflinec.cli.main import main
 from rooflinec.engine.compiler import Compiled, compile_catalog
-from rooflinec.terms import LIMITED_BY, SWEEP_KEYS
+from rooflinec.engine.terms import LIMITED_BY, SWEEP_KEYS
 from tests.specfactory import BUNDLED, copy_bundled
 
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rooflinec.engine import Bound, Roof
-from rooflinec.terms import COMPUTE, LATENCY, LIMITED_BY
+from rooflinec.engine.terms import COMPUTE, LATENCY, LIMITED_BY
 
 _POSITIVE = st.fractions(min_value=Fraction(1, 1000), max_value=1000)
 

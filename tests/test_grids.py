@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.cli.main import main
 from rooflinec.engine.compiler import compile_catalog
-from rooflinec.engine.grid_values import Grid, GridAxis
 from rooflinec.engine.grids import select
 from rooflinec.formulas import bulk_evaluate, parse_formula
 from rooflinec.formulas.vectorised import evaluate_int64
+from rooflinec.grid_values import Grid, GridAxis
 from tests.specfactory import BUNDLED
 
 HEAD = """id: test-grid

@@ -11,11 +11,12 @@ from hypothesis import strategies as st
 
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import Catalog, Figure, MemoryLevel, Peak
-from rooflinec.engine.compiler import Result, Run, compile_catalog, device_figures
+from rooflinec.engine.cells import Result, Run
+from rooflinec.engine.compiler import compile_catalog, device_figures
 from rooflinec.engine.examples import run_example
+from rooflinec.engine.terms import SWEEP, SWEEP_KEYS
 from rooflinec.errors import Location
 from rooflinec.formulas import Formula
-from rooflinec.terms import SWEEP, SWEEP_KEYS
 from tests.specfactory import BUNDLED
 
 positive = st.fractions(min_value=Fraction(1, 1000), max_value=Fraction(10**16)).filter(

@@ -22,6 +22,7 @@ from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import LEVELS
 from rooflinec.engine.compiler import Compiled, compile_catalog
 from rooflinec.engine.models import ModelResult, collector_paused, run_bound
+from rooflinec.engine.terms import COMPUTE, LATENCY, LIMITED_BY
 from rooflinec.outputs.model_rows import (
     _dump,
     model_data,
@@ -29,7 +30,6 @@ from rooflinec.outputs.model_rows import (
     write_model_json_rows,
     write_model_jsonl,
 )
-from rooflinec.terms import COMPUTE, LATENCY, LIMITED_BY
 from tests.specfactory import BUNDLED
 
 

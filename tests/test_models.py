@@ -13,7 +13,8 @@ import pytest
 
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.cli.main import main
-from rooflinec.engine.compiler import Compiled, DeviceFigures, compile_catalog
+from rooflinec.engine.cells import DeviceFigures
+from rooflinec.engine.compiler import Compiled, compile_catalog
 from rooflinec.schema import validator
 from tests.specfactory import BUNDLED, TOY_DEVICE, write_specs
 

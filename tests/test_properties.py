@@ -7,8 +7,8 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rooflinec.engine.compiler import Result
-from rooflinec.terms import COMPUTE
+from rooflinec.engine.cells import Result
+from rooflinec.engine.terms import COMPUTE
 
 positive = st.fractions(min_value=Fraction(1, 10**6), max_value=Fraction(10**18)).filter(
     lambda f: f > 0

@@ -17,7 +17,7 @@ from rooflinec.errors import UsageError
 from rooflinec.pipeline import checked
 from rooflinec.prose.diff import diff_compiled
 from rooflinec.site import publish as publish_module
-from rooflinec.site.pages.changes import Changes, changes_pages
+from rooflinec.site.pages.changes import changes_pages
 from rooflinec.site.pages.common import PageLimits
 from rooflinec.site.pages.downloads import downloads
 from rooflinec.site.pages.model import Site
@@ -32,6 +32,7 @@ from rooflinec.site.publish import (
     check_names,
     previous_version,
 )
+from rooflinec.site.versions import Changes
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / "specs"

@@ -20,7 +20,7 @@ from rooflinec.provenance import conflicts, device_trails, trails
 from rooflinec.resources import schemas_dir
 from rooflinec.site.build import build_site
 from rooflinec.site.escape import sanitize
-from rooflinec.site.pages.audit import exact_number, figure_anchor, figure_name
+from rooflinec.site.pages.audit import audit_layout, exact_number, figure_anchor, figure_name
 from rooflinec.site.pages.common import GeneratedPage, PageLimits
 from rooflinec.site.pages.listing import pages as site_pages
 from rooflinec.site.pages.model import Site
@@ -106,7 +106,7 @@ def test_every_figure_has_a_section_on_its_devices_audit_pages(
 ) -> None:
     """Each trail of provenance appears once, under its own anchor, on its device's pages."""
     for trail in trails(compiled.catalog, today=bundled_site.catalog_date):
-        target = bundled_site.audit.target(trail.device, trail.field)
+        target = audit_layout(bundled_site).target(trail.device, trail.field)
         path, _, anchor = target.partition("#")
         assert anchor == figure_anchor(trail)
         assert pages[path].markdown.count(f"{{#{anchor}}}") == 1, target
@@ -182,7 +182,7 @@ def test_long_devices_split_their_audit_across_pages(compiled: Any) -> None:
     assert "devices/intel-gaudi3/audit-2.md" in pages
     first = pages["devices/intel-gaudi3/audit.md"].markdown
     assert "Pages: **1** · [2](audit-2.md)" in first
-    target = bundled_site.audit.target("intel-gaudi3", "compute.fp8")
+    target = audit_layout(bundled_site).target("intel-gaudi3", "compute.fp8")
     path, _, anchor = target.partition("#")
     assert path != "devices/intel-gaudi3/audit.md"
     assert f"{{#{anchor}}}" in pages[path].markdown
@@ -207,7 +207,7 @@ def test_conflicts_page_lists_every_conflict_largest_first(
     ]
     assert spreads == sorted(spreads, reverse=True)
     for trail in found:
-        assert f"({bundled_site.audit.target(trail.device, trail.field)})" in page
+        assert f"({audit_layout(bundled_site).target(trail.device, trail.field)})" in page
 
 
 def test_gaudi3_bf16_is_on_the_conflicts_page_with_both_values(
@@ -236,7 +236,7 @@ def test_sources_page_shows_ages_and_links_figures_to_their_audit(
     today = bundled_site.catalog_date.isoformat()
     assert f"Ages are counted to **{today}**" in page
     assert re.search(r"read 2026-10-25, \d+ days ago", page)
-    target = bundled_site.audit.target("intel-gaudi3", "compute.bf16")
+    target = audit_layout(bundled_site).target("intel-gaudi3", "compute.bf16")
     assert f"[BF16 or FP16 peak]({target})" in page
     assert "(alternative 1835 TFLOP/s)" in page
 

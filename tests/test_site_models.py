@@ -13,15 +13,16 @@ from pathlib import Path
 import pytest
 
 from rooflinec.catalog import Catalog, Model
-from rooflinec.engine.compiler import Compiled, Result
+from rooflinec.engine.cells import Result
+from rooflinec.engine.compiler import Compiled
 from rooflinec.engine.solve import DOMAIN
 from rooflinec.engine.step_crossover import step_crossover
+from rooflinec.engine.terms import COMPUTE
 from rooflinec.formatting import format_si
 from rooflinec.pipeline import compiled_or_diagnostics
 from rooflinec.site.build import build_site
 from rooflinec.site.pages.model import Site
 from rooflinec.site.pages.models import shown_devices, tokens_text
-from rooflinec.terms import COMPUTE
 from tests.specfactory import write_specs
 
 REPO = Path(__file__).resolve().parents[1]

@@ -10,12 +10,11 @@ import pytest
 
 from rooflinec.pipeline import checked
 from rooflinec.site import charts
-from rooflinec.site.pages.common import Page
 from rooflinec.site.pages.devices import device_index
 from rooflinec.site.pages.grouping import group_by_vendor, vendor_slug
 from rooflinec.site.pages.home import home_section
 from rooflinec.site.pages.listing import pages as site_pages
-from rooflinec.site.pages.model import Site
+from rooflinec.site.pages.model import Page, Site
 
 REPO = Path(__file__).resolve().parents[1]
 VENDORS = {"a1": "A", "a2": "A", "b1": "B", "c1": "C", "c2": "C", "c3": "C", "d1": "D"}

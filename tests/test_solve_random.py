@@ -16,10 +16,10 @@ from itertools import pairwise
 
 import pytest
 
-from rooflinec.engine.compiler import Result
+from rooflinec.engine.cells import Result
 from rooflinec.engine.solve import Problem, Region, SolveError, crossover, limited_by, solve_regions
+from rooflinec.engine.terms import COMPUTE, LATENCY
 from rooflinec.formulas import EvaluationError, Formula, parse_formula
-from rooflinec.terms import COMPUTE, LATENCY
 
 SYMBOLS = ("X", "a", "b")
 RANGE = 240  # brute force over 1..RANGE

@@ -19,7 +19,7 @@ from rooflinec.assemble.collect import Broken, Collector
 from rooflinec.assemble.devices import build_device
 from rooflinec.assemble.examples import printed_tolerance
 from rooflinec.assemble.files import SpecFiles, discover, display_path
-from rooflinec.assemble.kernels import MAX_COUNT, RESERVED_SYMBOL, build_kernel
+from rooflinec.assemble.kernels import RESERVED_SYMBOL, build_kernel
 from rooflinec.assemble.load import load_documents
 from rooflinec.assemble.methods import build_method
 from rooflinec.assemble.models import build_model
@@ -30,7 +30,6 @@ from rooflinec.errors import Diagnostic, Location, SpecError
 from rooflinec.loader import Loader, load_file
 
 __all__ = [
-    "MAX_COUNT",
     "RESERVED_SYMBOL",
     "Broken",
     "Collector",

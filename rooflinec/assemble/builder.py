@@ -14,7 +14,7 @@ from typing import Any
 from rooflinec.assemble.collect import Broken, Collector
 from rooflinec.catalog import Example, Precision, Source, Version
 from rooflinec.errors import Location
-from rooflinec.formulas import Formula, FormulaError, parse_formula
+from rooflinec.formulas import WIDTH, Formula, FormulaError, parse_formula
 from rooflinec.loader import Document, PathKey
 from rooflinec.quantities import Dimension, QuantityError, parse_quantity
 
@@ -158,7 +158,7 @@ class Builder:
         text: str,
         symbols: Iterable[str],
         *,
-        reserved: Iterable[str] = ("w",),
+        reserved: Iterable[str] = (WIDTH,),
     ) -> Formula | None:
         try:
             return parse_formula(text, tuple(symbols), reserved=tuple(reserved))

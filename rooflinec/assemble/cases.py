@@ -8,7 +8,7 @@ from typing import Any
 
 from rooflinec.assemble.builder import Builder
 from rooflinec.catalog import Case, Measured, Precision, Source
-from rooflinec.engine.grid_values import MAX_GRID_SHAPES, Grid, GridAxis, axis_text
+from rooflinec.grid_values import MAX_GRID_SHAPES, Grid, GridAxis, axis_text
 from rooflinec.loader import Document, PathKey
 from rooflinec.quantities import Dimension
 

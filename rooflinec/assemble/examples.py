@@ -8,10 +8,10 @@ from typing import Any
 
 from rooflinec.assemble.builder import Builder
 from rooflinec.catalog import Example, ExampleFigures, Expectation
+from rooflinec.engine.terms import LIMITED_BY
 from rooflinec.errors import json_path
 from rooflinec.loader import Document, PathKey
 from rooflinec.quantities import Dimension
-from rooflinec.terms import LIMITED_BY
 
 _OUTPUT_DIMENSIONS: dict[str, Dimension] = {
     "peak": Dimension.RATE,

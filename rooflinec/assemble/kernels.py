@@ -12,13 +12,13 @@ from rooflinec.assemble.builder import Builder
 from rooflinec.assemble.cases import build_case
 from rooflinec.assemble.typed import TypedFile
 from rooflinec.catalog import Case, Kernel, Precision
-from rooflinec.engine import WIDTH, integral
+from rooflinec.engine import WIDTH
+from rooflinec.engine.evaluate import MAX_COUNT, count_problem, width_values
 from rooflinec.errors import short_number
 from rooflinec.formulas import FUNCTIONS, EvaluationError, Formula, FormulaError
 from rooflinec.loader import Document, PathKey
 
 RESERVED_SYMBOL = WIDTH
-MAX_COUNT = 10**40  # operations or bytes of one call; more is a typo, not a kernel
 
 
 def build_kernel(
@@ -110,7 +110,7 @@ def _evaluate_all(
                 _prove_grid(builder, doc, case, path, formula, what, widths, precisions)
                 continue
             for w, shape in _samples(case, widths if formula.reserved else widths[:1]):
-                values = {**shape, **_width_values(case, w, width_symbols, precisions)}
+                values = {**shape, **width_values(width_symbols, w, case.widths, precisions)}
                 try:
                     result = formula.evaluate(values)
                 except (EvaluationError, FormulaError) as exc:
@@ -123,8 +123,8 @@ def _evaluate_all(
                         )
                     )
                     break
-                if result <= 0 or abs(result) > MAX_COUNT:
-                    problem = "is not positive" if result <= 0 else "is implausibly large"
+                problem = count_problem(result)
+                if problem is not None:
                     builder.out.add(
                         doc.error(
                             path,
@@ -134,17 +134,6 @@ def _evaluate_all(
                         )
                     )
                     break
-
-
-def _width_values(
-    case: Case, w: Fraction, width_symbols: dict[str, str], precisions: dict[str, Precision]
-) -> dict[str, int | Fraction]:
-    """`w` and each width symbol: its bound precision's bytes, else `w`."""
-    values: dict[str, int | Fraction] = {RESERVED_SYMBOL: w}
-    for name in width_symbols:
-        bound = case.widths.get(name)
-        values[name] = precisions[bound].bytes if bound in precisions else w
-    return values
 
 
 def _samples(case: Case, widths: list[Fraction]) -> list[tuple[Fraction, dict[str, int]]]:
@@ -172,8 +161,8 @@ def _prove_grid(
     width_symbols: dict[str, str] = doc.data.get("widths") or {}
     for w in widths if formula.reserved else widths[:1]:
         constants = {
-            name: integral(v)
-            for name, v in _width_values(case, w, width_symbols, precisions).items()
+            name: v
+            for name, v in width_values(width_symbols, w, case.widths, precisions).items()
             if name in formula.symbols
         }
         found = first_bad_shape(formula, constants, case.grid, MAX_COUNT)
@@ -204,7 +193,7 @@ def _prove_grid(
             )
             return
         assert found.value is not None
-        problem = "is not positive" if found.value <= 0 else "is implausibly large"
+        problem = count_problem(found.value) or "is not positive"
         builder.out.add(
             doc.error(
                 grid_path,

@@ -16,10 +16,10 @@ from typing import Any
 
 from rooflinec.assemble.builder import Builder
 from rooflinec.assemble.cases import bind_widths
-from rooflinec.assemble.kernels import MAX_COUNT, reserved_reason
+from rooflinec.assemble.kernels import reserved_reason
 from rooflinec.assemble.typed import TypedFile
 from rooflinec.catalog import Kernel, Model, ModelMeasured, ModelStep, Precision
-from rooflinec.engine.models import exact_values
+from rooflinec.engine.evaluate import count_problem, width_values
 from rooflinec.errors import short_number
 from rooflinec.formulas import EvaluationError, Formula, FormulaError
 from rooflinec.loader import Document, PathKey
@@ -348,7 +348,7 @@ def _evaluate_kernel(
     formulas = [("operation count", kernel.flops)]
     formulas += [(f"{level} byte count", f) for level, f in kernel.bytes.items()]
     bound = tuple(widths.items())
-    at_width = [exact_values(kernel.width_values(w, widths, precisions)) for w in all_widths]
+    at_width = [width_values(kernel.widths, w, widths, precisions) for w in all_widths]
     for phase, shape in shapes.items():
         key = (kernel.id, tuple(shape.items()), bound)
         if key in memo.kernels:
@@ -362,9 +362,9 @@ def _evaluate_kernel(
                 except (EvaluationError, FormulaError) as exc:
                     problem = exc.message
                 else:
-                    if 0 < result <= MAX_COUNT:
+                    size = count_problem(result)
+                    if size is None:
                         continue
-                    size = "is not positive" if result <= 0 else "is implausibly large"
                     problem = f"{size} ({short_number(result)} with w={w})"
                 builder.out.add(
                     doc.error(

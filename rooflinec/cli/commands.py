@@ -18,7 +18,7 @@ from rooflinec.pipeline import checked, compiled_or_raise, specs_folder
 
 if TYPE_CHECKING:
     from rooflinec.catalog import Catalog
-    from rooflinec.engine.compiler import Result
+    from rooflinec.engine.cells import Result
 
 
 def cmd_check(opts: Options, out: TextIO) -> int:
@@ -403,27 +403,20 @@ def cmd_solve(opts: Options, out: TextIO) -> int:
 
 
 def cmd_diff(opts: Options, out: TextIO) -> int:
-    from rooflinec.assemble import build_catalog
-    from rooflinec.engine.compiler import compile_catalog
+    from rooflinec.pipeline import compiled_at, default_base, repo_root
     from rooflinec.prose import diff
 
     folder = specs_folder(opts.specs)
-    repo = diff.repo_root(folder)
-    base = opts.base or diff.default_base(repo)
-    commit = diff.resolve_ref(repo, base)
+    base = opts.base or default_base(repo_root(folder))
     new = compiled_or_raise(folder)
+    past = compiled_at(folder, base)
+    commit = past.commit
     label = base if base == commit[:12] else f"{base} ({commit[:12]})"
-    old = None
-    with diff.specs_at(folder, commit) as old_folder:
-        if old_folder is not None and old_folder.is_dir():
-            old_catalog, _ = build_catalog(old_folder)
-            if old_catalog is None:
-                sys.stderr.write(
-                    f"rooflinec: note: the specs at {label} do not build; "
-                    "every spec is shown as added\n"
-                )
-            else:
-                old = compile_catalog(old_catalog)
+    old = past.compiled
+    if not past.builds:
+        sys.stderr.write(
+            f"rooflinec: note: the specs at {label} do not build; every spec is shown as added\n"
+        )
     result = diff.diff_compiled(old, new, label)
     if opts.format == "json":
         import json

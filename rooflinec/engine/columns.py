@@ -47,12 +47,12 @@ import numpy as np
 from rooflinec.catalog import LEVELS
 from rooflinec.engine.exact import exactly_float, fraction_float, quotient_float
 from rooflinec.engine.rounding import product_quotient
-from rooflinec.terms import LATENCY, LIMITED_BY, SWEEP, SWEEP_KEYS
+from rooflinec.engine.terms import LATENCY, LIMITED_BY, SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-    from rooflinec.engine.compiler import Compiled
+    from rooflinec.engine.cells import Counts
 
     Floats = NDArray[np.float64]
     Ints = NDArray[np.int64]
@@ -122,8 +122,8 @@ class _Inputs:
     bandwidth_exact: NDArray[np.bool_]
 
 
-def _inputs(compiled: Compiled) -> _Inputs:
-    c = compiled.counts
+def _inputs(counts: Counts) -> _Inputs:
+    c = counts
     flops, flops_exact = _floats(list(c.flops))
     traffic, traffic_exact = _floats([b.get(lv) for b in c.bytes for lv in LEVELS])
     peak, peak_exact = _floats(list(c.pair_peak))
@@ -143,11 +143,11 @@ def _inputs(compiled: Compiled) -> _Inputs:
     )
 
 
-def compute_columns(compiled: Compiled) -> Columns:
-    """The float outputs of every cell of `compiled`."""
-    c = compiled.counts
+def compute_columns(counts: Counts) -> Columns:
+    """The float outputs of every cell of `counts`."""
+    c = counts
     nan = float("nan")
-    given = _inputs(compiled)
+    given = _inputs(counts)
     flops = given.flops
     intensity = np.array(
         [
@@ -165,7 +165,7 @@ def compute_columns(compiled: Compiled) -> Columns:
         "exact": np.zeros(n, dtype=np.bool_),
         "rounded": np.zeros(n, dtype=np.bool_),
         "memory": np.empty(n),
-        "floor": _floor_rates(compiled, flops, count_row, n_pairs),
+        "floor": _floor_rates(counts, flops, count_row, n_pairs),
         "limited_by": np.zeros(n, dtype=np.int8),
         "attainable": np.empty(n),
         "share_of_peak": np.empty(n),
@@ -175,16 +175,16 @@ def compute_columns(compiled: Compiled) -> Columns:
         "measured": np.full(n, np.nan),
         "efficiency": np.full(n, np.nan),
     }
-    _roofline(compiled, given, intensity, count_row, n_pairs, out)
+    _roofline(counts, given, intensity, count_row, n_pairs, out)
     for cell, rate in c.measured.items():
         out["measured"][cell] = _float(rate)
-        out["efficiency"][cell] = _quotient(rate, compiled.result_at(cell).attainable)
+        out["efficiency"][cell] = _quotient(rate, counts.result_at(cell).attainable)
     return Columns(count_row, pair, flops, intensity, given.peak, **out)
 
 
-def _floor_rates(compiled: Compiled, flops: Floats, count_row: Ints, n_pairs: int) -> Floats:
+def _floor_rates(counts: Counts, flops: Floats, count_row: Ints, n_pairs: int) -> Floats:
     """Each cell's latency-floor rate, flops / (launches × latency); +inf without a floor."""
-    c = compiled.counts
+    c = counts
     n = len(count_row)
     latency = np.array(
         [_float(c.latencies[d]) if d in c.latencies else np.inf for d in c.pair_device],
@@ -201,7 +201,7 @@ def _floor_rates(compiled: Compiled, flops: Floats, count_row: Ints, n_pairs: in
 
 
 def _roofline(
-    compiled: Compiled,
+    counts: Counts,
     given: _Inputs,
     intensity: Floats,
     count_row: Ints,
@@ -282,7 +282,7 @@ def _roofline(
             undecided[at_level] |= ~ratio_decided
         floor = out["floor"][rows]
         if not np.isinf(floor).all():
-            _exact_floors(compiled, floor, best, rows.start)
+            _exact_floors(counts, floor, best, rows.start)
             bound[floor < best] = _LATENCY  # strict: the roofline wins a tie
             np.minimum(best, floor, out=best)
             lines.append(floor)
@@ -298,35 +298,35 @@ def _roofline(
         np.minimum(out["peak_sweep"][rows], floor[:, None], out=out["peak_sweep"][rows])
         held = (np.flatnonzero(bound == _LATENCY) + rows.start).tolist()
         for i in held:
-            _at_floor(compiled, i, out)
+            _at_floor(counts, i, out)
         for i in (np.flatnonzero(undecided) + rows.start).tolist():
             out["rounded"][i] = True
-            _decide_exactly(compiled, i, out)
+            _decide_exactly(counts, i, out)
         for i in (np.flatnonzero(close > 1) + rows.start).tolist():
             out["exact"][i] = True
-            _decide_exactly(compiled, i, out)
+            _decide_exactly(counts, i, out)
 
 
 _LATENCY = LIMITED_BY.index(LATENCY)
 _SWEEP_TOP = float(max(SWEEP)) * (1 + TIE_TOLERANCE)
 
 
-def _exact_floors(compiled: Compiled, floor: Floats, roof: Floats, start: int) -> None:
+def _exact_floors(counts: Counts, floor: Floats, roof: Floats, start: int) -> None:
     """Round the floor rate once, from the exact values, wherever it can be a cell's
     attainable rate or one of its sweep points (at most the top sweep factor times the
     roofline): flops / (launches × latency) computed in float is rounded three times,
     and a sweep's ×1 point must be the very `attainable` a held cell prints."""
-    c = compiled.counts
+    c = counts
     for k in np.flatnonzero(floor <= roof * _SWEEP_TOP).tolist():
         time = c.floor(start + k)
         if time is not None:
             floor[k] = _quotient(c.flops[c.count_row(start + k)], time)
 
 
-def _at_floor(compiled: Compiled, cell: int, out: dict[str, Any]) -> None:
+def _at_floor(counts: Counts, cell: int, out: dict[str, Any]) -> None:
     """A cell held by the latency floor: its rate is flops / floor, its time the floor,
     its share flops / (floor × peak), each correctly rounded."""
-    c = compiled.counts
+    c = counts
     floor = c.floor(cell)
     if floor is not None:
         flops = c.flops[c.count_row(cell)]
@@ -336,9 +336,9 @@ def _at_floor(compiled: Compiled, cell: int, out: dict[str, Any]) -> None:
         out["share_of_peak"][cell] = _quotient(flops, floor * peak)
 
 
-def _decide_exactly(compiled: Compiled, cell: int, out: dict[str, Any]) -> None:
+def _decide_exactly(counts: Counts, cell: int, out: dict[str, Any]) -> None:
     """A cell the floats cannot decide or round: its exact view gives every value."""
-    result = compiled.result_at(cell)
+    result = counts.result_at(cell)
     out["limited_by"][cell] = LIMITED_BY.index(result.limited_by)
     out["attainable"][cell] = _float(result.attainable)
     out["time"][cell] = _float(result.time)

@@ -10,11 +10,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from rooflinec.catalog import Example, Expectation
-from rooflinec.engine.compiler import Compiled, Result
+from rooflinec.engine.cells import Result
+from rooflinec.engine.compiler import Compiled
 from rooflinec.engine.models import ModelResult
+from rooflinec.engine.terms import COMPUTE
 from rooflinec.errors import Diagnostic
 from rooflinec.formatting import format_percent, format_si
-from rooflinec.terms import COMPUTE
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ def _results(compiled: Compiled, example: Example) -> list[Result]:
 def model_row(compiled: Compiled, example: Example) -> ModelResult | None:
     """The model row an example is about: on a catalog device (with its measured time), or
     on the example's own figures; None when the model, phase or a peak is missing."""
-    from rooflinec.engine.compiler import DeviceFigures
+    from rooflinec.engine.cells import DeviceFigures
 
     model = compiled.catalog.models.get(example.model or "")
     if model is None or example.phase not in model.phases:

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from rooflinec.engine.grid_values import Grid, GridAxis
 from rooflinec.engine.solve_interval import Interval, box_bounds
 from rooflinec.engine.solve_poly import Poly, coefficients, combine, critical_integers, degree
 from rooflinec.formulas import EvaluationError, Formula, bulk_evaluate
+from rooflinec.grid_values import Grid, GridAxis
 
 if TYPE_CHECKING:
     import numpy as np

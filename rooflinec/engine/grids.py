@@ -1,7 +1,7 @@
 """Grid cases compiled lazily: a selection of rows as ordered batches, in bounded memory.
 
 A grid case (`grid:` instead of `shape:`) stands for every shape of its grid, in the
-grid's order (`rooflinec.engine.grid_values`). It has no cells in `Compiled.counts`, which
+grid's order (`rooflinec.grid_values`). It has no cells in `Compiled.counts`, which
 holds the plain cases; this module expands it a chunk of shapes at a time:
 
 1. the chunk's shapes as int64 arrays, one per symbol (`Grid.columns`);
@@ -31,7 +31,9 @@ import numpy as np
 
 from rooflinec.catalog import Case, Kernel
 from rooflinec.engine import WIDTH, integral
-from rooflinec.engine.compiler import Compiled, Counts, Result
+from rooflinec.engine.cells import Counts, Result
+from rooflinec.engine.compiler import Compiled
+from rooflinec.engine.evaluate import count_problem
 from rooflinec.errors import Diagnostic, SpecError
 from rooflinec.formulas import EvaluationError, Formula, bulk_evaluate
 from rooflinec.formulas.vectorised import evaluate_int64
@@ -54,7 +56,6 @@ __all__ = [
 
 #: Rows (shapes × pairs) a grid batch holds, about: its columns take some 100 MB.
 BATCH_ROWS = 1 << 18
-_MAX_COUNT = 10**40  # as `rooflinec.assemble.kernels.MAX_COUNT`: more is a typo
 
 
 @dataclass(frozen=True)
@@ -378,15 +379,9 @@ def _exact(
     except EvaluationError as exc:
         _refuse(case, shapes, exc.row or 0, start, what, exc.message)
     for i, value in enumerate(values):
-        if value <= 0 or value > _MAX_COUNT:
-            _refuse(
-                case,
-                shapes,
-                i,
-                start,
-                what,
-                "is not positive" if value <= 0 else "is implausibly large",
-            )
+        problem = count_problem(value)
+        if problem is not None:
+            _refuse(case, shapes, i, start, what, problem)
     return values
 
 

@@ -25,13 +25,13 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from rooflinec.catalog import LEVELS, Catalog, Model, ModelStep
-from rooflinec.engine.exact import integral
+from rooflinec.engine.evaluate import width_values
 from rooflinec.engine.roof import slowest
+from rooflinec.engine.terms import COMPUTE, LATENCY
 from rooflinec.errors import Diagnostic
-from rooflinec.terms import COMPUTE, LATENCY
 
 if TYPE_CHECKING:
-    from rooflinec.engine.compiler import DeviceFigures
+    from rooflinec.engine.cells import DeviceFigures
 
 __all__ = ["ModelEngine", "ModelResult", "Plan", "PlanStep", "StepResult", "collector_paused"]
 
@@ -292,12 +292,6 @@ class ModelResult:
 
     def step(self, step_id: str) -> StepResult | None:
         return next((s for s in self.steps if s.step == step_id), None)
-
-
-def exact_values(values: dict[str, Fraction]) -> dict[str, int | Fraction]:
-    """Widths with a whole number of bytes as ints: the same exact values, and formulas
-    evaluate several times faster on ints than on Fractions (as the compiler's widths)."""
-    return {k: integral(v) for k, v in values.items()}
 
 
 @contextmanager
@@ -591,9 +585,7 @@ class ModelEngine:
                 kernel = self.catalog.kernels[step.kernel]
                 values: dict[str, int | Fraction] = {
                     **shape,
-                    **exact_values(
-                        kernel.width_values(width, step.widths, self.catalog.precisions)
-                    ),
+                    **width_values(kernel.widths, width, step.widths, self.catalog.precisions),
                 }
                 flops = kernel.flops.evaluate(values)
                 traffic = {lv: f.evaluate(values) for lv, f in kernel.bytes.items()}

@@ -18,13 +18,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from rooflinec.terms import COMPUTE, LATENCY
+from rooflinec.engine.terms import COMPUTE, LATENCY
+from rooflinec.formulas import WIDTH
 
 __all__ = ["WIDTH", "Bound", "Pair", "Roof", "slowest"]
 
-#: The formula symbol bound to the precision's bytes per value (a kernel's own width
-#: symbols bind to the precisions a case or step names).
-WIDTH = "w"
 
 #: A rational as (numerator, denominator) integers, the denominator positive.
 Pair = tuple[int, int]

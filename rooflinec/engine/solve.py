@@ -37,9 +37,9 @@ from rooflinec.catalog import LEVELS
 from rooflinec.engine import Roof
 from rooflinec.engine.solve_interval import bounds
 from rooflinec.engine.solve_poly import Poly, coefficients, combine, critical_integers
+from rooflinec.engine.terms import COMPUTE, LATENCY
 from rooflinec.errors import RooflinecError
 from rooflinec.formulas import EvaluationError, Formula
-from rooflinec.terms import COMPUTE, LATENCY
 
 #: The integers a symbol is varied over.
 DOMAIN = (1, 10**12)

@@ -14,12 +14,12 @@ from fractions import Fraction
 from typing import Any
 
 from rooflinec.catalog import LEVEL_SHORT_NAMES, LEVELS, Catalog
-from rooflinec.engine import integral
 from rooflinec.engine.compiler import device_figures
+from rooflinec.engine.evaluate import width_values
 from rooflinec.engine.solve import DOMAIN, Problem, Region, crossover, solve_regions
+from rooflinec.engine.terms import COMPUTE, LATENCY
 from rooflinec.errors import UsageError
 from rooflinec.formatting import format_si
-from rooflinec.terms import COMPUTE, LATENCY
 
 
 @dataclass(frozen=True)
@@ -83,8 +83,7 @@ def problem_of(
     held = case.shape if shape is None else shape
     values: dict[str, int | Fraction] = {k: v for k, v in held.items() if k != symbol}
     width = catalog.precisions[precision].bytes
-    for name, value in kernel.width_values(width, case.widths, catalog.precisions).items():
-        values[name] = integral(value)
+    values.update(width_values(kernel.widths, width, case.widths, catalog.precisions))
     return Problem(
         kernel.flops,
         tuple(kernel.bytes.items()),

@@ -26,8 +26,9 @@ from fractions import Fraction
 from functools import lru_cache
 
 from rooflinec.catalog import LEVELS, Catalog, Kernel, Model, ModelStep
-from rooflinec.engine import WIDTH, integral
-from rooflinec.engine.compiler import DeviceFigures
+from rooflinec.engine import WIDTH
+from rooflinec.engine.cells import DeviceFigures
+from rooflinec.engine.evaluate import width_values
 from rooflinec.engine.solve import Problem, Region, SolveError, crossover, solve_regions
 from rooflinec.formulas import Formula, FormulaError, parse_formula
 
@@ -149,8 +150,7 @@ def step_problem(
     flops, traffic = found
     held: dict[str, int | Fraction] = {k: v for k, v in variables.items() if k != symbol}
     width = catalog.precisions[precision].bytes
-    for name, value in kernel.width_values(width, step.widths, catalog.precisions).items():
-        held[name] = integral(value)
+    held.update(width_values(kernel.widths, width, step.widths, catalog.precisions))
     return Problem(
         flops,
         tuple(traffic.items()),

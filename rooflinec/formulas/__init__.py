@@ -35,15 +35,14 @@ positions mapped back), `whitelist` (the node checks), `convert` (to the private
 from __future__ import annotations
 
 from rooflinec.formulas.errors import EvaluationError, FormulaError
-from rooflinec.formulas.evaluate import bulk_evaluate
-from rooflinec.formulas.formula import Formula
-from rooflinec.formulas.limits import FUNCTIONS, LIMITS, FormulaLimits
+from rooflinec.formulas.formula import Formula, bulk_evaluate, to_sympy
+from rooflinec.formulas.limits import FUNCTIONS, LIMITS, WIDTH, FormulaLimits
 from rooflinec.formulas.parse import parse_formula
-from rooflinec.formulas.symbolic import to_sympy
 
 __all__ = [
     "FUNCTIONS",
     "LIMITS",
+    "WIDTH",
     "EvaluationError",
     "Formula",
     "FormulaError",

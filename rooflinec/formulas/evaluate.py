@@ -7,17 +7,13 @@ columns, reading each row as a tuple.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from fractions import Fraction
-from typing import TYPE_CHECKING, TypeAlias, TypeVar
+from typing import TypeAlias, TypeVar
 
 from rooflinec.formulas.errors import EvaluationError, _shown
 from rooflinec.formulas.limits import LIMITS
 from rooflinec.formulas.tree import _Call, _Neg, _Node, _Num, _Pow, _Sum, _Sym, _Value
-
-if TYPE_CHECKING:
-    from rooflinec.formulas.formula import Formula
-
 
 _Env = TypeVar("_Env")
 _Fn: TypeAlias = Callable[[_Env], _Value]
@@ -128,48 +124,3 @@ def _check_value(name: str, value: object, column: int) -> None:
             column,
             name,
         )
-
-
-def bulk_evaluate(
-    formula: Formula, columns: Mapping[str, Sequence[int | Fraction]]
-) -> list[Fraction]:
-    """Evaluate over many rows given as columns (symbol -> values), exactly.
-
-    The number of rows is the common length of the columns given (extra columns are
-    allowed; different lengths are an error). Rows are read as tuples by position,
-    so no dict is built per row. An `EvaluationError` carries the failing `row`.
-    """
-    lengths = {len(column) for column in columns.values()}
-    if len(lengths) > 1:
-        raise EvaluationError(f"columns have different lengths: {sorted(lengths)}")
-    rows = lengths.pop() if lengths else 0
-    names = formula._names
-    for name in names:
-        column_values = columns.get(name)
-        if column_values is None:
-            raise EvaluationError(
-                f"no column for symbol {name!r}", formula._positions.get(name, 0), name
-            )
-        for value in column_values:
-            if type(value) is not int and type(value) is not Fraction:
-                _check_value(name, value, formula._positions.get(name, 0))
-    if rows == 0:
-        return []
-    if not names:
-        return [formula.evaluate({})] * rows
-    fn = formula._by_position
-    out: list[Fraction] = []
-    append = out.append
-    limit = LIMITS.result
-    try:
-        for row in zip(*(columns[name] for name in names), strict=True):
-            result = fn(row)
-            # Inline `_finish` for the common int case: this loop is the hot path.
-            if type(result) is int and -limit <= result <= limit:
-                append(Fraction(result))
-            else:
-                append(_finish(result))
-    except EvaluationError as exc:
-        exc.row = len(out)
-        raise
-    return out

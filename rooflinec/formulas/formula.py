@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, cast
 from rooflinec.formulas.errors import EvaluationError
 from rooflinec.formulas.evaluate import _check_value, _compile, _finish, _Fn
 from rooflinec.formulas.latex import _tex
-from rooflinec.formulas.symbolic import to_sympy
+from rooflinec.formulas.limits import LIMITS
+from rooflinec.formulas.symbolic import tree_to_sympy
 from rooflinec.formulas.tree import _Node, _Value
 
 if TYPE_CHECKING:
@@ -101,3 +102,60 @@ class Formula:
     def latex(self) -> str:
         """LaTeX in the author's term order: `2*M*N*K` -> `2 M N K`; no sympy needed."""
         return self._latex
+
+
+def bulk_evaluate(
+    formula: Formula, columns: Mapping[str, Sequence[int | Fraction]]
+) -> list[Fraction]:
+    """Evaluate over many rows given as columns (symbol -> values), exactly.
+
+    The number of rows is the common length of the columns given (extra columns are
+    allowed; different lengths are an error). Rows are read as tuples by position,
+    so no dict is built per row. An `EvaluationError` carries the failing `row`.
+    """
+    lengths = {len(column) for column in columns.values()}
+    if len(lengths) > 1:
+        raise EvaluationError(f"columns have different lengths: {sorted(lengths)}")
+    rows = lengths.pop() if lengths else 0
+    names = formula._names
+    for name in names:
+        column_values = columns.get(name)
+        if column_values is None:
+            raise EvaluationError(
+                f"no column for symbol {name!r}", formula._positions.get(name, 0), name
+            )
+        for value in column_values:
+            if type(value) is not int and type(value) is not Fraction:
+                _check_value(name, value, formula._positions.get(name, 0))
+    if rows == 0:
+        return []
+    if not names:
+        return [formula.evaluate({})] * rows
+    fn = formula._by_position
+    out: list[Fraction] = []
+    append = out.append
+    limit = LIMITS.result
+    try:
+        for row in zip(*(columns[name] for name in names), strict=True):
+            result = fn(row)
+            # Inline `_finish` for the common int case: this loop is the hot path.
+            if type(result) is int and -limit <= result <= limit:
+                append(Fraction(result))
+            else:
+                append(_finish(result))
+    except EvaluationError as exc:
+        exc.row = len(out)
+        raise
+    return out
+
+
+def to_sympy(formula: Formula) -> sympy.Expr:
+    """The formula as a sympy expression with explicit, assumption-laden Symbols.
+
+    Built unevaluated, so the author's grouping survives as far as sympy allows
+    (sympy still orders the arguments it prints); only symbol-free parts such as
+    `1/3` are folded. Declared symbols are positive integers, reserved ones (`w`)
+    positive rationals. Built from the validated tree, never from text; imports
+    sympy on first use.
+    """
+    return tree_to_sympy(formula._tree, formula.symbols, formula.reserved)

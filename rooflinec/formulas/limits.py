@@ -33,6 +33,11 @@ class FormulaLimits:
 
 LIMITS: Final = FormulaLimits()
 
+#: The symbol every kernel formula may use for the bytes per value of the precision it is
+#: evaluated at (a kernel's own width symbols are bound per case or step): defined here
+#: once, for the parser, the catalog and the engine.
+WIDTH: Final = "w"
+
 #: The functions a formula may call, with their arity (minimum, maximum or None).
 FUNCTIONS: Final[Mapping[str, tuple[int, int | None]]] = {
     "min": (2, None),

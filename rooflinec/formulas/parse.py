@@ -8,7 +8,7 @@ from collections.abc import Collection
 from rooflinec.formulas.convert import _Builder
 from rooflinec.formulas.errors import FormulaError
 from rooflinec.formulas.formula import Formula
-from rooflinec.formulas.limits import LIMITS
+from rooflinec.formulas.limits import LIMITS, WIDTH
 from rooflinec.formulas.syntax import _parse_ast, _walk
 from rooflinec.formulas.text import _check_text
 from rooflinec.formulas.whitelist import _Checker
@@ -18,12 +18,12 @@ def _declared_note(declared: Collection[str], reserved: Collection[str]) -> str:
     names = ", ".join(sorted(declared)) if declared else "none"
     parts = [f"declared: {names}"]
     for name in sorted(reserved):
-        parts.append("w is the bytes per value" if name == "w" else f"{name} is reserved")
+        parts.append("w is the bytes per value" if name == WIDTH else f"{name} is reserved")
     return "; ".join(parts)
 
 
 def parse_formula(
-    text: str, symbols: Collection[str], *, reserved: Collection[str] = ("w",)
+    text: str, symbols: Collection[str], *, reserved: Collection[str] = (WIDTH,)
 ) -> Formula:
     """Parse and validate a formula over the declared `symbols` and the `reserved` names.
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from rooflinec.formulas.tree import _Call, _Neg, _Node, _Num, _Pow, _Sum, _Sym
 
 if TYPE_CHECKING:
     import sympy
-
-    from rooflinec.formulas.formula import Formula
 
     # Negates or inverts a converted part, building it evaluated or not (see `make`).
     _Wrap = Callable[[sympy.Expr], Callable[[bool], sympy.Expr]]
@@ -84,21 +82,14 @@ def _to_sympy(node: _Node, symbols: Mapping[str, sympy.Symbol]) -> sympy.Expr:
     return conv(node)[0]
 
 
-def to_sympy(formula: Formula) -> sympy.Expr:
-    """The formula as a sympy expression with explicit, assumption-laden Symbols.
-
-    Built unevaluated, so the author's grouping survives as far as sympy allows
-    (sympy still orders the arguments it prints); only symbol-free parts such as
-    `1/3` are folded. Declared symbols are positive integers, reserved ones (`w`)
-    positive rationals. Built from the validated tree, never from text; imports
-    sympy on first use.
-    """
+def tree_to_sympy(tree: _Node, names: Iterable[str], reserved: Collection[str]) -> sympy.Expr:
+    """A validated tree as a sympy expression (see `rooflinec.formulas.formula.to_sympy`)."""
     import sympy
 
     symbols = {
         name: sympy.Symbol(name, positive=True, rational=True)
-        if name in formula.reserved
+        if name in reserved
         else sympy.Symbol(name, positive=True, integer=True)
-        for name in formula.symbols
+        for name in names
     }
-    return _to_sympy(formula._tree, symbols)
+    return _to_sympy(tree, symbols)

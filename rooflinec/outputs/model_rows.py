@@ -25,10 +25,10 @@ from typing import Any, TextIO
 
 from rooflinec.catalog import LEVELS, Catalog
 from rooflinec.engine.models import ModelResult, PlanStep, StepResult, collector_paused
+from rooflinec.engine.terms import LIMITED_BY
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.outputs.cells import csv_text, num
 from rooflinec.outputs.fields import Field
-from rooflinec.terms import LIMITED_BY
 
 __all__ = [
     "MODEL_CSV_COLUMNS",

@@ -30,14 +30,15 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO
 from rooflinec import __version__
 from rooflinec.catalog import LEVELS, Kernel
 from rooflinec.engine import Roof
-from rooflinec.engine.compiler import Compiled, Result
+from rooflinec.engine.cells import Result
+from rooflinec.engine.compiler import Compiled
 from rooflinec.engine.grids import Selection
+from rooflinec.engine.terms import LIMITED_BY, SWEEP, SWEEP_KEYS
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.outputs.cells import FORMULA_STARTS, Number, csv_text, num, spreadsheet_text
 from rooflinec.outputs.fields import Field as GenericField
 from rooflinec.outputs.fields import Progress, Scope
 from rooflinec.outputs.formats import FORMATS as REGISTRY
-from rooflinec.terms import LIMITED_BY, SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -157,7 +158,7 @@ class _Source:
         if self._last[0] != cell:
             c = self.counts
             case, j = divmod(cell, self.n_pairs)
-            ceilings, _ = self.compiled._levels(c.kernels[case], c.pair_device[j])
+            ceilings, _ = self.compiled.counts.levels(c.kernels[case], c.pair_device[j])
             row = c.count_row(cell)
             roof = Roof(c.pair_peak[j], ceilings)
             lowest = roof.memory(c.flops[row], c.bytes[row])
@@ -281,7 +282,7 @@ def _bandwidth(src: _Source, rows: Sequence[int]) -> list[Any]:
     out = []
     for r in rows:
         k, j = divmod(r, src.n_pairs)
-        ceilings, _ = src.compiled._levels(src.kernels[k], src.counts.pair_device[j])
+        ceilings, _ = src.compiled.counts.levels(src.kernels[k], src.counts.pair_device[j])
         out.append({lv: num(bw) for lv, bw in ceilings.items()})
     return out
 

@@ -1,6 +1,6 @@
 """Compare the compiled catalog at a git ref with the working tree.
 
-`catalog_at(ref)` materialises the specs folder as it was at a ref (git archive,
+The catalog at a ref is compiled by `rooflinec.pipeline.compiled_at` (git archive,
 extracted safely into a temporary folder); `diff_compiled(old, new)` lists the
 specs added and removed and every figure that moved, old → new with the relative
 change; `to_markdown` renders it for a pull-request comment or a job summary;
@@ -9,21 +9,13 @@ change; `to_markdown` renders it for a pull-request comment or a job summary;
 
 from __future__ import annotations
 
-import io
-import posixpath
-import subprocess
-import tarfile
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 from rooflinec.catalog import Catalog
 from rooflinec.engine.compiler import Compiled
-from rooflinec.errors import Diagnostic, RooflinecError, UsageError, one_line
+from rooflinec.errors import Diagnostic
 from rooflinec.formatting import format_percent, format_si
 
 
@@ -70,85 +62,6 @@ class CatalogDiff:
             f"{len(self.changes)} figures changed in {len(groups)} devices and kernels; "
             f"{added} specs added, {removed} removed (against {self.base})."
         )
-
-
-# --------------------------------------------------------------------------- git
-
-
-def _git(repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=False)
-
-
-def repo_root(folder: Path) -> Path:
-    proc = _git(folder, "rev-parse", "--show-toplevel")
-    if proc.returncode != 0:
-        raise UsageError(f"{folder} is not inside a git repository")
-    return Path(proc.stdout.decode().strip())
-
-
-def default_base(repo: Path) -> str:
-    """The merge base with main (or master) when there is one, else HEAD."""
-    for branch in ("main", "origin/main", "master"):
-        proc = _git(repo, "merge-base", "HEAD", branch)
-        if proc.returncode == 0:
-            head = _git(repo, "rev-parse", "HEAD").stdout.decode().strip()
-            base = proc.stdout.decode().strip()
-            if base != head:
-                return base
-    return "HEAD"
-
-
-def resolve_ref(repo: Path, ref: str) -> str:
-    proc = _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
-    if proc.returncode != 0:
-        raise UsageError(f"git ref '{ref}' does not exist in {repo}")
-    return proc.stdout.decode().strip()
-
-
-def _leaves(member: tarfile.TarInfo, relative: str) -> bool:
-    """True if a link of the archive points outside the specs folder `relative`.
-
-    The same rule as in the working tree (`assemble.files.discover`): a spec at a ref may
-    link only within the catalog; a symbolic link's target is relative to its folder, a
-    hard link's to the archive's root.
-    """
-    if not (member.issym() or member.islnk()):
-        return False
-    if posixpath.isabs(member.linkname):
-        return True
-    start = posixpath.dirname(member.name) if member.issym() else ""
-    target = posixpath.normpath(posixpath.join(start, member.linkname))
-    if relative == ".":  # the specs folder is the repository's root
-        return target == ".." or target.startswith("../")
-    return not (target + "/").startswith(relative + "/")
-
-
-@contextmanager
-def specs_at(specs: Path, ref: str) -> Iterator[Path | None]:
-    """The specs folder as it was at `ref`, in a temporary folder (None if absent there).
-
-    Raises `RooflinecError` naming the first link at that ref that leaves the specs
-    folder: it is not extracted, and nothing of that ref is read.
-    """
-    specs = specs.resolve()
-    repo = repo_root(specs)
-    commit = resolve_ref(repo, ref)
-    relative = specs.relative_to(repo.resolve()).as_posix()
-    proc = _git(repo, "archive", "--format=tar", commit, "--", relative)
-    with tempfile.TemporaryDirectory(prefix="rooflinec-base-") as tmp:
-        if proc.returncode != 0:
-            yield None  # the folder did not exist at that ref
-            return
-        with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as archive:
-            members = archive.getmembers()
-            for member in members:
-                if _leaves(member, relative):
-                    raise RooflinecError(
-                        f"{one_line(member.name)} at {ref[:12]} is a link to a file outside "
-                        "the specs folder: not read (compare with another ref)"
-                    )
-            archive.extractall(tmp, members=members, filter="data")
-        yield Path(tmp) / relative
 
 
 # --------------------------------------------------------------------------- comparing

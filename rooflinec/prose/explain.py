@@ -10,9 +10,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 from rooflinec.catalog import LEVEL_NAMES, Catalog
-from rooflinec.engine.compiler import Result
+from rooflinec.engine.cells import Result
+from rooflinec.engine.evaluate import width_values
+from rooflinec.engine.terms import COMPUTE, LATENCY
 from rooflinec.formatting import format_number, format_percent, format_si
-from rooflinec.terms import COMPUTE, LATENCY
 
 
 def _exact(value: Fraction) -> str:
@@ -187,7 +188,7 @@ def explain_symbolic(catalog: Catalog, result: Result) -> tuple[str, str]:
     kernel = catalog.kernels[result.kernel]
     precision = catalog.precisions[result.precision]
     case = catalog.cases[result.case]
-    widths = kernel.width_values(precision.bytes, case.widths, catalog.precisions)
+    widths = width_values(kernel.widths, precision.bytes, case.widths, catalog.precisions)
 
     def term(expr: object, divisor: Fraction) -> object:
         # Keep the shape's structure: c * (M*K + K*N + M*N), not c*M*K + c*K*N + ...
@@ -210,7 +211,7 @@ def explain_symbolic(catalog: Catalog, result: Result) -> tuple[str, str]:
     return plain, latex
 
 
-def _rational(value: Fraction) -> object:
+def _rational(value: Fraction | int) -> object:
     import sympy
 
     return sympy.Rational(value.numerator, value.denominator)

@@ -10,11 +10,12 @@ from __future__ import annotations
 from fractions import Fraction
 
 from rooflinec.catalog import LEVEL_NAMES, LEVELS, Model
-from rooflinec.engine.compiler import Compiled, Result
+from rooflinec.engine.cells import Result
+from rooflinec.engine.compiler import Compiled
 from rooflinec.engine.models import ModelEngine, ModelResult
+from rooflinec.engine.terms import COMPUTE, LATENCY
 from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.prose.explain import width_lines
-from rooflinec.terms import COMPUTE, LATENCY
 
 
 def _exact(value: Fraction) -> str:

@@ -14,9 +14,9 @@ from fractions import Fraction
 
 from rooflinec.catalog import LEVEL_SHORT_NAMES, LEVELS, Catalog
 from rooflinec.engine import Roof
-from rooflinec.engine.compiler import Result, Run
+from rooflinec.engine.cells import Result, Run
+from rooflinec.engine.terms import COMPUTE, LATENCY
 from rooflinec.formatting import format_number, format_percent, format_si
-from rooflinec.terms import COMPUTE, LATENCY
 
 __all__ = ["TRAFFIC_WELL_ABOVE", "NotMeasured", "Regime", "regime", "report"]
 

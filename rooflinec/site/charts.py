@@ -42,9 +42,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rooflinec.catalog import LEVELS, Catalog
-from rooflinec.engine.compiler import Compiled, DeviceFigures, Result
+from rooflinec.engine.cells import DeviceFigures, Result
+from rooflinec.engine.compiler import Compiled
+from rooflinec.engine.terms import COMPUTE
 from rooflinec.formatting import format_percent, format_si
-from rooflinec.terms import COMPUTE
 
 if TYPE_CHECKING:
     from rooflinec.site.session import Bounded

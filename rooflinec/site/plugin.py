@@ -331,12 +331,12 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files | None:
         from rooflinec.site.charts import vega_bundle
-        from rooflinec.site.pages.changes import Changes
         from rooflinec.site.pages.common import PageLimits
         from rooflinec.site.pages.downloads import downloads
         from rooflinec.site.pages.home import home_section
         from rooflinec.site.pages.listing import pages
         from rooflinec.site.pages.model import Site
+        from rooflinec.site.versions import Changes
 
         assert self.specs_dir is not None
         site = None

@@ -15,18 +15,16 @@ depends on what the session holds: a rebuild of `serve` equals a clean build byt
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from rooflinec.pipeline import Compilations
-
-if TYPE_CHECKING:
-    from rooflinec.site.pages.reuse import KeptPages
 
 K = TypeVar("K")
 V = TypeVar("V")
 
-__all__ = ["SECTIONS_KEPT", "SVGS_KEPT", "Bounded", "Session"]
+__all__ = ["SECTIONS_KEPT", "SVGS_KEPT", "Bounded", "KeptPages", "Session"]
 
 SVGS_KEPT = 1024  # chart renderings (a few kB each) kept in memory
 SECTIONS_KEPT = 8192  # audit sections (one per device figure; the bundled site has ~2000)
@@ -59,10 +57,42 @@ class Bounded(Generic[K, V]):
         return len(self._items)
 
 
-def _kept_pages() -> KeptPages:
-    from rooflinec.site.pages.reuse import KeptPages
+class KeptPages:
+    """Device pages and per-device values kept between the builds of one `serve` session
+    (a field of `Session`; `rooflinec.site.pages.reuse` fills it): at most one entry per
+    kind and device."""
 
-    return KeptPages()
+    def __init__(self) -> None:
+        # The shared inputs of the kept pages, and the build they were last checked for.
+        self.world: tuple[Any, ...] | None = None
+        self.checked: object | None = None
+        # (kind, device id) -> (the device's own inputs, the value made from them), of the
+        # builds since the shared inputs last changed; entries a build does not ask for
+        # are dropped.
+        self.kept: dict[tuple[str, str], tuple[tuple[Any, ...], Any]] = {}
+        self.used: dict[tuple[str, str], tuple[tuple[Any, ...], Any]] = {}
+        self.reused: set[tuple[str, str]] = set()  # this round's entries from an earlier one
+
+    def last_round(self) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+        """(the (kind, device) entries the last build reused, those it made afresh)."""
+        return set(self.reused), set(self.used) - self.reused
+
+    def start(self, build: object, inputs: Callable[[], tuple[Any, ...]]) -> None:
+        """Check a build's shared inputs (`inputs()`, what every kept page reads) against
+        the kept pages' (dropping them all when they differ) and start a round, in which
+        only the entries asked for are kept. Once per build (`build` is its site)."""
+        if self.checked is build:
+            return
+        world = inputs()
+        if self.world == world:
+            # A new round: what the last one used is what may be reused now.
+            self.kept = dict(self.used) if self.used else dict(self.kept)
+        else:
+            self.kept = {}
+            self.world = world
+        self.used = {}
+        self.reused = set()
+        self.checked = build
 
 
 @dataclass
@@ -74,7 +104,7 @@ class Session:
     """Keep device pages between builds (`rooflinec.site.pages.reuse`): on for `serve`."""
     compilations: Compilations = field(default_factory=Compilations)
     """The last good compile of the specs folder and its parsed files (one folder)."""
-    pages: KeptPages = field(default_factory=_kept_pages)
+    pages: KeptPages = field(default_factory=lambda: KeptPages())
     """Device pages and per-device values of the previous builds (one entry per kind and
     device: bounded by the catalog)."""
     svgs: Bounded[str, str] = field(default_factory=lambda: Bounded(SVGS_KEPT))

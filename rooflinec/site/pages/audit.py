@@ -41,12 +41,11 @@ from rooflinec.site.pages.common import (
     AUDIT_PAGE_BUDGET,
     MAX_ALTERNATIVES,
     GeneratedPage,
-    Page,
     chunks_by_size,
     level_name,
     numbered,
-    split_pages,
 )
+from rooflinec.site.pages.model import Page, split_pages
 
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site
@@ -354,7 +353,17 @@ def _cached_section(site: Site, page: Page, trail: FigureTrail) -> str:
 
 
 def audit_layout(site: Site) -> AuditLayout:
-    """Every device's figure sections, rendered once and cut into pages by size."""
+    """Which figure is on which audit page (the audit pages and the sources page, which
+    links each device figure to its trail, read it): every device's figure sections,
+    rendered once per build and cut into pages by size."""
+    kept = site.derived.get("audit layout")
+    if kept is not None:
+        return kept  # type: ignore[no-any-return]
+    layout = site.derived["audit layout"] = _layout(site)
+    return layout
+
+
+def _layout(site: Site) -> AuditLayout:
     pages: dict[str, tuple[tuple[Section, ...], ...]] = {}
     where: dict[tuple[str, str], str] = {}
     for device, trails in site.trails.items():
@@ -393,7 +402,7 @@ def audit_pages(site: Site) -> list[GeneratedPage]:
 
 
 def _device_audit_pages(site: Site, device_id: str) -> list[GeneratedPage]:
-    chunks = site.audit.pages[device_id]
+    chunks = audit_layout(site).pages[device_id]
     name = site.catalog.devices[device_id].name
     return split_pages(
         site,
@@ -415,7 +424,7 @@ def _audit_text(
     chunk: Sequence[Section],
     pager: Markup,
 ) -> str:
-    layout = site.audit
+    layout = audit_layout(site)
     trails = site.trails[device_id]
     summary = []
     if n == 1:
@@ -534,7 +543,7 @@ def conflicts_pages(site: Site) -> list[GeneratedPage]:
 
 
 def _conflict_row(site: Site, page: Page, n: int, t: FigureTrail) -> dict[str, Any]:
-    target = site.audit.target(t.device, t.field)
+    target = audit_layout(site).target(t.device, t.field)
     others = [
         Markup("{} {} · {}").format(
             md(a.printed),

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from rooflinec.catalog import Case
+from rooflinec.engine.terms import COMPUTE
 from rooflinec.formatting import format_number
 from rooflinec.site.escape import md
 from rooflinec.site.pages.common import (
@@ -15,14 +16,12 @@ from rooflinec.site.pages.common import (
     PER_CHANGELOG_PAGE,
     PER_COMPARISON_PAGE,
     GeneratedPage,
-    Page,
     chunks_of,
     level_name,
     records,
-    split_pages,
 )
 from rooflinec.site.pages.grouping import group_by_vendor
-from rooflinec.terms import COMPUTE
+from rooflinec.site.pages.model import Page, split_pages
 
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site

@@ -1,26 +1,21 @@
-"""What every page module shares: limits, the page value, the template environment,
-page splitting, and `Page`, the helpers bound to one page (links, charts, formulas)."""
+"""What every page module shares: limits, the page value, the template environment and
+page numbering. (`Page`, the helpers bound to one page, lives beside `Site` in
+`rooflinec.site.pages.model`.)"""
 
 from __future__ import annotations
 
 import datetime
 import functools
 import posixpath
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from jinja2 import Environment, FileSystemBytecodeCache, PackageLoader, StrictUndefined
-from markupsafe import Markup
 
 from rooflinec.catalog import LEVEL_SHORT_NAMES
 from rooflinec.site import charts
-from rooflinec.site.escape import Slots, attr, md, script_json
-from rooflinec.site.mathml import latex_to_mathml
-
-if TYPE_CHECKING:
-    from rooflinec.site.pages.model import Site
+from rooflinec.site.escape import Slots, attr, md
 
 T = TypeVar("T")
 
@@ -141,142 +136,6 @@ def numbered(path: str, n: int) -> str:
         return path
     stem, ext = posixpath.splitext(path)
     return f"{stem}-{n}{ext}"
-
-
-def pager(page: Page, first: str, n: int, count: int) -> Markup:
-    """`Pages: [1](…) · **2** · [3](…)` on page `n` of `count`; nothing for one page."""
-    if count <= 1:
-        return Markup("")
-    links = []
-    for i in range(1, count + 1):
-        target = numbered(first, i)
-        links.append(f"**{i}**" if i == n else f"[{i}]({page.href(target)})")
-    return Markup("Pages: " + " · ".join(links))
-
-
-def split_pages(
-    site: Site,
-    first: str,
-    chunks: Sequence[T],
-    title: Callable[[int], str],
-    text: Callable[[Page, int, T, Markup], str],
-) -> list[GeneratedPage]:
-    """One page per chunk: `first`, then `first-2`, ...; `text(page, n, chunk, pager)`
-    renders page `n`, with the pager linking every page of the run."""
-    out = []
-    for n, chunk in enumerate(chunks, start=1):
-        path = numbered(first, n)
-        page = Page(path, site)
-        body = text(page, n, chunk, pager(page, first, n, len(chunks)))
-        out.append(GeneratedPage(path, title(n), body, page.slots, page.assets))
-    return out
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _relative(path: str, folder: str) -> str:
-    """`path` relative to `folder` (both docs-relative): a site asks for the same few
-    thousand links over and over, and `relpath` is slow."""
-    return posixpath.relpath(path, folder)
-
-
-class Page:
-    """Helpers bound to one page: relative links, slots, charts, formulas."""
-
-    def __init__(self, path: str, site: Site) -> None:
-        self.path = path
-        self.site = site
-        self.slots = Slots()
-        self.assets: dict[str, str] = {}
-        self._charts = 0
-
-    def href(self, target: str) -> str:
-        """A relative link from this page to a docs-relative target (`kernels/gemm.md#x`)."""
-        path, _, anchor = target.partition("#")
-        if path == self.path and anchor:
-            return f"#{anchor}"
-        rel = _relative(path, posixpath.dirname(self.path) or ".") if path else ""
-        return rel + (f"#{anchor}" if anchor else "")
-
-    def link(self, text: Any, target: str) -> Markup:
-        return Markup(f"[{md(text)}]({self.href(target)})")
-
-    def device_link(self, device_id: str) -> Markup:
-        return self.link(self.site.catalog.devices[device_id].name, f"devices/{device_id}.md")
-
-    def kernel_link(self, kernel_id: str, text: Any = None) -> Markup:
-        kernel = self.site.catalog.kernels[kernel_id]
-        return self.link(text if text is not None else kernel.name, f"kernels/{kernel_id}.md")
-
-    def case_link(self, case_id: str, text: Any = None) -> Markup:
-        case = self.site.cases[case_id]
-        return self.link(
-            text if text is not None else case.name, f"kernels/{case.kernel}.md#case-{case_id}"
-        )
-
-    def method_link(self, text: Any, method_id: str = ROOFLINE_METHOD) -> Markup:
-        """A link to the method page of `method_id`; the text alone when the catalog has
-        no such method (a catalog without `methods/` has no method pages)."""
-        if method_id in self.site.catalog.methods:
-            return self.link(text, f"method/{method_id}.md")
-        return Markup(md(text))
-
-    def math(self, formula: Any) -> Markup:
-        mathml = latex_to_mathml(formula.latex())
-        if mathml is None:
-            return Markup(f"<code>{md(formula.text)}</code>")
-        return self.slots.add(mathml, block=False)
-
-    def chart(self, chart: charts.Chart) -> Markup:
-        stem = posixpath.splitext(posixpath.basename(self.path))[0]
-        here = posixpath.dirname(self.path)
-        self._charts += 1
-        base = f"{stem}.{chart.name}"
-        svg = (
-            charts.render_svg(chart.spec, self.site.session.svgs)
-            if self.site.svg
-            else _placeholder_svg(chart)
-        )
-        self.assets[posixpath.join(here, f"{base}.svg")] = svg
-        self.assets[posixpath.join(here, f"{base}.vl.json")] = charts.spec_json(chart.spec)
-        width, height = _svg_size(svg)
-        if chart.inline:
-            spec_id = f"rooflinec-spec-{chart.name}"
-            source = f'data-spec="{spec_id}"'
-            script = (
-                f'<script type="application/json" id="{spec_id}">{script_json(chart.spec)}</script>'
-            )
-        else:
-            source, script = f'data-src="{attr(base)}.vl.json"', ""
-        fragment = (
-            f'<figure class="rooflinec-chart" id="chart-{chart.name}">'
-            f'<div class="rooflinec-chart-view" {source}>'
-            f'<img class="rooflinec-chart-static" src="{attr(base)}.svg"'
-            f' alt="{attr(chart.description)}"'
-            f' width="{width}" height="{height}"></div>'
-            f"{script}"
-            f"<figcaption>{attr(chart.title)}. "
-            '<span class="rooflinec-hint">Hover a point for its values; the sliders below the '
-            "chart scale the ceilings (they need JavaScript).</span> "
-            f'Download: <a href="{attr(base)}.vl.json" download>Vega-Lite JSON</a> · '
-            f'<a href="{attr(base)}.svg" download>SVG</a>.</figcaption></figure>'
-        )
-        return self.slots.add(fragment)
-
-
-def _svg_size(svg: str) -> tuple[int, int]:
-    width = re.search(r'<svg[^>]*\swidth="([0-9.]+)"', svg)
-    height = re.search(r'<svg[^>]*\sheight="([0-9.]+)"', svg)
-    return (
-        round(float(width.group(1))) if width else charts.WIDTH,
-        round(float(height.group(1))) if height else charts.HEIGHT,
-    )
-
-
-def _placeholder_svg(chart: charts.Chart) -> str:
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{charts.WIDTH}" '
-        f'height="{charts.HEIGHT}"><text x="10" y="20">{attr(chart.title)}</text></svg>\n'
-    )
 
 
 def is_date(text: str) -> bool:

@@ -8,21 +8,15 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from rooflinec.catalog import LEVELS, Alternative, Device
+from rooflinec.engine.terms import COMPUTE, SWEEP_KEYS
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.site import charts
-from rooflinec.site.pages.audit import audit_path
-from rooflinec.site.pages.common import (
-    MAX_CASES,
-    MAX_ROWS,
-    MAX_SWEEPS,
-    GeneratedPage,
-    Page,
-    level_name,
-)
+from rooflinec.site.pages.audit import audit_layout, audit_path
+from rooflinec.site.pages.common import MAX_CASES, MAX_ROWS, MAX_SWEEPS, GeneratedPage, level_name
 from rooflinec.site.pages.grouping import group_by_vendor
+from rooflinec.site.pages.model import Page
 from rooflinec.site.pages.models import device_models
 from rooflinec.site.pages.parts import device_row, paged_index, sources_context
-from rooflinec.terms import COMPUTE, SWEEP_KEYS
 
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site
@@ -124,7 +118,7 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
                     for a in alts
                 ],
                 "more": len(peak.figure.alternatives) - len(alts),
-                "audit": page.href(site.audit.target(device.id, f"compute.{p}")),
+                "audit": page.href(audit_layout(site).target(device.id, f"compute.{p}")),
             }
         )
     memory = []
@@ -158,7 +152,7 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
                     for a in alts
                 ],
                 "more": len(mem.bandwidth.alternatives) - len(alts),
-                "audit": page.href(site.audit.target(device.id, f"memory.{lv}")),
+                "audit": page.href(audit_layout(site).target(device.id, f"memory.{lv}")),
             }
         )
     ridges = [

@@ -25,8 +25,7 @@ from rooflinec.outputs import results
 from rooflinec.site.pages.common import level_name
 
 if TYPE_CHECKING:
-    from rooflinec.site.pages.common import Page
-    from rooflinec.site.pages.model import Site
+    from rooflinec.site.pages.model import Page, Site
 
 #: A grid with more rows than this gets no download on the site (the summary says how
 #: to compile it): a site is not the place for a file of hundreds of megabytes.

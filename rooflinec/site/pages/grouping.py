@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from rooflinec.site.escape import md
-from rooflinec.site.pages.common import Page, numbered
+from rooflinec.site.pages.common import numbered
+from rooflinec.site.pages.model import Page
 
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 

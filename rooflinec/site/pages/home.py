@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rooflinec.site import charts
-from rooflinec.site.pages.common import MAX_HOME_DEVICES, GeneratedPage, Page
+from rooflinec.site.pages.common import MAX_HOME_DEVICES, GeneratedPage
 from rooflinec.site.pages.grouping import group_by_vendor
+from rooflinec.site.pages.model import Page
 from rooflinec.site.pages.parts import device_row
 
 if TYPE_CHECKING:

@@ -7,20 +7,15 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from rooflinec.catalog import LEVELS, Case, Kernel
-from rooflinec.engine.compiler import Result
+from rooflinec.engine.cells import Result
+from rooflinec.engine.terms import COMPUTE
 from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.site import charts
-from rooflinec.site.pages.common import (
-    MAX_ATTAINABLE,
-    MAX_CASES,
-    GeneratedPage,
-    Page,
-    level_name,
-)
+from rooflinec.site.pages.common import MAX_ATTAINABLE, MAX_CASES, GeneratedPage, level_name
 from rooflinec.site.pages.crossover_cell import crossover_cell
 from rooflinec.site.pages.grid_summary import grid_summaries
+from rooflinec.site.pages.model import Page
 from rooflinec.site.pages.parts import paged_index, sources_context
-from rooflinec.terms import COMPUTE
 
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site

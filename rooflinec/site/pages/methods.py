@@ -9,7 +9,8 @@ from rooflinec.assemble.builder import METHOD_MODELS_SUFFIX
 from rooflinec.catalog import Example, Method
 from rooflinec.engine.examples import run_example
 from rooflinec.formatting import format_number, format_percent, format_si
-from rooflinec.site.pages.common import GeneratedPage, Page, level_name, records
+from rooflinec.site.pages.common import GeneratedPage, level_name, records
+from rooflinec.site.pages.model import Page
 from rooflinec.site.pages.parts import sources_context
 
 if TYPE_CHECKING:

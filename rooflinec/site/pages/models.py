@@ -17,15 +17,16 @@ from markupsafe import Markup
 
 from rooflinec.catalog import LEVELS, Model
 from rooflinec.engine.step_crossover import BATCH, decode_phases, step_crossover
+from rooflinec.engine.terms import COMPUTE, LIMITED_BY
 from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.outputs.model_rows import dominant_limit, write_model_csv
 from rooflinec.prose.model_explain import step_instance
 from rooflinec.site import charts
 from rooflinec.site.escape import md
-from rooflinec.site.pages.common import GeneratedPage, Page, chunks_of, level_name, split_pages
+from rooflinec.site.pages.common import GeneratedPage, chunks_of, level_name
+from rooflinec.site.pages.model import Page, split_pages
 from rooflinec.site.pages.parts import sources_context
-from rooflinec.site.pages.reuse import device_memo
-from rooflinec.terms import COMPUTE, LIMITED_BY
+from rooflinec.site.pages.reuse import device_memo, model_rows
 
 if TYPE_CHECKING:
     from rooflinec.engine.models import ModelResult, StepResult
@@ -190,14 +191,14 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
         )
     passes = []
     for phase in model.phases:
-        rows = [site.model_rows.get((model.id, phase, d)) for d in devices]
+        rows = [model_rows(site).get((model.id, phase, d)) for d in devices]
         passes.append({"phase": phase, "cells": [_pass_cell(site, r) for r in rows]})
     step_chart = _step_chart(site, page, model, focus_phase(model), devices)
     roofline = _roofline(site, page, model)
     crossovers = _crossover_table(site, page, model, devices)
     measured = []
     for m in model.measured:
-        r = site.model_rows.get((model.id, m.phase, m.device))
+        r = model_rows(site).get((model.id, m.phase, m.device))
         if r is None or r.precision != m.precision or m.device not in cat.devices:
             continue
         measured.append(
@@ -260,7 +261,7 @@ def step_chart_rows(
     """The stacked bar's data: a row per device and step of `phase`, time in seconds."""
     rows: list[dict[str, Any]] = []
     for d in devices:
-        r = site.model_rows.get((model.id, phase, d))
+        r = model_rows(site).get((model.id, phase, d))
         if r is None:
             continue
         for n, s in enumerate(r.steps, start=1):
@@ -281,7 +282,7 @@ def _step_chart(
     site: Site, page: Page, model: Model, phase: str, devices: Sequence[str]
 ) -> dict[str, Any]:
     """One phase's stacked bar of step times per device, and its table."""
-    found = [r for d in devices if (r := site.model_rows.get((model.id, phase, d))) is not None]
+    found = [r for d in devices if (r := model_rows(site).get((model.id, phase, d))) is not None]
     names = [site.catalog.devices[r.device].name for r in found]
     chart = charts.model_steps_chart(
         f"steps-{phase}",
@@ -314,7 +315,7 @@ def _roofline(site: Site, page: Page, model: Model) -> dict[str, Any] | None:
     labels: dict[str, str] = {}
     rows = []
     phase = focus_phase(model)
-    r = site.model_rows.get((model.id, phase, device))
+    r = model_rows(site).get((model.id, phase, device))
     if r is not None:
         for index, (step, s) in enumerate(zip(model.steps, r.steps, strict=True)):
             one = step_instance(engine, model, phase, index, device, s.precision)
@@ -377,7 +378,7 @@ def _crossover_table(
 
 def model_csv(site: Site, model: Model) -> str:
     """Every pass of the model at its precision on every device, as `compile` writes it."""
-    rows = [r for (m, _, _), r in site.model_rows.items() if m == model.id]
+    rows = [r for (m, _, _), r in model_rows(site).items() if m == model.id]
     out = io.StringIO()
     write_model_csv(rows, out)
     return out.getvalue()
@@ -390,7 +391,7 @@ def tokens_pages(site: Site) -> list[GeneratedPage]:
     cat = site.catalog
     order = {m: i for i, m in enumerate(cat.models)}
     rows = sorted(
-        site.model_rows.values(), key=lambda r: (order[r.model], -r.tokens_per_second, r.phase)
+        model_rows(site).values(), key=lambda r: (order[r.model], -r.tokens_per_second, r.phase)
     )
     featured: dict[str, set[str]] = {}
     for model in cat.models.values():
@@ -464,7 +465,7 @@ def device_models(site: Site, page: Page, device_id: str) -> dict[str, Any]:
     found = [
         r
         for model in cat.models.values()
-        if (r := site.model_rows.get((model.id, focus_phase(model), device_id))) is not None
+        if (r := model_rows(site).get((model.id, focus_phase(model), device_id))) is not None
     ]
     shown = found[:MAX_DEVICE_MODEL_ROWS]
     return {

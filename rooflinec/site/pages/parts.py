@@ -6,10 +6,11 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rooflinec.catalog import Source
+from rooflinec.engine.terms import COMPUTE
 from rooflinec.formatting import format_si
 from rooflinec.site.escape import external_link
-from rooflinec.site.pages.common import GeneratedPage, Page, chunks_of, split_pages
-from rooflinec.terms import COMPUTE
+from rooflinec.site.pages.common import GeneratedPage, chunks_of
+from rooflinec.site.pages.model import Page, split_pages
 
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site

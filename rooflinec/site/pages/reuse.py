@@ -9,7 +9,7 @@ compared with `==` (catalog values are frozen dataclasses compared field by fiel
 hash, no file time. An edit to one device's spec makes that device's pages again and
 reuses the others'; an edit to anything else every device page reads makes them all again.
 
-The kept pages live in the build's `Session` (`site.session.pages`), on only in a
+The kept pages live in the build's `Session` (`site.session.pages`, a `KeptPages`), on only in a
 `serve` session (`Session.keep_pages`): a build of a published version (with its changes
 page) never reuses, and each build starts a new session. The page limits (`site.limits`)
 are among the shared inputs.
@@ -20,51 +20,17 @@ Besides whole pages, `device_memo` keeps values worked out from one device's res
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
+    from rooflinec.engine.models import ModelEngine, ModelResult
     from rooflinec.site.pages.model import Site
+    from rooflinec.site.session import KeptPages
 
 T = TypeVar("T")
 
-__all__ = ["KeptPages", "device_memo", "for_device", "reusing"]
-
-
-class KeptPages:
-    """Device pages and per-device values kept between the builds of one `serve` session
-    (a field of `rooflinec.site.session.Session`): at most one entry per kind and device."""
-
-    def __init__(self) -> None:
-        # The shared inputs of the kept pages, and the site they were last checked for.
-        self.world: tuple[Any, ...] | None = None
-        self.checked: Site | None = None
-        # (kind, device id) -> (the device's own inputs, the value made from them), of the
-        # builds since the shared inputs last changed; entries a build does not ask for
-        # are dropped.
-        self.kept: dict[tuple[str, str], tuple[tuple[Any, ...], Any]] = {}
-        self.used: dict[tuple[str, str], tuple[tuple[Any, ...], Any]] = {}
-        self.reused: set[tuple[str, str]] = set()  # this round's entries from an earlier one
-
-    def last_round(self) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
-        """(the (kind, device) entries the last build reused, those it made afresh)."""
-        return set(self.reused), set(self.used) - self.reused
-
-    def start(self, site: Site) -> None:
-        """Check `site`'s shared inputs against the kept pages' (dropping them all when
-        they differ) and start a round, in which only the entries asked for are kept."""
-        if self.checked is site:
-            return
-        world = _shared_inputs(site)
-        if self.world == world:
-            # A new round: what the last one used is what may be reused now.
-            self.kept = dict(self.used) if self.used else dict(self.kept)
-        else:
-            self.kept = {}
-            self.world = world
-        self.used = {}
-        self.reused = set()
-        self.checked = site
+__all__ = ["device_memo", "for_device", "model_rows", "reusing"]
 
 
 def _shared_inputs(site: Site) -> tuple[Any, ...]:
@@ -91,7 +57,7 @@ def _start(site: Site) -> KeptPages | None:
     session = site.session
     if not session.keep_pages or site.changes is not None:
         return None
-    session.pages.start(site)
+    session.pages.start(site, lambda: _shared_inputs(site))
     return session.pages
 
 
@@ -129,3 +95,31 @@ def device_memo(site: Site, kind: str, device_id: str) -> dict[Any, Any]:
     if _start(site) is not None:
         return for_device(site, kind, device_id, dict)
     return site.memos.setdefault((kind, device_id), {})
+
+
+def model_rows(site: Site) -> Mapping[tuple[str, str, str], ModelResult]:
+    """(model, phase, device) -> the pass at the model's own precision, on every
+    device with a peak for it (and for every precision its steps name), in catalog
+    order. A device's rows (with what they work out lazily: the steps) are kept
+    between `serve` rebuilds while its spec and the models', kernels' and precisions'
+    do not change (`reuse.for_device`)."""
+    kept = site.derived.get("model rows")
+    if kept is not None:
+        return kept  # type: ignore[no-any-return]
+    engine = site.compiled.model_engine
+    keys = list(engine.keys(declared_only=True))
+    per_device: dict[str, list[tuple[str, str, str, str]]] = {}
+    for key in keys:
+        per_device.setdefault(key[2], []).append(key)
+    rows: dict[tuple[str, str, str, str], ModelResult] = {}
+    for device, own in per_device.items():
+        rows.update(for_device(site, "model rows", device, _rows_of, engine, own))
+    out = {(m, phase, d): rows[(m, phase, d, p)] for m, phase, d, p in keys}
+    site.derived["model rows"] = out
+    return out
+
+
+def _rows_of(
+    engine: ModelEngine, keys: list[tuple[str, str, str, str]]
+) -> dict[tuple[str, str, str, str], ModelResult]:
+    return {key: engine.row(*key) for key in keys}

@@ -9,17 +9,16 @@ from markupsafe import Markup
 from rooflinec.catalog import Source
 from rooflinec.provenance import STALE_MONTHS, source_info
 from rooflinec.site.escape import external_link, md
-from rooflinec.site.pages.audit import audit_path, read_text
+from rooflinec.site.pages.audit import audit_layout, audit_path, read_text
 from rooflinec.site.pages.catalog_pages import spec_target
 from rooflinec.site.pages.common import (
     MAX_CITED,
     MAX_USES,
     SOURCES_PAGE_BUDGET,
     GeneratedPage,
-    Page,
     chunks_by_size,
-    split_pages,
 )
+from rooflinec.site.pages.model import Page, split_pages
 
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site
@@ -125,5 +124,5 @@ def _cited(site: Site, page: Page, kind: str, ident: str, sid: str) -> list[Mark
         return [md(c) for c in site.citations.get((ident, sid), [])]
     return [
         page.link(name, target) + (Markup(" ") + md(suffix) if suffix else Markup(""))
-        for name, target, suffix in site.audit.uses.get((ident, sid), [])
+        for name, target, suffix in audit_layout(site).uses.get((ident, sid), [])
     ]
