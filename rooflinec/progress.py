@@ -1,22 +1,25 @@
 """A progress line on stderr for long jobs: items done of the total, the rate, time left.
 
-Shown only when stderr is a terminal and the job has run longer than `DELAY` seconds, so
-a quick command, a pipe, a CI log or a test's captured stderr never sees it; redrawn at
-most `INTERVAL` times a second, and erased when the job ends (or is interrupted), so
-the terminal is left as it was.
+Shown only when stderr is a terminal and the job has run longer than `DELAY` seconds
+(`ROOFLINEC_PROGRESS_DELAY` in the environment overrides it), so a quick command, a pipe,
+a CI log or a test's captured stderr never sees it; redrawn at most `INTERVAL` times a
+second and once at its total, and erased when the job ends (or is interrupted), so the
+terminal is left as it was.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
-__all__ = ["DELAY", "INTERVAL", "ProgressLine", "progress_line"]
+__all__ = ["DELAY", "DELAY_VARIABLE", "INTERVAL", "ProgressLine", "progress_line"]
 
 DELAY = 2.0  # seconds before the line first appears
+DELAY_VARIABLE = "ROOFLINEC_PROGRESS_DELAY"  # the environment's say on DELAY
 INTERVAL = 0.2  # seconds between redraws
 
 
@@ -62,7 +65,8 @@ class ProgressLine:
         self.done += rows
         now = self.clock()
         elapsed = now - self.started
-        if elapsed < self.delay or now - self.drawn < INTERVAL:
+        last = self.done == self.total  # always drawn: the line ends at its total
+        if elapsed < self.delay or (now - self.drawn < INTERVAL and not last):
             return
         self.drawn = now
         rate = self.done / elapsed if elapsed > 0 else 0.0
@@ -88,6 +92,17 @@ class ProgressLine:
             self.width = 0
 
 
+def _delay() -> float:
+    """`ROOFLINEC_PROGRESS_DELAY` seconds when set to a number of seconds (0: the line
+    shows at once), else `DELAY`."""
+    text = os.environ.get(DELAY_VARIABLE, "")
+    try:
+        value = float(text)
+    except ValueError:
+        return DELAY
+    return value if 0 <= value < float("inf") else DELAY
+
+
 def _is_terminal(stream: TextIO) -> bool:
     try:
         return stream.isatty()
@@ -110,7 +125,7 @@ def progress_line(
     if not enabled or not _is_terminal(stream):
         yield None
         return
-    line = ProgressLine(total, what, stream, unit=unit)
+    line = ProgressLine(total, what, stream, unit=unit, delay=_delay())
     try:
         yield line
     finally:

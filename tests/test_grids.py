@@ -408,25 +408,21 @@ def test_check_proves_a_positive_billion_shape_grid(tmp_path: Path, l2: str) -> 
     assert (0, []) == (code, errors)
 
 
-def test_check_refuses_a_grid_it_cannot_prove(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_check_refuses_a_grid_it_cannot_prove(tmp_path: Path) -> None:
     """ceil(M/2)·2 − M + 1 is positive (1 or 2) at every M, but its bounds only say so
     box by box of two values: over more values of M than it evaluates one by one (here
-    10,000, to keep the test short) `check` says it cannot prove it and how to make it
-    provable, rather than accept the grid unproved; up to that many it evaluates every
-    shape, and the grid passes."""
-    from rooflinec.engine import grid_proof
-
-    monkeypatch.setattr(grid_proof, "EXHAUSTIVE_SHAPES", 10_000)
+    a million) `check` says it cannot prove it and how to make it provable, rather than
+    accept the grid unproved; up to that many it evaluates every shape, and a grid of
+    ten thousand passes."""
     formula = "w*(ceil(M/2)*2 - M + 1)"
-    specs = _dip_specs(tmp_path, formula, "{M: {from: 1, to: 10001, step: 1}, N: [1], K: [1]}")
+    grid = "{M: {from: 1, to: 1000001, step: 1}, N: [1], K: [1]}"
+    specs = _dip_specs(tmp_path, formula, grid)
     code, errors = _check(specs)
     assert 1 == code
     assert [
         f"{specs / 'kernels' / 'dip.yaml'}:13:51: error: case 'dip-g': cannot prove the l2 byte"
-        " count positive over the grid's 10,001 shapes (w=1): interval bounds and root"
-        " isolation do not settle it, and a grid of more than 10,000 shapes is not evaluated"
+        " count positive over the grid's 1,000,001 shapes (w=1): interval bounds and root"
+        " isolation do not settle it, and a grid of more than 1,000,000 shapes is not evaluated"
         " shape by shape; shrink the grid, or write the formula so that each symbol appears"
         " once [$.cases[0].grid]"
     ] == errors

@@ -29,7 +29,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-import rooflinec.importing.entries as entries
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.cli.main import main
 from rooflinec.importing import Lines, read_rows, resolve
@@ -270,7 +269,6 @@ def test_backtracking_match_is_stopped(
 ) -> None:
     """`(a+)+$` on a long kernel name backtracks for ages: the search is stopped, one line
     names the pattern, exit 2, nothing written."""
-    monkeypatch.setattr(entries, "MATCH_SECONDS", 0.05)
     export = tmp_path / "slow.csv"
     name = "a" * 64 + "!"
     export.write_text(
@@ -282,7 +280,7 @@ def test_backtracking_match_is_stopped(
                   "--match", "(a+)+$=axpy-big", "--write")  # fmt: skip
     assert 2 == code
     (line,) = capsys.readouterr().err.splitlines()
-    assert line.startswith("rooflinec: error: --match '(a+)+$' took over 0.05 s on kernel")
+    assert line.startswith("rooflinec: error: --match '(a+)+$' took over 1 s on kernel")
     assert before == snapshot(specs)
 
 

@@ -71,20 +71,14 @@ def test_out_file_replaces_an_older_one(tmp_path: Path) -> None:
 def test_failed_write_leaves_the_old_file_and_no_temporary(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A full disk after the first batch was written: one line naming the target and the
+    """A full disk after the header was written: one line naming the target and the
     reason, exit 1, the temporary file removed; the older target keeps its bytes."""
     target = tmp_path / "r.csv"
     target.write_text("old\n", "utf-8")
-    real = columnar._csv_rows
-    calls = []
 
     def failing(arrays: list[object]) -> memoryview:
-        calls.append(1)
-        if len(calls) > 1:
-            raise OSError(28, "No space left on device")
-        return real(arrays)  # type: ignore[arg-type]
+        raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(columnar, "BATCH_ROWS", 100)
     monkeypatch.setattr(columnar, "_csv_rows", failing)
     assert 1 == compile_to(target, "--format", "csv")
     expected = f"rooflinec: error: cannot write {target}: No space left on device\n"
@@ -209,14 +203,19 @@ def test_readme_duckdb_query(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- same bytes
 
 
-def test_csv_text_does_not_depend_on_batch_boundaries(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_csv_text_does_not_depend_on_batch_boundaries(tmp_path: Path) -> None:
     """Same cell, same bytes: batches of 7 rows give the bytes of one batch of all rows."""
+    from rooflinec.outputs.results import write_csv
+    from rooflinec.pipeline import compiled_or_raise
+
     specs = write_catalog(tmp_path, devices=2, cases=30)
     whole = run("compile", "--specs", str(specs), "--format", "csv")[1]
-    monkeypatch.setattr(columnar, "BATCH_ROWS", 7)
-    assert whole == run("compile", "--specs", str(specs), "--format", "csv")[1]
+    compiled = compiled_or_raise(specs)
+    cells = compiled.rows()
+    assert 7 < len(cells)
+    batched = io.StringIO()
+    write_csv(compiled, cells, batched, batch_rows=7)
+    assert whole == batched.getvalue()
 
 
 # --------------------------------------------------------------------------- Ctrl-C
@@ -316,13 +315,11 @@ def test_build_progress_counts_pages(tmp_path: Path, monkeypatch: pytest.MonkeyP
     """On a terminal, a build longer than the delay shows pages written of the total, and
     erases the line at the end."""
     pytest.importorskip("mkdocs")
-    from rooflinec import progress
     from rooflinec.site.build import build_site
 
     stream = _Terminal()
     monkeypatch.setattr(sys, "stderr", stream)
-    monkeypatch.setattr(progress, "DELAY", 0.0)
-    monkeypatch.setattr(progress, "INTERVAL", 0.0)
+    monkeypatch.setenv("ROOFLINEC_PROGRESS_DELAY", "0")
     build_site(BUNDLED, tmp_path / "site")
     text = stream.getvalue()
     counts = [(int(a), int(b)) for a, b in re.findall(r"\rbuild: (\d+) / (\d+) pages", text)]

@@ -98,14 +98,17 @@ def limited_by(problem: Problem, value: int) -> str:
 
 
 @lru_cache(maxsize=8192)
-def solve_regions(problem: Problem, lo: int = DOMAIN[0], hi: int = DOMAIN[1]) -> tuple[Region, ...]:
+def solve_regions(
+    problem: Problem, lo: int = DOMAIN[0], hi: int = DOMAIN[1], budget: int = SEARCH_BUDGET
+) -> tuple[Region, ...]:
     """The regions of `problem` over the integers lo..hi, each boundary checked.
 
-    The last region's `end` is None when it reaches `hi`.
+    The last region's `end` is None when it reaches `hi`. A search that would examine
+    more than `budget` pieces stops with a `SolveError`.
     """
     runs = _poly_runs(problem, lo, hi)
     if runs is None:
-        runs = _search_runs(problem, lo, hi)
+        runs = _search_runs(problem, lo, hi, budget)
     regions = _merge(runs)
     for before, after in pairwise(regions):
         b = after.start
@@ -185,17 +188,17 @@ def _coefficients(
         raise SolveError(f"cannot evaluate {formula.text!r}: {exc}") from exc
 
 
-def _search_runs(problem: Problem, lo: int, hi: int) -> list[_Run]:
+def _search_runs(problem: Problem, lo: int, hi: int, budget: int) -> list[_Run]:
     runs: list[_Run] = []
     stack = [(lo, hi)]
     examined = 0
     while stack:
         a, b = stack.pop()
         examined += 1
-        if examined > SEARCH_BUDGET:
+        if examined > budget:
             raise SolveError(
                 f"the limit of {problem.symbol} could not be resolved within "
-                f"{SEARCH_BUDGET:,} pieces; try a smaller shape or a formula without "
+                f"{budget:,} pieces; try a smaller shape or a formula without "
                 "min, max, ceil or floor around it"
             )
         if a == b:

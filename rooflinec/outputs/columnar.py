@@ -232,10 +232,10 @@ class Layout:
         return pc.cast(array, pa.string()) if self.text else array
 
 
-def _batches(cells: Sequence[int] | Ints) -> Iterator[Ints]:
+def _batches(cells: Sequence[int] | Ints, rows: int = BATCH_ROWS) -> Iterator[Ints]:
     array = np.asarray(cells, dtype=np.int64)
-    for start in range(0, len(array), BATCH_ROWS):
-        yield array[start : start + BATCH_ROWS]
+    for start in range(0, len(array), rows):
+        yield array[start : start + rows]
 
 
 # --------------------------------------------------------------------------- CSV
@@ -285,8 +285,10 @@ def write_csv(
     names: Sequence[str],
     *,
     progress: Progress | None = None,
+    batch_rows: int = BATCH_ROWS,
 ) -> None:
-    """The rows as CSV: a header row of `names`, then one row per cell."""
+    """The rows as CSV: a header row of `names`, then one row per cell, `batch_rows`
+    rows at a time (the bytes do not depend on it)."""
     line = io.StringIO()
     csv.writer(line, lineterminator="\n").writerow(names)
     sink = _binary(out)
@@ -295,7 +297,7 @@ def write_csv(
         if not len(cells):
             continue
         layout = table.layout(text=True)
-        for batch in _batches(cells):
+        for batch in _batches(cells, batch_rows):
             sink.write(_csv_rows(layout.batch(batch)))
             if progress is not None:
                 progress(len(batch))

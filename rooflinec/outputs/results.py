@@ -830,14 +830,17 @@ def write_csv(
     header: CsvHeader = "units",
     *,
     progress: Progress | None = None,
+    batch_rows: int | None = None,
 ) -> None:
-    """One row per cell, a batch at a time through pyarrow (`rooflinec.outputs.columnar`); empty
-    cells where a level is absent. The header row names each column with its unit
-    (`time [s]`), or with `header="plain"` by name alone (`time`)."""
+    """One row per cell, a batch at a time through pyarrow (`rooflinec.outputs.columnar`,
+    `batch_rows` a batch, its default when None); empty cells where a level is absent.
+    The header row names each column with its unit (`time [s]`), or with
+    `header="plain"` by name alone (`time`)."""
     from rooflinec.outputs import columnar
 
     names = CSV_PLAIN_COLUMNS if header == "plain" else CSV_COLUMNS
-    columnar.write_csv(_tables(compiled, cells), out, names, progress=progress)
+    rows = columnar.BATCH_ROWS if batch_rows is None else batch_rows
+    columnar.write_csv(_tables(compiled, cells), out, names, progress=progress, batch_rows=rows)
 
 
 def write_parquet(
