@@ -8,6 +8,11 @@ schema-check them, remembering what failed in `collect.Broken`), then typing, by
 file, with a shared `builder.Builder`: `precisions`, `devices`, `kernels` (with
 `cases`), `methods`, each with its `examples`, `models` (whose steps name kernels);
 last `references`, across files.
+
+It may import the core values (`catalog`, `quantities`, `errors`, `loader`, `schema`),
+the formula engine and the engine's evaluation of counts (`rooflinec.engine.evaluate`),
+so that a count the validators accept is one `compile` computes; it imports nothing from
+`outputs`, `prose`, `site` or `cli`.
 """
 
 from __future__ import annotations

@@ -30,6 +30,9 @@ positions mapped back), `whitelist` (the node checks), `convert` (to the private
 `tree`), `parse` (`parse_formula`, all of them in order), then `evaluate` (closures),
 `latex`, `symbolic` (sympy) and `formula` (the `Formula` that ties them together);
 `limits` and `errors` are shared.
+
+It may import `rooflinec.errors` only: the catalog, the engine and the validators
+import it.
 """
 
 from __future__ import annotations

@@ -8,6 +8,9 @@ catalog and sums the launches of one case into one `Entry` as they come. `render
 the entries as YAML; `write` adds them to the kernel specs in place, all files or none.
 Every problem in a file is a `FILE:LINE[:COL]: error: ...` (`ExportError`), found before
 any spec is touched.
+
+It may import the core values, `assemble` (to read the catalog it imports into) and
+the engine; it imports nothing from `outputs`, `site` or `cli`.
 """
 
 from __future__ import annotations

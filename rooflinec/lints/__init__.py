@@ -35,6 +35,9 @@ The lints live by subject: `quotes`, `sources`, `ranges` (plausibility), `sparse
 `units`, `margins` (tolerances and sustained shares), `tables` (accumulate columns and
 per-card figures) and `versions`, over the
 `LintContext` of `context`; this module lists them and runs them.
+
+It may import the core values (`catalog`, `provenance`, `quantities`, `formatting`,
+`loader`, `errors`); it imports nothing from the engine, `outputs`, `site` or `cli`.
 """
 
 from __future__ import annotations
