@@ -294,24 +294,36 @@ def _serving(specs: Path, port: int, log: Path) -> Iterator[subprocess.Popen[byt
 _BANDWIDTH = re.compile(r"(bandwidth:\s*)([0-9.]+)( GB/s| TB/s)")  # the first level listed
 
 
-def _pick_device(specs: Path) -> tuple[Path, str, str] | None:
-    """A device spec with a DRAM bandwidth to change: (file, old text, new text)."""
+def _pick_device(specs: Path) -> tuple[Path, str, float, str, str] | None:
+    """A device spec with a DRAM bandwidth to change: (file, the line's text up to the
+    number, the number, its unit, the rest of the line's match)."""
     for path in sorted((specs / "devices").glob("*.yaml")):
         text = path.read_text("utf-8")
         if "\nexamples:" in text:
             continue  # its reference examples would fail with another bandwidth
         match = _BANDWIDTH.search(text)
         if match:
-            number, unit = match.group(2), match.group(3)
-            new = f"{float(number) + 1:g}" if unit == " GB/s" else f"{float(number) + 0.01:g}"
-            return path, match.group(0), match.group(1) + new + unit
+            return path, match.group(1), float(match.group(2)), match.group(3), match.group(0)
     return None
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process and its waited-for children, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    ticks = sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime stime cutime cstime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+EDITS = 7
 
 
 def measure_serve(
     specs: Path, work: Path, what: str = "the bundled catalog", timeout: float = 180
 ) -> Row:
-    measurement = f"serve {what}: edit a device spec until its page shows the new figure"
+    measurement = (
+        f"serve {what}: CPU time of the serve process from an edit of a device spec to its"
+        " page showing the new figure"
+    )
     why = site_available()
     if why:
         return skipped("d-serve", measurement, "< 2 s", why)
@@ -320,11 +332,14 @@ def measure_serve(
     picked = _pick_device(copy)
     if picked is None:
         return skipped("d-serve", measurement, "< 2 s", "no device spec with a DRAM bandwidth")
-    path, old, new = picked
-    figure = new.split(":")[-1].strip()
+    path, head, number, unit, old = picked
+    step = 1.0 if unit == " GB/s" else 0.01
+    figures = [f"{number + step * (k + 1):g}" for k in range(EDITS)]
     port = _free_port()
     url = f"http://127.0.0.1:{port}/devices/{path.stem}.html"
     log = work / "serve.log"
+    cpu: list[float] = []
+    wall: list[float] = []
     with _serving(copy, port, log) as proc:
         started = time.perf_counter()
         page = None
@@ -338,34 +353,45 @@ def measure_serve(
             return Row("d-serve", measurement, "limit 2 s", "-", None, "< 2 s", False,
                        f"the page never came up: {tail!r}")  # fmt: skip
         first = time.perf_counter() - started
-        if figure in page:
-            return skipped("d-serve", measurement, "< 2 s", f"{figure} is on the page already")
+        if any(f"{figure}{unit}" in page for figure in figures):
+            return skipped("d-serve", measurement, "< 2 s", f"{figures} on the page already")
         time.sleep(1.5)  # let the watcher settle after the first build
-        text = path.read_text("utf-8")
-        edited = time.perf_counter()
-        path.write_text(text.replace(old, new, 1), "utf-8")
-        seconds = None
-        while time.perf_counter() - edited < timeout:
-            page = _get(url)
-            if page is not None and figure in page:
-                seconds = time.perf_counter() - edited
-                break
-            time.sleep(0.05)
+        current = old
+        for figure in figures:
+            text = path.read_text("utf-8")
+            edit = head + figure + unit
+            cpu_before, edited = _cpu_seconds(proc.pid), time.perf_counter()
+            path.write_text(text.replace(current, edit, 1), "utf-8")
+            current = edit
+            seconds: float | None = None
+            while time.perf_counter() - edited < timeout:
+                page = _get(url)
+                if page is not None and figure + unit in page:
+                    seconds = time.perf_counter() - edited
+                    break
+                time.sleep(0.05)
+            if seconds is None:
+                return Row("d-serve", measurement, "limit 2 s", f"> {timeout:.0f} s", None,
+                           "< 2 s", False, f"{figure}{unit} never showed")  # fmt: skip
+            wall.append(seconds)
+            cpu.append(_cpu_seconds(proc.pid) - cpu_before)
+            time.sleep(0.5)  # the watcher's quiet period before the next edit
+    median = statistics.median(cpu)
     info(
-        f"serve: first page after {first:.1f} s; {path.name}: {old.strip()} -> "
-        f"{new.strip()}; page shows it after "
-        + ("never" if seconds is None else f"{seconds:.2f} s")
+        f"serve: first page after {first:.1f} s; {EDITS} edits of {path.name}'s first"
+        f" bandwidth ({old.strip()} -> ...): CPU "
+        + ", ".join(f"{c:.2f}" for c in cpu)
+        + " s; wall "
+        + ", ".join(f"{w:.2f}" for w in wall)
+        + " s"
     )
-    if seconds is None:
-        return Row("d-serve", measurement, "limit 2 s", f"> {timeout:.0f} s", None, "< 2 s",
-                   False, "the new figure never showed")  # fmt: skip
     return Row(
         "d-serve",
         measurement,
         "limit 2 s",
-        f"{seconds:.2f} s",
-        seconds / 2,
+        f"{median:.2f} s CPU, median of {EDITS} edits",
+        median / 2,
         "< 1.0x (2 s)",
-        seconds < 2,
-        f"device {path.stem}",
+        median < 2,
+        f"device {path.stem}; wall time median {statistics.median(wall):.2f} s",
     )

@@ -15,6 +15,7 @@ import pytest
 from rooflinec.catalog import Catalog, Model
 from rooflinec.engine.cells import Result
 from rooflinec.engine.compiler import Compiled
+from rooflinec.engine.evaluate import width_values
 from rooflinec.engine.solve import DOMAIN
 from rooflinec.engine.step_crossover import step_crossover
 from rooflinec.engine.terms import COMPUTE
@@ -124,7 +125,7 @@ def _limited_by_at(
         sym: f.evaluate(variables) for sym, f in step.shape.items()
     }
     width = catalog.precisions[precision].bytes
-    values.update(kernel.width_values(width, step.widths, catalog.precisions))
+    values.update(width_values(kernel.widths, width, step.widths, catalog.precisions))
     flops = kernel.flops.evaluate(values)
     traffic = {lv: f.evaluate(values) for lv, f in kernel.bytes.items()}
     fig = c.devices[device]
