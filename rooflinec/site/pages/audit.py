@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from rooflinec.formatting import format_percent, format_si
+from rooflinec.formatting import exact_decimal, format_percent, format_si
 from rooflinec.provenance import (
     CONFLICT_THRESHOLD,
     STALE_MONTHS,
@@ -87,23 +87,8 @@ def figure_anchor(trail: FigureTrail) -> str:
 
 def exact_number(value: Fraction) -> str:
     """An exact factor: a terminating decimal (`0.5`, `0.92`) or a fraction (`2/3`)."""
-    den = value.denominator
-    twos = fives = 0
-    while den % 2 == 0:
-        den //= 2
-        twos += 1
-    while den % 5 == 0:
-        den //= 5
-        fives += 1
-    if den != 1:
-        return f"{value.numerator}/{value.denominator}"
-    places = max(twos, fives)
-    scaled = value * 10**places
-    text = str(abs(scaled.numerator))
-    if places:
-        text = text.rjust(places + 1, "0")
-        text = f"{text[:-places]}.{text[-places:]}".rstrip("0").rstrip(".")
-    return ("-" if value < 0 else "") + text
+    text = exact_decimal(value)
+    return f"{value.numerator}/{value.denominator}" if text is None else text
 
 
 def exact_si(value: Fraction, unit: str) -> str:
