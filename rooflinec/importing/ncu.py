@@ -33,8 +33,10 @@ from rooflinec.importing.rows import (
     Problems,
     Row,
     cell_columns,
+    columns_named_twice,
     number,
     shown,
+    table_rows,
 )
 
 if TYPE_CHECKING:
@@ -153,44 +155,10 @@ def read_ncu(path: str, lines: Lines, commas: Commas = "ask") -> Iterator[Row]:
 
 
 def _twice(path: str, line: int, header: list[str], lines: Lines, problems: Problems) -> bool:
-    """A problem for each column named twice (which one holds the launch's figure?)."""
-    first: dict[str, int] = {}
-    found = False
-    for i, name in enumerate(header):
-        if name in first and (name in _WANTED or name in _LONG):
-            problems.add(
-                Problem(
-                    path,
-                    line,
-                    f"column {shown(name)} appears twice, as columns {first[name] + 1} and"
-                    f" {i + 1}: keep one",
-                    lines.column(i),
-                )
-            )
-            found = True
-        first.setdefault(name, i)
-    return found
-
-
-def _rows(
-    path: str, start: int, header: list[str], reader: CsvReader, problems: Problems
-) -> Iterator[tuple[int, list[str]]]:
-    """Each non-blank line of the export's table with its line number; a line with a cell
-    too many or too few is a problem at its line, and skipped."""
-    for cells in reader:
-        line = start + 1 + reader.line_num
-        if not any(c.strip() for c in cells):
-            continue
-        if len(cells) != len(header):
-            problems.add(
-                Problem(
-                    path,
-                    line,
-                    f"expected {len(header)} cells, found {len(cells)} (a line cut short?)",
-                )
-            )
-            continue
-        yield line, cells
+    """Whether a column the pages read is named twice (each a problem)."""
+    before = len(problems)
+    columns_named_twice(path, line, header, _WANTED | set(_LONG), lines, problems)
+    return len(problems) > before
 
 
 def _wide(
@@ -213,7 +181,7 @@ def _wide(
     units_raw = lines.last
     name_at = header.index("Kernel Name")
     wanted = [(i, h, units[i].strip()) for i, h in enumerate(header) if h in _WANTED]
-    for line, cells in _rows(path, start, header, reader, problems):
+    for line, cells in table_rows(path, reader, len(header), problems, start + 1):
         raw = lines.last
         metrics = {
             h: _Cell(cells[i], unit, line, raw, i, start + 2, units_raw, i) for i, h, unit in wanted
@@ -241,7 +209,7 @@ def _long(
     current: _Launch | None = None
     current_id: str | None = None
     last_id: int | None = None
-    for line, cells in _rows(path, start, header, reader, problems):
+    for line, cells in table_rows(path, reader, len(header), problems, start + 1):
         if cells[at["ID"]] != current_id:
             if current is not None:
                 yield current

@@ -9,13 +9,16 @@ wherever it could be either.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import BinaryIO, Literal
+from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from rooflinec.errors import MAX_MESSAGE, RooflinecError, one_line
 from rooflinec.quantities import MAX_EXPONENT, MAX_LENGTH
+
+if TYPE_CHECKING:
+    from _csv import Reader as CsvReader
 
 #: How a comma in a number is read: `ask` refuses a comma that could be either.
 Commas = Literal["ask", "decimal", "thousands"]
@@ -107,6 +110,54 @@ def shown(text: str) -> str:
     if len(text) > _SHOWN:
         return repr(text[:_SHOWN]) + "…"
     return repr(text)
+
+
+def table_rows(
+    path: str, reader: CsvReader, width: int, problems: Problems, before: int = 0
+) -> Iterator[tuple[int, list[str]]]:
+    """Each non-blank line of a CSV table of `width` columns with its line number (`before`:
+    the file's lines ahead of the reader's first); a line with a cell too many or too few
+    is a problem at its line, and skipped."""
+    for cells in reader:
+        line = before + reader.line_num
+        if not any(c.strip() for c in cells):
+            continue
+        if len(cells) != width:
+            problems.add(
+                Problem(
+                    path,
+                    line,
+                    f"expected {width} cells, found {len(cells)} (a line cut short?)",
+                )
+            )
+            continue
+        yield line, cells
+
+
+def columns_named_twice(
+    path: str,
+    line: int,
+    header: list[str],
+    read: Collection[str],
+    lines: Lines,
+    problems: Problems,
+) -> dict[str, int]:
+    """Each column's first index; a problem for each column of `read` named twice (which
+    one holds the figure?), at the header's `line` and the second one's column."""
+    first: dict[str, int] = {}
+    for i, name in enumerate(header):
+        if name in first and name in read:
+            problems.add(
+                Problem(
+                    path,
+                    line,
+                    f"column {shown(name)} appears twice, as columns {first[name] + 1} and"
+                    f" {i + 1}: keep one",
+                    lines.column(i),
+                )
+            )
+        first.setdefault(name, i)
+    return first
 
 
 class NumberError(ValueError):
