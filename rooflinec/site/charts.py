@@ -191,6 +191,21 @@ def _log_field(
     )
 
 
+def _vendor_pick(vendors: Sequence[object], featured: str) -> dict[str, Any]:
+    """The `show_vendor` select box: the featured devices (labelled `featured`), or one
+    vendor's."""
+    return {
+        "name": "show_vendor",
+        "value": "",
+        "bind": {
+            "input": "select",
+            "options": ["", *vendors],
+            "labels": [featured, *vendors],
+            "name": "devices ",
+        },
+    }
+
+
 def _tooltips(items: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
     return [_field(shorthand, title=title) for shorthand, title in items]
 
@@ -794,16 +809,7 @@ def _comparison_parts(
         for d in usable
     ]
     vendors = list(dict.fromkeys(row["vendor"] for row in rows))
-    pick = {
-        "name": "show_vendor",
-        "value": "",
-        "bind": {
-            "input": "select",
-            "options": ["", *vendors],
-            "labels": [f"featured ({len(shown)}: the fastest of each vendor)", *vendors],
-            "name": "devices ",
-        },
-    }
+    pick = _vendor_pick(vendors, f"featured ({len(shown)}: the fastest of each vendor)")
     prelude = (
         {"filter": "show_vendor === '' ? datum.featured : datum.vendor === show_vendor"},
         {"calculate": "['start', 'ridge', 'end']", "as": "kind"},
@@ -1032,16 +1038,7 @@ def tokens_chart(
         "value": passes[0] if passes else "",
         "bind": {"input": "select", "options": list(passes), "name": "model and phase "},
     }
-    pick_vendor = {
-        "name": "show_vendor",
-        "value": "",
-        "bind": {
-            "input": "select",
-            "options": ["", *vendors],
-            "labels": ["featured devices", *vendors],
-            "name": "devices ",
-        },
-    }
+    pick_vendor = _vendor_pick(vendors, "featured devices")
     spec = {
         "$schema": VEGA_LITE_SCHEMA,
         "data": {"name": "passes"},
