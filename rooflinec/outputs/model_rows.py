@@ -27,7 +27,7 @@ from rooflinec.catalog import LEVELS, Catalog
 from rooflinec.engine.models import ModelResult, PlanStep, StepResult, collector_paused
 from rooflinec.engine.terms import LIMITED_BY
 from rooflinec.formatting import format_percent, format_si
-from rooflinec.outputs.cells import csv_text, num
+from rooflinec.outputs.cells import aligned_lines, csv_text, num, scalar_text
 from rooflinec.outputs.fields import Field
 
 __all__ = [
@@ -452,12 +452,10 @@ MODEL_CSV_PLAIN_COLUMNS: list[str] = [
 
 
 def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return csv_text(value)
+    return scalar_text(value, "", csv_text, _csv_number)
+
+
+def _csv_number(value: Fraction | int) -> str:
     return repr(num(value))
 
 
@@ -493,12 +491,7 @@ def write_model_table(catalog: Catalog, rows: Sequence[ModelResult], out: TextIO
         if not r.declared:
             line[header.index("precision")] += "*"
         table.append(line)
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    lines = []
-    for n, row in enumerate(table):
-        lines.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
+    lines = aligned_lines(table)
     rows_text = "1 model row" if len(rows) == 1 else f"{len(rows)} model rows"
     lines.append(f"{rows_text}; * = not the model's own precision")
     out.write("\n".join(lines) + "\n")

@@ -35,7 +35,15 @@ from rooflinec.engine.compiler import Compiled
 from rooflinec.engine.grids import Selection
 from rooflinec.engine.terms import LIMITED_BY, SWEEP, SWEEP_KEYS
 from rooflinec.formatting import format_percent, format_si
-from rooflinec.outputs.cells import FORMULA_STARTS, Number, csv_text, num, spreadsheet_text
+from rooflinec.outputs.cells import (
+    FORMULA_STARTS,
+    Number,
+    aligned_lines,
+    csv_text,
+    num,
+    scalar_text,
+    spreadsheet_text,
+)
 from rooflinec.outputs.fields import Field as GenericField
 from rooflinec.outputs.fields import Progress, Scope
 from rooflinec.outputs.formats import FORMATS as REGISTRY
@@ -594,13 +602,11 @@ def _row_batches(
 
 
 def _json_value(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    return repr(value)
+    return scalar_text(value, "null", _json_text, repr)
+
+
+def _json_text(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
 
 
 def _json_field(field: Field, value: Any) -> str:
@@ -783,12 +789,7 @@ def _write_results_table(
             table.append(line)
         if progress is not None:
             progress(len(batch))
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    lines = []
-    for n, row in enumerate(table):
-        lines.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
+    lines = aligned_lines(table)
     lines.append(f"{len(cells)} results; * = not the case's declared precision")
     out.write("\n".join(lines) + "\n")
 
