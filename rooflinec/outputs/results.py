@@ -370,6 +370,26 @@ def _dram(value: Any, counting: str) -> str:
     return _si("{}/B")(value.get("dram"), counting)
 
 
+def _float_field(
+    name: str,
+    unit: str,
+    exact: Callable[[_Source, int], Fraction | None],
+    table: str,
+    show: Callable[[Any, str], str],
+) -> Field:
+    """A per-cell float column of `Compiled.columns` the table shows: `name [unit]` in CSV,
+    its numbers as `_floats` gives them."""
+    return Field(
+        name,
+        "cell",
+        _floats(name, exact),
+        (f"{name} [{unit}]",),
+        table=table,
+        show=show,
+        vector=_column(name),
+    )
+
+
 # name, unit, and the view of a result that gives it per level
 _RUN_FIGURES: tuple[tuple[str, str, Callable[[Result], dict[str, Fraction]]], ...] = (
     ("measured_intensity", "OP/B", lambda r: r.measured_intensity),
@@ -413,14 +433,12 @@ FIELDS: tuple[Field, ...] = (
         LEVELS,
         json=False,
     ),
-    Field(
+    _float_field(
         "attainable",
-        "cell",
-        _floats("attainable", lambda s, c: s.lowest(c, Fraction(1), Fraction(1))),
-        ("attainable [OP/s]",),
-        table="attainable",
-        show=_si("{}/s"),
-        vector=_column("attainable"),
+        "OP/s",
+        lambda s, c: s.lowest(c, Fraction(1), Fraction(1)),
+        "attainable",
+        _si("{}/s"),
     ),
     Field(
         "limited_by",
@@ -432,42 +450,25 @@ FIELDS: tuple[Field, ...] = (
         vector=_limited_by_vector,
         choices=LIMITED_BY,
     ),
-    Field(
+    _float_field(
         "share_of_peak",
-        "cell",
-        _floats(
-            "share_of_peak",
-            lambda s, c: s.lowest(c, Fraction(1), Fraction(1)) / s.counts.pair_peak[c % s.n_pairs],
-        ),
-        ("share_of_peak [1]",),
-        table="share of peak",
-        show=_percent,
-        vector=_column("share_of_peak"),
+        "1",
+        lambda s, c: s.lowest(c, Fraction(1), Fraction(1)) / s.counts.pair_peak[c % s.n_pairs],
+        "share of peak",
+        _percent,
     ),
-    Field(
-        "time",
-        "cell",
-        _floats("time", lambda s, c: s.exact(c).time),
-        ("time [s]",),
-        table="time",
-        show=_si("s"),
-        vector=_column("time"),
-    ),
-    Field(
-        "bandwidth_sweep",
-        "cell",
-        _sweep("bandwidth_sweep", peak=False),
-        tuple(f"bandwidth_x{k} [OP/s]" for k in SWEEP_KEYS),
-        SWEEP_KEYS,
-        vector=_column("bandwidth_sweep"),
-    ),
-    Field(
-        "peak_sweep",
-        "cell",
-        _sweep("peak_sweep", peak=True),
-        tuple(f"peak_x{k} [OP/s]" for k in SWEEP_KEYS),
-        SWEEP_KEYS,
-        vector=_column("peak_sweep"),
+    _float_field("time", "s", lambda s, c: s.exact(c).time, "time", _si("s")),
+    # The bandwidth sweep, then the peak sweep: one column per factor.
+    *(
+        Field(
+            f"{varied}_sweep",
+            "cell",
+            _sweep(f"{varied}_sweep", peak=varied == "peak"),
+            tuple(f"{varied}_x{k} [OP/s]" for k in SWEEP_KEYS),
+            SWEEP_KEYS,
+            vector=_column(f"{varied}_sweep"),
+        )
+        for varied in ("bandwidth", "peak")
     ),
     Field(
         "measured",
@@ -476,15 +477,7 @@ FIELDS: tuple[Field, ...] = (
         ("measured [OP/s]",),
         vector=_column("measured"),
     ),
-    Field(
-        "efficiency",
-        "cell",
-        _floats("efficiency", lambda s, c: s.exact(c).efficiency),
-        ("efficiency [1]",),
-        table="efficiency",
-        show=_percent,
-        vector=_column("efficiency"),
-    ),
+    _float_field("efficiency", "1", lambda s, c: s.exact(c).efficiency, "efficiency", _percent),
     # A measured run's figures per level: present only on cells with a run.
     *(
         Field(
