@@ -45,7 +45,7 @@ from rooflinec.site.pages.common import (
     level_name,
     numbered,
 )
-from rooflinec.site.pages.model import Page, split_pages
+from rooflinec.site.pages.model import Page, pages_by_size, split_pages
 
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site
@@ -509,21 +509,18 @@ def conflicts_pages(site: Site) -> list[GeneratedPage]:
     found.sort(key=lambda t: (-spread_of(t), order[t.device], t.field))
     first = Page("conflicts.md", site)
     rows = [_conflict_row(site, first, n, t) for n, t in enumerate(found, start=1)]
-    return split_pages(
+    return pages_by_size(
         site,
         "conflicts.md",
-        chunks_by_size(rows, _row_weight, CONFLICTS_PAGE_BUDGET),
-        lambda n: "Conflicts",
-        lambda page, n, chunk, pager: site.render(
-            "conflicts.md.j2",
-            page,
-            rows=chunk,
-            total=len(found),
-            devices=len({t.device for t in found}),
-            figures=sum(len(t) for t in site.trails.values()),
-            pager=pager,
-            threshold=format_percent(CONFLICT_THRESHOLD),
-        ),
+        "Conflicts",
+        rows,
+        _row_weight,
+        CONFLICTS_PAGE_BUDGET,
+        "rows",
+        total=len(found),
+        devices=len({t.device for t in found}),
+        figures=sum(len(t) for t in site.trails.values()),
+        threshold=format_percent(CONFLICT_THRESHOLD),
     )
 
 
