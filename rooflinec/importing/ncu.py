@@ -108,6 +108,29 @@ class _Launch:
     metrics: dict[str, _Cell]
 
 
+@dataclass(frozen=True)
+class _Table:
+    """The export's table under its header, as a page reader reads it."""
+
+    path: str
+    start: int  # the header's index among the file's lines
+    header: list[str]
+    reader: CsvReader  # the lines after the header
+    lines: Lines
+    problems: Problems
+
+    def named_twice(self) -> bool:
+        """Whether a column the pages read is named twice (each a problem at the header)."""
+        before = len(self.problems)
+        read = _WANTED | set(_LONG)
+        columns_named_twice(self.path, self.start + 1, self.header, read, self.lines, self.problems)
+        return len(self.problems) > before
+
+    def rows(self) -> Iterator[tuple[int, list[str]]]:
+        """Each line of the table with its line number in the file (see `table_rows`)."""
+        return table_rows(self.path, self.reader, len(self.header), self.problems, self.start + 1)
+
+
 def read_ncu(path: str, lines: Lines, commas: Commas = "ask") -> Iterator[Row]:
     """One row per launch of an Nsight Compute CSV export, read line by line."""
     problems = Problems(path)
@@ -134,11 +157,8 @@ def read_ncu(path: str, lines: Lines, commas: Commas = "ask") -> Iterator[Row]:
         problems.raise_any()
         return
     reader = csv.reader(feed)
-    launches = (
-        _long(path, start, header, reader, lines, problems)
-        if "Metric Name" in header
-        else _wide(path, start, header, reader, lines, problems)
-    )
+    table = _Table(path, start, header, reader, lines, problems)
+    launches = _long(table) if "Metric Name" in header else _wide(table)
     seen = False
     try:
         for launch in launches:
@@ -154,62 +174,42 @@ def read_ncu(path: str, lines: Lines, commas: Commas = "ask") -> Iterator[Row]:
         problems.raise_any()
 
 
-def _twice(path: str, line: int, header: list[str], lines: Lines, problems: Problems) -> bool:
-    """Whether a column the pages read is named twice (each a problem)."""
-    before = len(problems)
-    columns_named_twice(path, line, header, _WANTED | set(_LONG), lines, problems)
-    return len(problems) > before
-
-
-def _wide(
-    path: str,
-    start: int,
-    header: list[str],
-    reader: CsvReader,
-    lines: Lines,
-    problems: Problems,
-) -> Iterator[_Launch]:
+def _wide(t: _Table) -> Iterator[_Launch]:
     """The raw page: header, then a line of units, then one line per launch."""
-    if _twice(path, start + 1, header, lines, problems):
+    if t.named_twice():
         return
-    units = next(reader, None)
-    if units is None or len(units) != len(header):
-        problems.add(
-            Problem(path, start + 2, "expected the raw page's line of units under the header")
+    units = next(t.reader, None)
+    if units is None or len(units) != len(t.header):
+        t.problems.add(
+            Problem(t.path, t.start + 2, "expected the raw page's line of units under the header")
         )
         return
-    units_raw = lines.last
-    name_at = header.index("Kernel Name")
-    wanted = [(i, h, units[i].strip()) for i, h in enumerate(header) if h in _WANTED]
-    for line, cells in table_rows(path, reader, len(header), problems, start + 1):
-        raw = lines.last
+    units_raw = t.lines.last
+    name_at = t.header.index("Kernel Name")
+    wanted = [(i, h, units[i].strip()) for i, h in enumerate(t.header) if h in _WANTED]
+    for line, cells in t.rows():
+        raw = t.lines.last
         metrics = {
-            h: _Cell(cells[i], unit, line, raw, i, start + 2, units_raw, i) for i, h, unit in wanted
+            h: _Cell(cells[i], unit, line, raw, i, t.start + 2, units_raw, i)
+            for i, h, unit in wanted
         }
         yield _Launch(line, cells[name_at], metrics)
 
 
-def _long(
-    path: str,
-    start: int,
-    header: list[str],
-    reader: CsvReader,
-    lines: Lines,
-    problems: Problems,
-) -> Iterator[_Launch]:
+def _long(t: _Table) -> Iterator[_Launch]:
     """The details page: one line per launch and metric; a launch's lines are together
     (told apart by `ID`), so each launch is complete when the next one starts."""
-    missing = [c for c in _LONG if c not in header]
+    missing = [c for c in _LONG if c not in t.header]
     if missing:
-        problems.add(Problem(path, start + 1, f"missing column '{missing[0]}'"))
+        t.problems.add(Problem(t.path, t.start + 1, f"missing column '{missing[0]}'"))
         return
-    if _twice(path, start + 1, header, lines, problems):
+    if t.named_twice():
         return
-    at = {c: header.index(c) for c in _LONG}
+    at = {c: t.header.index(c) for c in _LONG}
     current: _Launch | None = None
     current_id: str | None = None
     last_id: int | None = None
-    for line, cells in table_rows(path, reader, len(header), problems, start + 1):
+    for line, cells in t.rows():
         if cells[at["ID"]] != current_id:
             if current is not None:
                 yield current
@@ -218,9 +218,9 @@ def _long(
             if number_id is not None and last_id is not None and number_id <= last_id:
                 # Launches are numbered in order: a smaller ID is a launch met before,
                 # whose lines the export split (sorted by metric?): its sums would be wrong.
-                problems.add(
+                t.problems.add(
                     Problem(
-                        path,
+                        t.path,
                         line,
                         f"launch ID {number_id} comes after launch ID {last_id}: the export's"
                         " lines are not in launch order (export it again, or sort it by ID)",
@@ -237,10 +237,10 @@ def _long(
                 cells[at["Metric Value"]],
                 cells[at["Metric Unit"]].strip(),
                 line,
-                lines.last,
+                t.lines.last,
                 at["Metric Value"],
                 line,
-                lines.last,
+                t.lines.last,
                 at["Metric Unit"],
             )
     if current is not None:
