@@ -23,18 +23,19 @@ import csv
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rooflinec.importing.rows import (
     Commas,
     Lines,
-    NumberError,
     Problem,
     Problems,
     Row,
     cell_columns,
     columns_named_twice,
-    number,
+    counter_number,
+    note_number,
     shown,
     table_rows,
 )
@@ -251,19 +252,10 @@ def _read(
     path: str, metric: str, cell: _Cell, problems: Problems, commas: Commas
 ) -> Fraction | None:
     """A cell's number; a problem pointing at it when it is not one."""
-    try:
-        value = number(cell.text, commas)
-    except NumberError as exc:
-        problems.add(
-            Problem(
-                path,
-                cell.line,
-                f"{metric} {shown(cell.text)} {exc.message}",
-                _column(cell, exc.offset),
-            )
-        )
-        return None
-    if value is None:
+    value = counter_number(
+        path, cell.line, metric, cell.text, partial(_column, cell), commas, problems
+    )
+    if value is None and not cell.text.strip():  # empty, not refused
         problems.add(Problem(path, cell.line, f"{metric} is empty", _column(cell, 0)))
     return value
 
@@ -362,9 +354,4 @@ def _counted(launch: _Launch, commas: Commas) -> dict[str, Fraction]:
 
 def _note_number(launch: _Launch, metric: str, commas: Commas) -> Fraction | None:
     cell = launch.metrics.get(metric)
-    if cell is None:
-        return None
-    try:
-        return number(cell.text, commas)
-    except NumberError:
-        return None
+    return None if cell is None else note_number(cell.text, commas)

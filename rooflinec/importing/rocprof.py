@@ -25,17 +25,17 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterator
 from fractions import Fraction
+from functools import partial
 
 from rooflinec.importing.rows import (
     Commas,
     Lines,
-    NumberError,
     Problem,
     Problems,
     Row,
     columns_named_twice,
-    number,
-    shown,
+    counter_number,
+    note_number,
     table_rows,
 )
 
@@ -109,19 +109,13 @@ def _row(
     before = len(problems)
     values: dict[str, Fraction] = {}
     for column, i in used:
-        try:
-            value = number(cells[i], commas)
-        except NumberError as exc:
-            message = f"{column} {shown(cells[i])} {exc.message}"
-            problems.add(Problem(path, line, message, lines.column(i, exc.offset)))
-            continue
+        value = counter_number(
+            path, line, column, cells[i], partial(lines.column, i), commas, problems
+        )
         if value is not None:
             values[column] = value
     for column, i in noted:  # counts for the note only: one that is not a number is left out
-        try:
-            value = number(cells[i], commas)
-        except NumberError:
-            continue
+        value = note_number(cells[i], commas)
         if value is not None:
             values[column] = value
     if len(problems) > before:

@@ -3,13 +3,14 @@
 Numbers in an export are read here, once for every reader: capped in length and
 exponent before any exact arithmetic (as spec quantities are), finite, not negative,
 and with the comma read as the user says (`--decimal-comma`, `--thousands-comma`)
-wherever it could be either.
+wherever it could be either. A table's lines (`table_rows`), its columns named twice
+and a counter's number with the problem pointing at it are read here too.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, BinaryIO, Literal
@@ -222,6 +223,33 @@ def number(text: str, commas: Commas = "ask") -> Fraction | None:
     mantissa = int(whole + frac)
     scale = exponent - len(frac)
     return Fraction(mantissa * 10**scale) if scale >= 0 else Fraction(mantissa, 10**-scale)
+
+
+def counter_number(
+    path: str,
+    line: int,
+    name: str,
+    text: str,
+    column: Callable[[int], int | None],
+    commas: Commas,
+    problems: Problems,
+) -> Fraction | None:
+    """The number in a cell of counter or metric `name`; None for an empty cell, and for
+    one that is not a number, with a problem at `column(offset)` of the fault."""
+    try:
+        return number(text, commas)
+    except NumberError as exc:
+        problems.add(Problem(path, line, f"{name} {shown(text)} {exc.message}", column(exc.offset)))
+        return None
+
+
+def note_number(text: str, commas: Commas) -> Fraction | None:
+    """A count read for an entry's note only: None for an empty cell and for one that is
+    not a number (left out of the note, it is not used as a figure)."""
+    try:
+        return number(text, commas)
+    except NumberError:
+        return None
 
 
 def _separators(body: str, commas: Commas, at: int) -> tuple[str, str]:
