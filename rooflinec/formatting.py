@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-__all__ = ["format_number", "format_percent", "format_si"]
+__all__ = ["exact_decimal", "format_number", "format_percent", "format_si"]
 
 Real = Fraction | int | float
 
@@ -95,6 +95,26 @@ def format_number(value: Real, digits: int = 4) -> str:
     sign = "-" if exact < 0 else ""
     mantissa, exponent = _round_significant(abs(exact), digits)
     return sign + _decimal(mantissa, exponent)
+
+
+def exact_decimal(value: Fraction) -> str | None:
+    """`value` as a finite decimal with every digit ('0.21', '1500', '-0.375'), or None when
+    it has none (its reduced denominator has a prime factor other than 2 and 5)."""
+    den = value.denominator
+    twos = fives = 0
+    while den % 2 == 0:
+        den //= 2
+        twos += 1
+    while den % 5 == 0:
+        den //= 5
+        fives += 1
+    if den != 1:
+        return None
+    places = max(twos, fives)
+    digits = str(abs((value * 10**places).numerator)).rjust(places + 1, "0")
+    whole, frac = (digits[:-places], digits[-places:].rstrip("0")) if places else (digits, "")
+    sign = "-" if value < 0 else ""
+    return f"{sign}{whole}.{frac}" if frac else f"{sign}{whole}"
 
 
 def format_percent(fraction: Real, digits: int = 3) -> str:

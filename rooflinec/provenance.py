@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from rooflinec.catalog import Alternative, Catalog, Device, Figure, Source
+from rooflinec.catalog import Alternative, Catalog, Device, Figure, MemoryLevel, Source
 from rooflinec.errors import Location
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.loader import PathKey
@@ -393,36 +393,40 @@ class _DeviceTrails:
                     share=device.compute_share,
                 )
             )
-        for role, level in device.memory.items():
-            out.append(
-                self.trail(
-                    field=f"memory.{role}",
-                    kind="bandwidth",
-                    key=role,
-                    label=level.label,
-                    unit="B/s",
-                    figure=level.bandwidth,
-                    path=("memory", role, "bandwidth"),
-                    share=device.share_of(role),
-                )
-            )
-        for role, level in device.memory.items():
-            if level.capacity is None:
-                continue
-            raw = device.document.data["memory"][role]["capacity"]
-            path: PathKey = ("memory", role, "capacity")
-            out.append(
-                self.trail(
-                    field=f"memory.{role}.capacity",
-                    kind="capacity",
-                    key=role,
-                    label=level.label,
-                    unit="B",
-                    figure=level.capacity,
-                    path=(*path, "value") if isinstance(raw, dict) else path,
-                )
-            )
+        memory = device.memory.items()
+        out += [self._memory_trail(role, level, "bandwidth") for role, level in memory]
+        out += [
+            self._memory_trail(role, level, "capacity")
+            for role, level in memory
+            if level.capacity is not None
+        ]
         return tuple(out)
+
+    def _memory_trail(
+        self, role: str, level: MemoryLevel, kind: Literal["bandwidth", "capacity"]
+    ) -> FigureTrail:
+        """A memory level's bandwidth (with its share of the device) or its capacity."""
+        path: PathKey = ("memory", role, kind)
+        share: Fraction | None = None
+        if kind == "bandwidth":
+            field, unit, figure = f"memory.{role}", "B/s", level.bandwidth
+            share = self.device.share_of(role)
+        else:
+            assert level.capacity is not None
+            field, unit, figure = f"memory.{role}.capacity", "B", level.capacity
+            # A capacity written as a mapping (value, note, ...) has its number at `value`.
+            if isinstance(self.device.document.data["memory"][role]["capacity"], dict):
+                path = (*path, "value")
+        return self.trail(
+            field=field,
+            kind=kind,
+            key=role,
+            label=level.label,
+            unit=unit,
+            figure=figure,
+            path=path,
+            share=share,
+        )
 
 
 def _today(today: datetime.date | None) -> datetime.date:
@@ -498,29 +502,20 @@ class SourceUsage:
 
 
 def _uses(trail: FigureTrail) -> Iterable[tuple[str, SourceUse]]:
-    if trail.source is not None:
-        yield (
-            trail.source.id,
-            SourceUse(
-                trail.device,
-                trail.field,
-                trail.printed,
-                "figure",
-                bool(trail.quote),
-                trail.location,
-            ),
-        )
-    for alt in trail.alternatives:
-        if alt.source is not None:
+    cited: list[tuple[FigureTrail | AlternativeTrail, Literal["figure", "alternative"]]]
+    cited = [(trail, "figure")]
+    cited += [(alt, "alternative") for alt in trail.alternatives]
+    for figure, role in cited:
+        if figure.source is not None:
             yield (
-                alt.source.id,
+                figure.source.id,
                 SourceUse(
                     trail.device,
                     trail.field,
-                    alt.printed,
-                    "alternative",
-                    bool(alt.quote),
-                    alt.location,
+                    figure.printed,
+                    role,
+                    bool(figure.quote),
+                    figure.location,
                 ),
             )
 

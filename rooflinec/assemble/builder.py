@@ -46,23 +46,33 @@ class Builder:
         self.broken = broken if broken is not None else Broken()
         self.example_owners: list[tuple[Document, tuple[Example, ...]]] = []
 
+    def error(
+        self,
+        doc: Document,
+        path: PathKey,
+        message: str,
+        *,
+        key: bool = False,
+        offset: int = 0,
+        code: str = "spec",
+    ) -> None:
+        """Report an error at `path` of `doc` (`Document.error`) to the collector."""
+        self.out.add(doc.error(path, message, key=key, offset=offset, code=code))
+
     # ids are unique across the whole catalog: devices, kernels, cases, methods, examples
     def claim(self, doc: Document, path: PathKey, ident: str, what: str) -> None:
         here = doc.locate(path)
         first = self.ids.get(ident)
         if RESERVED_ID.match(ident):
-            self.out.add(
-                doc.error(
-                    path,
-                    f"{what} id '{ident}' is reserved: the site names its generated pages"
-                    " index, index-2, ..., tokens, tokens-2, ...; choose another id",
-                    code="ids",
-                )
+            self.error(
+                doc,
+                path,
+                f"{what} id '{ident}' is reserved: the site names its generated pages"
+                " index, index-2, ..., tokens, tokens-2, ...; choose another id",
+                code="ids",
             )
         elif first is not None:
-            self.out.add(
-                doc.error(path, f"{what} id '{ident}' is already used at {first}", code="ids")
-            )
+            self.error(doc, path, f"{what} id '{ident}' is already used at {first}", code="ids")
         else:
             self.ids[ident] = here
 
@@ -73,7 +83,7 @@ class Builder:
             q = parse_quantity(text, dimension, positive=True)
         except QuantityError as exc:
             message = exc.message + (f" ({exc.hint})" if exc.hint else "")
-            self.out.add(doc.error(path, message, offset=exc.column, code="units"))
+            self.error(doc, path, message, offset=exc.column, code="units")
             return None
         return q.value, q
 
@@ -83,21 +93,19 @@ class Builder:
         for i, item in enumerate(items):
             version = Version(item["version"], item["date"], item["change"])
             if out and version.version <= out[-1].version:
-                self.out.add(
-                    doc.error(
-                        ("versions", i, "version"),
-                        f"version {version.version} does not follow version {out[-1].version}:"
-                        " versions increase down the list",
-                        code="versions",
-                    )
+                self.error(
+                    doc,
+                    ("versions", i, "version"),
+                    f"version {version.version} does not follow version {out[-1].version}:"
+                    " versions increase down the list",
+                    code="versions",
                 )
             if out and version.date < out[-1].date:
-                self.out.add(
-                    doc.error(
-                        ("versions", i, "date"),
-                        f"date {version.date} is before the previous version's {out[-1].date}",
-                        code="versions",
-                    )
+                self.error(
+                    doc,
+                    ("versions", i, "date"),
+                    f"date {version.date} is before the previous version's {out[-1].date}",
+                    code="versions",
                 )
             out.append(version)
         return tuple(out)
@@ -125,10 +133,8 @@ class Builder:
     ) -> None:
         if sid is not None and sid not in known:
             hint = ", ".join(sorted(known)) or "none declared"
-            self.out.add(
-                doc.error(
-                    path, f"unknown source '{sid}' (this file's sources: {hint})", code="refs"
-                )
+            self.error(
+                doc, path, f"unknown source '{sid}' (this file's sources: {hint})", code="refs"
             )
 
     def precision_ref(
@@ -142,13 +148,12 @@ class Builder:
     ) -> None:
         """A precision named by a peak, case or measurement must be in `precisions.yaml`."""
         if precisions and pid not in precisions:
-            self.out.add(
-                doc.error(
-                    path,
-                    f"unknown precision '{pid}' (precisions.yaml has: {', '.join(precisions)})",
-                    key=key,
-                    code="refs",
-                )
+            self.error(
+                doc,
+                path,
+                f"unknown precision '{pid}' (precisions.yaml has: {', '.join(precisions)})",
+                key=key,
+                code="refs",
             )
 
     def formula(
@@ -163,7 +168,7 @@ class Builder:
         try:
             return parse_formula(text, tuple(symbols), reserved=tuple(reserved))
         except FormulaError as exc:
-            self.out.add(doc.error(path, exc.message, offset=exc.column, code="formula"))
+            self.error(doc, path, exc.message, offset=exc.column, code="formula")
             return None
 
     def refuse(self, ident: str, examples: tuple[Example, ...], also: Iterable[str] = ()) -> None:

@@ -33,36 +33,30 @@ def build_case(
     if "grid" in entry:
         grid = build_grid(builder, doc, (*path, "grid"), entry["grid"], entry["id"], symbols)
         if grid is not None and entry.get("measured"):
-            builder.out.add(
-                doc.error(
-                    (*path, "measured"),
-                    "a grid case cannot carry measured runs: a run has one shape;"
-                    " record it on a case with `shape`",
-                    key=True,
-                    code="shape",
-                )
+            builder.error(
+                doc,
+                (*path, "measured"),
+                "a grid case cannot carry measured runs: a run has one shape;"
+                " record it on a case with `shape`",
+                key=True,
+                code="shape",
             )
     shape: dict[str, int] = grid.first if grid is not None else entry.get("shape", {})
     key = "grid" if "grid" in entry else "shape"
     for name in symbols:
         if name not in entry[key]:
             what = "a list or a range" if key == "grid" else "a positive whole number"
-            builder.out.add(
-                doc.error(
-                    (*path, key),
-                    f"symbol '{name}' is not bound: give it {what}",
-                    code="shape",
-                )
+            builder.error(
+                doc, (*path, key), f"symbol '{name}' is not bound: give it {what}", code="shape"
             )
     for name in entry[key]:
         if name not in symbols:
-            builder.out.add(
-                doc.error(
-                    (*path, key, name),
-                    f"'{name}' is not a symbol of this kernel (symbols: {', '.join(symbols)})",
-                    key=True,
-                    code="shape",
-                )
+            builder.error(
+                doc,
+                (*path, key, name),
+                f"'{name}' is not a symbol of this kernel (symbols: {', '.join(symbols)})",
+                key=True,
+                code="shape",
             )
     bound = bind_widths(builder, doc, (*path, "widths"), entry.get("widths"), widths, precisions)
     measured: list[Measured] = []
@@ -134,13 +128,12 @@ def bind_widths(
     for name, pid in (binding or {}).items():
         if name not in declared:
             listing = ", ".join(declared) or "none; it has only w"
-            builder.out.add(
-                doc.error(
-                    (*path, name),
-                    f"'{name}' is not a width of {kernel} (widths: {listing})",
-                    key=True,
-                    code="widths",
-                )
+            builder.error(
+                doc,
+                (*path, name),
+                f"'{name}' is not a width of {kernel} (widths: {listing})",
+                key=True,
+                code="widths",
             )
         builder.precision_ref(doc, (*path, name), pid, precisions)
     return dict(binding or {})
@@ -173,25 +166,23 @@ def build_grid(
             seen: dict[int, int] = {}
             for i, item in enumerate(value):
                 if item in seen:
-                    builder.out.add(
-                        doc.error(
-                            (*where, i),
-                            f"{item:,} is listed twice (also item {seen[item] + 1});"
-                            " give each value once",
-                            code="shape",
-                        )
+                    builder.error(
+                        doc,
+                        (*where, i),
+                        f"{item:,} is listed twice (also item {seen[item] + 1});"
+                        " give each value once",
+                        code="shape",
                     )
                 seen.setdefault(item, i)
             axes.append(GridAxis(name, axis_text(value), values=tuple(sorted(set(value)))))
             continue
         start, stop = value["from"], value["to"]
         if start > stop:
-            builder.out.add(
-                doc.error(
-                    (*where, "to"),
-                    f"the range is empty: `to` ({stop:,}) is below `from` ({start:,})",
-                    code="shape",
-                )
+            builder.error(
+                doc,
+                (*where, "to"),
+                f"the range is empty: `to` ({stop:,}) is below `from` ({start:,})",
+                code="shape",
             )
             continue
         axes.append(
@@ -209,14 +200,13 @@ def build_grid(
     grid = Grid(tuple(axes))
     if grid.size > MAX_GRID_SHAPES:
         counts = " x ".join(f"{a.count:,}" for a in axes)
-        builder.out.add(
-            doc.error(
-                path,
-                f"case '{case_id}': the grid has {grid.size:,} shapes ({counts}); a grid may"
-                f" have at most {MAX_GRID_SHAPES:,}: split it into several cases",
-                key=True,
-                code="shape",
-            )
+        builder.error(
+            doc,
+            path,
+            f"case '{case_id}': the grid has {grid.size:,} shapes ({counts}); a grid may"
+            f" have at most {MAX_GRID_SHAPES:,}: split it into several cases",
+            key=True,
+            code="shape",
         )
         return None
     return grid

@@ -40,10 +40,8 @@ def build_examples(builder: Builder, doc: Document) -> tuple[Example, ...]:
         builder.claim(doc, (*path, "id"), ex["id"], "example")
         about_model = "model" in ex
         if about_model != ("phase" in ex):
-            builder.out.add(
-                doc.error(
-                    path, "an example about a model names both model and phase", code="examples"
-                )
+            builder.error(
+                doc, path, "an example about a model names both model and phase", code="examples"
             )
         expects: list[Expectation] = []
         for j, e in enumerate(ex["expect"]):
@@ -112,26 +110,22 @@ def _expectation(
     value: Fraction | int | str
     if output == "memory_bound_count":
         if not isinstance(raw, int):
-            builder.out.add(doc.error((*path, "value"), "expected a whole number", code="examples"))
+            builder.error(doc, (*path, "value"), "expected a whole number", code="examples")
             return None
         value = raw
         tolerance = tolerance or Fraction(0)
     elif output == "limited_by":
         if raw not in LIMITED_BY:
-            builder.out.add(
-                doc.error(
-                    (*path, "value"),
-                    f"expected one of: {', '.join(LIMITED_BY)}",
-                    code="examples",
-                )
+            builder.error(
+                doc, (*path, "value"), f"expected one of: {', '.join(LIMITED_BY)}", code="examples"
             )
             return None
         value = raw
         tolerance = Fraction(0)
     else:
         if not isinstance(raw, str):
-            builder.out.add(
-                doc.error((*path, "value"), "expected a quantity with its unit", code="examples")
+            builder.error(
+                doc, (*path, "value"), "expected a quantity with its unit", code="examples"
             )
             return None
         parsed = builder.quantity(doc, (*path, "value"), raw, _OUTPUT_DIMENSIONS[output])
@@ -161,19 +155,15 @@ def _expectation(
         elif output == "efficiency" and e.get("step"):
             problem = "efficiency is the whole pass's, not a step's"
         if problem is not None:
-            builder.out.add(doc.error(path, problem, code="examples"))
+            builder.error(doc, path, problem, code="examples")
             return None
     elif e.get("step"):
-        builder.out.add(
-            doc.error(
-                (*path, "step"), "a step belongs to an example about a model", code="examples"
-            )
+        builder.error(
+            doc, (*path, "step"), "a step belongs to an example about a model", code="examples"
         )
         return None
     elif needs_case and not e.get("case"):
-        builder.out.add(
-            doc.error(path, f"an expected {output} names the case it is for", code="examples")
-        )
+        builder.error(doc, path, f"an expected {output} names the case it is for", code="examples")
         return None
     explicit = "tolerance" in e
     return Expectation(

@@ -35,24 +35,22 @@ def build_kernel(
             if reason is None and section == "widths" and name in symbols:
                 reason = "it is also a shape symbol of this kernel"
             if reason is not None:
-                builder.out.add(
-                    doc.error(
-                        (section, name),
-                        f"'{name}' is reserved: {reason}; choose another symbol name",
-                        key=True,
-                        code="formula",
-                    )
+                builder.error(
+                    doc,
+                    (section, name),
+                    f"'{name}' is reserved: {reason}; choose another symbol name",
+                    key=True,
+                    code="formula",
                 )
     reserved = (RESERVED_SYMBOL, *(name for name in widths if name not in symbols))
     flops = builder.formula(doc, ("flops",), data["flops"], symbols, reserved=reserved)
     if flops is not None and flops.reserved:
         name = sorted(flops.reserved)[0]
-        builder.out.add(
-            doc.error(
-                ("flops",),
-                f"the operation count cannot depend on {name} (bytes per value)",
-                code="formula",
-            )
+        builder.error(
+            doc,
+            ("flops",),
+            f"the operation count cannot depend on {name} (bytes per value)",
+            code="formula",
         )
     byte_formulas: dict[str, Formula] = {}
     for role, text in data["bytes"].items():
@@ -114,24 +112,22 @@ def _evaluate_all(
                 try:
                     result = formula.evaluate(values)
                 except (EvaluationError, FormulaError) as exc:
-                    builder.out.add(
-                        doc.error(
-                            path,
-                            f"{_where(case, shape)}: {exc.message}",
-                            offset=exc.column,
-                            code="formula",
-                        )
+                    builder.error(
+                        doc,
+                        path,
+                        f"{_where(case, shape)}: {exc.message}",
+                        offset=exc.column,
+                        code="formula",
                     )
                     break
                 problem = count_problem(result)
                 if problem is not None:
-                    builder.out.add(
-                        doc.error(
-                            path,
-                            f"{_where(case, shape)}: the {what} {problem}"
-                            f" ({short_number(result)} with w={w})",
-                            code="formula",
-                        )
+                    builder.error(
+                        doc,
+                        path,
+                        f"{_where(case, shape)}: the {what} {problem}"
+                        f" ({short_number(result)} with w={w})",
+                        code="formula",
                     )
                     break
 
@@ -169,37 +165,34 @@ def _prove_grid(
         if found is None:
             continue
         if isinstance(found, Unproven):
-            builder.out.add(
-                doc.error(
-                    grid_path,
-                    f"case '{case.id}': cannot prove the {what} positive over the grid's"
-                    f" {case.grid.size:,} shapes (w={w}): interval bounds and root isolation"
-                    f" do not settle it, and a grid of more than {EXHAUSTIVE_SHAPES:,} shapes"
-                    " is not evaluated shape by shape; shrink the grid, or write the formula"
-                    " so that each symbol appears once",
-                    code="formula",
-                )
+            builder.error(
+                doc,
+                grid_path,
+                f"case '{case.id}': cannot prove the {what} positive over the grid's"
+                f" {case.grid.size:,} shapes (w={w}): interval bounds and root isolation"
+                f" do not settle it, and a grid of more than {EXHAUSTIVE_SHAPES:,} shapes"
+                " is not evaluated shape by shape; shrink the grid, or write the formula"
+                " so that each symbol appears once",
+                code="formula",
             )
             return
         where = f"{_where(case, found.shape)} (shape {found.index + 1:,} of its grid)"
         if found.error is not None:
-            builder.out.add(
-                doc.error(
-                    path,
-                    f"{where}: {found.error.message}",
-                    offset=found.error.column,
-                    code="formula",
-                )
+            builder.error(
+                doc,
+                path,
+                f"{where}: {found.error.message}",
+                offset=found.error.column,
+                code="formula",
             )
             return
         assert found.value is not None
         problem = count_problem(found.value) or "is not positive"
-        builder.out.add(
-            doc.error(
-                grid_path,
-                f"{where}: the {what} {problem} ({short_number(found.value)} with w={w})",
-                code="formula",
-            )
+        builder.error(
+            doc,
+            grid_path,
+            f"{where}: the {what} {problem} ({short_number(found.value)} with w={w})",
+            code="formula",
         )
         return
 

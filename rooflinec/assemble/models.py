@@ -113,27 +113,25 @@ def _check_names(
         for name in values:
             _reserved_name(builder, doc, ("phases", phase, name), name)
             if name in parameters:
-                builder.out.add(
-                    doc.error(
-                        ("phases", phase, name),
-                        f"'{name}' is both a parameter and a variable of phase '{phase}':"
-                        " give it one meaning",
-                        key=True,
-                        code="models",
-                    )
+                builder.error(
+                    doc,
+                    ("phases", phase, name),
+                    f"'{name}' is both a parameter and a variable of phase '{phase}':"
+                    " give it one meaning",
+                    key=True,
+                    code="models",
                 )
 
 
 def _reserved_name(builder: Builder, doc: Document, path: PathKey, name: str) -> None:
     reason = reserved_reason(name)
     if reason is not None:
-        builder.out.add(
-            doc.error(
-                path,
-                f"'{name}' is reserved: {reason}; choose another name",
-                key=True,
-                code="formula",
-            )
+        builder.error(
+            doc,
+            path,
+            f"'{name}' is reserved: {reason}; choose another name",
+            key=True,
+            code="formula",
         )
 
 
@@ -194,10 +192,8 @@ def _per_phase(
             else:
                 out[phase] = int(value)
         if problem is not None:
-            builder.out.add(
-                doc.error(
-                    path, f"{what} in phase '{phase}': {problem}", offset=offset, code="models"
-                )
+            builder.error(
+                doc, path, f"{what} in phase '{phase}': {problem}", offset=offset, code="models"
             )
             return {}
     if memo is not None:
@@ -222,24 +218,22 @@ def _step(
     errors_before = len(builder.out.errors)
     sid = entry["id"]
     if sid in seen:
-        builder.out.add(
-            doc.error(
-                (*path, "id"),
-                f"step id '{sid}' is already used by step {seen[sid] + 1} of this model",
-                code="ids",
-            )
+        builder.error(
+            doc,
+            (*path, "id"),
+            f"step id '{sid}' is already used by step {seen[sid] + 1} of this model",
+            code="ids",
         )
     seen.setdefault(sid, index)
     kernel = kernels.get(entry["kernel"])
     if kernel is None:
         if not builder.broken.covers("kernel", entry["kernel"]):
             known = ", ".join(sorted(kernels)) or "none"
-            builder.out.add(
-                doc.error(
-                    (*path, "kernel"),
-                    f"unknown kernel '{entry['kernel']}' (kernels: {known})",
-                    code="refs",
-                )
+            builder.error(
+                doc,
+                (*path, "kernel"),
+                f"unknown kernel '{entry['kernel']}' (kernels: {known})",
+                code="refs",
             )
         # The step's precisions are checked all the same: they do not depend on the kernel.
         for name, pid in (entry.get("widths") or {}).items():
@@ -259,25 +253,23 @@ def _step(
     raw_shape: dict[str, Any] = entry["shape"]
     for symbol in kernel.symbols:
         if symbol not in raw_shape:
-            builder.out.add(
-                doc.error(
-                    (*path, "shape"),
-                    f"symbol '{symbol}' of kernel '{kernel.id}' is not bound: give it a formula",
-                    code="shape",
-                )
+            builder.error(
+                doc,
+                (*path, "shape"),
+                f"symbol '{symbol}' of kernel '{kernel.id}' is not bound: give it a formula",
+                code="shape",
             )
     shape: dict[str, Formula] = {}
     shapes: dict[str, dict[str, int]] = {phase: {} for phase in phases}
     for symbol, raw in raw_shape.items():
         if symbol not in kernel.symbols:
-            builder.out.add(
-                doc.error(
-                    (*path, "shape", symbol),
-                    f"'{symbol}' is not a symbol of kernel '{kernel.id}'"
-                    f" (symbols: {', '.join(kernel.symbols)})",
-                    key=True,
-                    code="shape",
-                )
+            builder.error(
+                doc,
+                (*path, "shape", symbol),
+                f"'{symbol}' is not a symbol of kernel '{kernel.id}'"
+                f" (symbols: {', '.join(kernel.symbols)})",
+                key=True,
+                code="shape",
             )
             continue
         formula = _formula(builder, doc, (*path, "shape", symbol), raw, names, memo)
@@ -366,12 +358,11 @@ def _evaluate_kernel(
                     if size is None:
                         continue
                     problem = f"{size} ({short_number(result)} with w={w})"
-                builder.out.add(
-                    doc.error(
-                        (*path, "shape"),
-                        f"in phase '{phase}', kernel '{kernel.id}': the {what} {problem}",
-                        code="models",
-                    )
+                builder.error(
+                    doc,
+                    (*path, "shape"),
+                    f"in phase '{phase}', kernel '{kernel.id}': the {what} {problem}",
+                    code="models",
                 )
                 return
         memo.kernels.add(key)
@@ -390,12 +381,11 @@ def _measured(
         builder.source_ref(doc, (*path, "source"), m["source"], sources)
         builder.precision_ref(doc, (*path, "precision"), m["precision"], precisions)
         if m["phase"] not in phases:
-            builder.out.add(
-                doc.error(
-                    (*path, "phase"),
-                    f"unknown phase '{m['phase']}' (phases: {', '.join(phases)})",
-                    code="refs",
-                )
+            builder.error(
+                doc,
+                (*path, "phase"),
+                f"unknown phase '{m['phase']}' (phases: {', '.join(phases)})",
+                code="refs",
             )
             continue
         parsed = builder.quantity(doc, (*path, "time"), m["time"], Dimension.TIME)

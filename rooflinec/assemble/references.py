@@ -66,20 +66,18 @@ def _device_ref(
     device = catalog.devices.get(device_id)
     if device is None:
         if not builder.broken.covers("device", device_id):
-            builder.out.add(
-                doc.error(
-                    (*path, "device"),
-                    f"unknown device '{device_id}' (devices: {_listing(catalog.devices)})",
-                    code="refs",
-                )
-            )
-    elif precision not in device.peaks and precision_known:
-        builder.out.add(
-            doc.error(
-                (*path, "precision"),
-                f"device '{device_id}' has no peak for precision '{precision}'",
+            builder.error(
+                doc,
+                (*path, "device"),
+                f"unknown device '{device_id}' (devices: {_listing(catalog.devices)})",
                 code="refs",
             )
+    elif precision not in device.peaks and precision_known:
+        builder.error(
+            doc,
+            (*path, "precision"),
+            f"device '{device_id}' has no peak for precision '{precision}'",
+            code="refs",
         )
 
 
@@ -95,13 +93,12 @@ def _model_refs(builder: Builder, catalog: Catalog, model: Model) -> None:
                 wanted.append((("steps", index, "precision"), step.precision))
         for path, pid in wanted:
             if pid in catalog.precisions and pid not in offered:
-                builder.out.add(
-                    doc.error(
-                        path,
-                        f"no device of the catalog has a peak for precision '{pid}':"
-                        " the model would have no result",
-                        code="refs",
-                    )
+                builder.error(
+                    doc,
+                    path,
+                    f"no device of the catalog has a peak for precision '{pid}':"
+                    " the model would have no result",
+                    code="refs",
                 )
     for j, m in enumerate(model.measured):
         _device_ref(
@@ -137,17 +134,15 @@ def _check_examples(
             _model_example_refs(builder, catalog, doc, path, ex)
         for j, cid in enumerate(ex.cases):
             if cid not in cases and not builder.broken.covers("case", cid):
-                builder.out.add(
-                    doc.error((*path, "cases", j), f"unknown case '{cid}'", code="refs")
-                )
+                builder.error(doc, (*path, "cases", j), f"unknown case '{cid}'", code="refs")
         for j, e in enumerate(ex.expect):
             if (
                 e.case is not None
                 and e.case not in cases
                 and not builder.broken.covers("case", e.case)
             ):
-                builder.out.add(
-                    doc.error((*path, "expect", j, "case"), f"unknown case '{e.case}'", code="refs")
+                builder.error(
+                    doc, (*path, "expect", j, "case"), f"unknown case '{e.case}'", code="refs"
                 )
 
 
@@ -158,33 +153,29 @@ def _model_example_refs(
     model = catalog.models.get(ex.model or "")
     if model is None:
         if not builder.broken.covers("model", ex.model or ""):
-            builder.out.add(
-                doc.error(
-                    (*path, "model"),
-                    f"unknown model '{ex.model}' (models: {_listing(catalog.models)})",
-                    code="refs",
-                )
+            builder.error(
+                doc,
+                (*path, "model"),
+                f"unknown model '{ex.model}' (models: {_listing(catalog.models)})",
+                code="refs",
             )
         return
     if ex.phase not in model.phases:
-        builder.out.add(
-            doc.error(
-                (*path, "phase"),
-                f"unknown phase '{ex.phase}' of model '{model.id}'"
-                f" (phases: {', '.join(model.phases)})",
-                code="refs",
-            )
+        builder.error(
+            doc,
+            (*path, "phase"),
+            f"unknown phase '{ex.phase}' of model '{model.id}' (phases: {', '.join(model.phases)})",
+            code="refs",
         )
     steps = {s.id for s in model.steps}
     for j, e in enumerate(ex.expect):
         if e.step is not None and e.step not in steps:
-            builder.out.add(
-                doc.error(
-                    (*path, "expect", j, "step"),
-                    f"unknown step '{e.step}' of model '{model.id}'"
-                    f" (steps: {', '.join(s.id for s in model.steps)})",
-                    code="refs",
-                )
+            builder.error(
+                doc,
+                (*path, "expect", j, "step"),
+                f"unknown step '{e.step}' of model '{model.id}'"
+                f" (steps: {', '.join(s.id for s in model.steps)})",
+                code="refs",
             )
 
 

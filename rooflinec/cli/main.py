@@ -83,21 +83,20 @@ class _Repeat(argparse.Action):
         values: str | Sequence[object] | None,
         option_string: str | None = None,
     ) -> None:
-        setattr(namespace, self.dest, (*getattr(namespace, self.dest), values))
+        setattr(namespace, self.dest, self.collected(getattr(namespace, self.dest), values))
+
+    @staticmethod
+    def collected(before: tuple[object, ...], value: object) -> tuple[object, ...]:
+        return (*before, value)
 
 
-class _One(argparse.Action):
+class _One(_Repeat):
     """Store the value as a 1-tuple: `explain --device D` fills the same `Options` field
     as `compile --device D`, which may repeat."""
 
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: str | Sequence[object] | None,
-        option_string: str | None = None,
-    ) -> None:
-        setattr(namespace, self.dest, (values,))
+    @staticmethod
+    def collected(before: tuple[object, ...], value: object) -> tuple[object, ...]:
+        return (value,)
 
 
 def _specs(p: argparse.ArgumentParser) -> None:
@@ -109,33 +108,52 @@ def _specs(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _repeated(p: argparse.ArgumentParser, flag: str, dest: str, metavar: str, help: str) -> None:
+    """A repeatable option, collected into the tuple of its `Options` field `dest`."""
+    p.add_argument(flag, dest=dest, action=_Repeat, default=(), metavar=metavar, help=help)
+
+
+def _once(
+    p: argparse.ArgumentParser,
+    flag: str,
+    dest: str,
+    metavar: str,
+    help: str,
+    *,
+    required: bool = False,
+) -> None:
+    """An option given once, filling the same tuple field as its repeatable form."""
+    p.add_argument(
+        flag, dest=dest, action=_One, default=(), required=required, metavar=metavar, help=help
+    )
+
+
+def _format(p: argparse.ArgumentParser, choices: list[str], default: str, help: str) -> None:
+    p.add_argument("--format", choices=choices, default=default, help=help)
+
+
 def _check(p: argparse.ArgumentParser) -> None:
     _specs(p)
-    p.add_argument(
-        "--format",
-        choices=["text", "github", "json"],
-        default="text",
-        help="text (default), github (workflow annotations) or json",
+    _format(
+        p,
+        ["text", "github", "json"],
+        "text",
+        "text (default), github (workflow annotations) or json",
     )
     p.add_argument("--strict", action="store_true", help="treat lint warnings as errors")
-    p.add_argument(
+    _repeated(
+        p,
         "--disable",
-        action=_Repeat,
-        default=(),
-        metavar="LINT=REASON",
-        help="turn lint LINT off, saying why (repeatable; also [tool.rooflinec.disable] in "
+        "disable",
+        "LINT=REASON",
+        "turn lint LINT off, saying why (repeatable; also [tool.rooflinec.disable] in "
         "the pyproject.toml beside the specs folder)",
     )
 
 
 def _compile(p: argparse.ArgumentParser) -> None:
     _specs(p)
-    p.add_argument(
-        "--format",
-        choices=list(FORMATS),
-        default=DEFAULT_FORMAT,
-        help=format_help(),
-    )
+    _format(p, list(FORMATS), DEFAULT_FORMAT, format_help())
     p.add_argument(
         "--out",
         type=Path,
@@ -155,64 +173,26 @@ def _compile(p: argparse.ArgumentParser) -> None:
         help="csv headers with units, 'time [s]' (default), or plain names, 'time', that SQL "
         "reads unquoted (units in schemas/results.schema.json)",
     )
-    p.add_argument(
-        "--device",
-        dest="devices",
-        action=_Repeat,
-        default=(),
-        metavar="D",
-        help="only device D (repeatable)",
-    )
-    p.add_argument(
-        "--case",
-        dest="cases",
-        action=_Repeat,
-        default=(),
-        metavar="C",
-        help="only case C (repeatable)",
-    )
-    p.add_argument(
-        "--precision",
-        dest="precisions",
-        action=_Repeat,
-        default=(),
-        metavar="P",
-        help="only precision P (repeatable)",
-    )
+    _repeated(p, "--device", "devices", "D", "only device D (repeatable)")
+    _repeated(p, "--case", "cases", "C", "only case C (repeatable)")
+    _repeated(p, "--precision", "precisions", "P", "only precision P (repeatable)")
     p.add_argument(
         "--declared-only", action="store_true", help="only each case's declared precision"
     )
-    p.add_argument(
+    _repeated(
+        p,
         "--model",
-        dest="models",
-        action=_Repeat,
-        default=(),
-        metavar="M",
-        help="only model M's rows (repeatable); without --case, no kernel results",
+        "models",
+        "M",
+        "only model M's rows (repeatable); without --case, no kernel results",
     )
-    p.add_argument(
-        "--phase",
-        dest="phases",
-        action=_Repeat,
-        default=(),
-        metavar="PH",
-        help="only phase PH of the models selected (repeatable)",
-    )
+    _repeated(p, "--phase", "phases", "PH", "only phase PH of the models selected (repeatable)")
 
 
 def _device_and_precision(p: argparse.ArgumentParser) -> None:
     """`--device D` (required) and `--precision P` of a command about one result."""
-    p.add_argument(
-        "--device", dest="devices", action=_One, required=True, metavar="D", help="a device id"
-    )
-    p.add_argument(
-        "--precision",
-        dest="precisions",
-        action=_One,
-        default=(),
-        metavar="P",
-        help="default: the case's declared precision",
-    )
+    _once(p, "--device", "devices", "D", "a device id", required=True)
+    _once(p, "--precision", "precisions", "P", "default: the case's declared precision")
 
 
 def _shape(p: argparse.ArgumentParser, default: str) -> None:
@@ -228,12 +208,8 @@ def _shape(p: argparse.ArgumentParser, default: str) -> None:
 
 def _explain(p: argparse.ArgumentParser) -> None:
     p.add_argument("case", metavar="CASE", nargs="?", default="", help="a case id")
-    p.add_argument(
-        "--model", dest="models", action=_One, default=(), metavar="M", help="a model id"
-    )
-    p.add_argument(
-        "--phase", dest="phases", action=_One, default=(), metavar="PH", help="the model's phase"
-    )
+    _once(p, "--model", "models", "M", "a model id")
+    _once(p, "--phase", "phases", "PH", "the model's phase")
     _device_and_precision(p)
     _shape(p, "required for a grid case")
     p.add_argument(
@@ -260,29 +236,22 @@ def _import(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("file", type=Path, metavar="FILE", help="the export to read")
     _specs(p)
-    p.add_argument(
-        "--device",
-        dest="devices",
-        action=_One,
-        default=(),
-        metavar="D",
-        help="the device measured (for exports without a device column)",
+    _once(
+        p, "--device", "devices", "D", "the device measured (for exports without a device column)"
     )
-    p.add_argument(
+    _once(
+        p,
         "--precision",
-        dest="precisions",
-        action=_One,
-        default=(),
-        metavar="P",
-        help="the precision measured (default: each case's declared precision)",
+        "precisions",
+        "P",
+        "the precision measured (default: each case's declared precision)",
     )
-    p.add_argument(
+    _repeated(
+        p,
         "--match",
-        dest="matches",
-        action=_Repeat,
-        default=(),
-        metavar="REGEX=CASE",
-        help="map kernel names found by REGEX to case CASE (repeatable; the first match wins)",
+        "matches",
+        "REGEX=CASE",
+        "map kernel names found by REGEX to case CASE (repeatable; the first match wins)",
     )
     p.add_argument(
         "--write",
@@ -330,18 +299,14 @@ def _solve(p: argparse.ArgumentParser) -> None:
         "--vary", required=True, metavar="SYMBOL", help="the symbol varied over 1..10^12"
     )
     _shape(p, "default: the grid's first shape, every symbol at its smallest value")
-    p.add_argument(
-        "--format", choices=["text", "json"], default="text", help="text (default) or json"
-    )
+    _format(p, ["text", "json"], "text", "text (default) or json")
     _specs(p)
 
 
 def _diff(p: argparse.ArgumentParser) -> None:
     p.add_argument("base", nargs="?", metavar="BASE_REF", help="a git ref (default: merge base)")
     _specs(p)
-    p.add_argument(
-        "--format", choices=["markdown", "json"], default="markdown", help="markdown or json"
-    )
+    _format(p, ["markdown", "json"], "markdown", "markdown or json")
     p.add_argument(
         "--require-bump",
         action="store_true",
@@ -351,13 +316,12 @@ def _diff(p: argparse.ArgumentParser) -> None:
 
 def _publish(p: argparse.ArgumentParser) -> None:
     p.add_argument("version", metavar="VERSION", help="the version to publish, e.g. 2026.11")
-    p.add_argument(
+    _repeated(
+        p,
         "--alias",
-        dest="aliases",
-        action=_Repeat,
-        default=(),
-        metavar="ALIAS",
-        help="an alias to point at this version, e.g. latest (repeatable)",
+        "aliases",
+        "ALIAS",
+        "an alias to point at this version, e.g. latest (repeatable)",
     )
     p.add_argument(
         "--config",
@@ -372,7 +336,7 @@ def _publish(p: argparse.ArgumentParser) -> None:
 
 def _export(p: argparse.ArgumentParser) -> None:
     _specs(p)
-    p.add_argument("--format", choices=["csv", "json"], default="csv", help="csv (default) or json")
+    _format(p, ["csv", "json"], "csv", "csv (default) or json")
 
 
 def _build(p: argparse.ArgumentParser) -> None:

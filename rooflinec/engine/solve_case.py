@@ -1,5 +1,6 @@
 """The crossover of a catalog case: which symbol, device and precision; the answer as
-JSON (the design's names) and as text.
+JSON (the design's names) and as text. `held_problem` poses the exact question, for a
+case and for a model's step (`rooflinec.engine.step_crossover`).
 
 `bandwidth_to_compute_bound` and `peak_to_memory_bound` are read at the case's own
 shape: the bandwidth of each level from which that level's ceiling reaches the peak
@@ -9,17 +10,20 @@ lowest memory ceiling; at exactly that peak it is still compute bound).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from rooflinec.catalog import LEVEL_SHORT_NAMES, LEVELS, Catalog
+from rooflinec.catalog import LEVEL_SHORT_NAMES, LEVELS, Catalog, Kernel
+from rooflinec.engine.cells import DeviceFigures
 from rooflinec.engine.compiler import device_figures
 from rooflinec.engine.evaluate import width_values
 from rooflinec.engine.solve import DOMAIN, Problem, Region, crossover, solve_regions
 from rooflinec.engine.terms import COMPUTE, LATENCY
 from rooflinec.errors import UsageError
 from rooflinec.formatting import format_si
+from rooflinec.formulas import Formula
 
 
 @dataclass(frozen=True)
@@ -79,24 +83,52 @@ def problem_of(
             f"kernel '{kernel.id}' of case '{case.id}' has no symbol '{symbol}'"
             f" (it has: {', '.join(kernel.symbols)})"
         )
-    figures = device_figures(device)
     held = case.shape if shape is None else shape
+    return held_problem(
+        catalog,
+        kernel,
+        case.widths,
+        kernel.flops,
+        kernel.bytes,
+        held,
+        symbol,
+        device_figures(device),
+        precision,
+        # The floor `compile` applies to the case's cells: launches × latency.
+        None if device.launch is None else case.launches * device.launch.latency,
+    )
+
+
+def held_problem(
+    catalog: Catalog,
+    kernel: Kernel,
+    widths: Mapping[str, str],
+    flops: Formula,
+    traffic: Mapping[str, Formula],
+    held: Mapping[str, int | Fraction],
+    symbol: str,
+    figures: DeviceFigures,
+    precision: str,
+    floor: Fraction | None = None,
+) -> Problem:
+    """The crossover question of `symbol` varied, every other symbol at its `held` value
+    and the kernel's width symbols at `precision` (bound as `widths` says), on `figures`:
+    shared by a case's and a model step's crossover."""
     values: dict[str, int | Fraction] = {k: v for k, v in held.items() if k != symbol}
     width = catalog.precisions[precision].bytes
-    values.update(width_values(kernel.widths, width, case.widths, catalog.precisions))
+    values.update(width_values(kernel.widths, width, widths, catalog.precisions))
     return Problem(
-        kernel.flops,
-        tuple(kernel.bytes.items()),
+        flops,
+        tuple(traffic.items()),
         tuple(sorted(values.items())),
         symbol,
         figures.peaks[precision],
         tuple(
             (lv, figures.bandwidths[lv])
             for lv in LEVELS
-            if lv in kernel.bytes and lv in figures.bandwidths
+            if lv in traffic and lv in figures.bandwidths
         ),
-        # The floor `compile` applies to the case's cells: launches × latency.
-        None if device.launch is None else case.launches * device.launch.latency,
+        floor,
     )
 
 

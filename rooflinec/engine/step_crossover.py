@@ -22,14 +22,13 @@ from __future__ import annotations
 import io
 import tokenize
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import lru_cache
 
-from rooflinec.catalog import LEVELS, Catalog, Kernel, Model, ModelStep
+from rooflinec.catalog import Catalog, Kernel, Model, ModelStep
 from rooflinec.engine import WIDTH
 from rooflinec.engine.cells import DeviceFigures
-from rooflinec.engine.evaluate import width_values
 from rooflinec.engine.solve import Problem, Region, SolveError, crossover, solve_regions
+from rooflinec.engine.solve_case import held_problem
 from rooflinec.formulas import Formula, FormulaError, parse_formula
 
 __all__ = [
@@ -148,20 +147,8 @@ def step_problem(
     if found is None:
         return None
     flops, traffic = found
-    held: dict[str, int | Fraction] = {k: v for k, v in variables.items() if k != symbol}
-    width = catalog.precisions[precision].bytes
-    held.update(width_values(kernel.widths, width, step.widths, catalog.precisions))
-    return Problem(
-        flops,
-        tuple(traffic.items()),
-        tuple(sorted(held.items())),
-        symbol,
-        figures.peaks[precision],
-        tuple(
-            (lv, figures.bandwidths[lv])
-            for lv in LEVELS
-            if lv in traffic and lv in figures.bandwidths
-        ),
+    return held_problem(
+        catalog, kernel, step.widths, flops, traffic, variables, symbol, figures, precision
     )
 
 

@@ -23,18 +23,21 @@ import csv
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rooflinec.importing.rows import (
     Commas,
     Lines,
-    NumberError,
     Problem,
     Problems,
     Row,
     cell_columns,
-    number,
+    columns_named_twice,
+    counter_number,
+    note_number,
     shown,
+    table_rows,
 )
 
 if TYPE_CHECKING:
@@ -106,6 +109,29 @@ class _Launch:
     metrics: dict[str, _Cell]
 
 
+@dataclass(frozen=True)
+class _Table:
+    """The export's table under its header, as a page reader reads it."""
+
+    path: str
+    start: int  # the header's index among the file's lines
+    header: list[str]
+    reader: CsvReader  # the lines after the header
+    lines: Lines
+    problems: Problems
+
+    def named_twice(self) -> bool:
+        """Whether a column the pages read is named twice (each a problem at the header)."""
+        before = len(self.problems)
+        read = _WANTED | set(_LONG)
+        columns_named_twice(self.path, self.start + 1, self.header, read, self.lines, self.problems)
+        return len(self.problems) > before
+
+    def rows(self) -> Iterator[tuple[int, list[str]]]:
+        """Each line of the table with its line number in the file (see `table_rows`)."""
+        return table_rows(self.path, self.reader, len(self.header), self.problems, self.start + 1)
+
+
 def read_ncu(path: str, lines: Lines, commas: Commas = "ask") -> Iterator[Row]:
     """One row per launch of an Nsight Compute CSV export, read line by line."""
     problems = Problems(path)
@@ -132,11 +158,8 @@ def read_ncu(path: str, lines: Lines, commas: Commas = "ask") -> Iterator[Row]:
         problems.raise_any()
         return
     reader = csv.reader(feed)
-    launches = (
-        _long(path, start, header, reader, lines, problems)
-        if "Metric Name" in header
-        else _wide(path, start, header, reader, lines, problems)
-    )
+    table = _Table(path, start, header, reader, lines, problems)
+    launches = _long(table) if "Metric Name" in header else _wide(table)
     seen = False
     try:
         for launch in launches:
@@ -152,96 +175,42 @@ def read_ncu(path: str, lines: Lines, commas: Commas = "ask") -> Iterator[Row]:
         problems.raise_any()
 
 
-def _twice(path: str, line: int, header: list[str], lines: Lines, problems: Problems) -> bool:
-    """A problem for each column named twice (which one holds the launch's figure?)."""
-    first: dict[str, int] = {}
-    found = False
-    for i, name in enumerate(header):
-        if name in first and (name in _WANTED or name in _LONG):
-            problems.add(
-                Problem(
-                    path,
-                    line,
-                    f"column {shown(name)} appears twice, as columns {first[name] + 1} and"
-                    f" {i + 1}: keep one",
-                    lines.column(i),
-                )
-            )
-            found = True
-        first.setdefault(name, i)
-    return found
-
-
-def _rows(
-    path: str, start: int, header: list[str], reader: CsvReader, problems: Problems
-) -> Iterator[tuple[int, list[str]]]:
-    """Each non-blank line of the export's table with its line number; a line with a cell
-    too many or too few is a problem at its line, and skipped."""
-    for cells in reader:
-        line = start + 1 + reader.line_num
-        if not any(c.strip() for c in cells):
-            continue
-        if len(cells) != len(header):
-            problems.add(
-                Problem(
-                    path,
-                    line,
-                    f"expected {len(header)} cells, found {len(cells)} (a line cut short?)",
-                )
-            )
-            continue
-        yield line, cells
-
-
-def _wide(
-    path: str,
-    start: int,
-    header: list[str],
-    reader: CsvReader,
-    lines: Lines,
-    problems: Problems,
-) -> Iterator[_Launch]:
+def _wide(t: _Table) -> Iterator[_Launch]:
     """The raw page: header, then a line of units, then one line per launch."""
-    if _twice(path, start + 1, header, lines, problems):
+    if t.named_twice():
         return
-    units = next(reader, None)
-    if units is None or len(units) != len(header):
-        problems.add(
-            Problem(path, start + 2, "expected the raw page's line of units under the header")
+    units = next(t.reader, None)
+    if units is None or len(units) != len(t.header):
+        t.problems.add(
+            Problem(t.path, t.start + 2, "expected the raw page's line of units under the header")
         )
         return
-    units_raw = lines.last
-    name_at = header.index("Kernel Name")
-    wanted = [(i, h, units[i].strip()) for i, h in enumerate(header) if h in _WANTED]
-    for line, cells in _rows(path, start, header, reader, problems):
-        raw = lines.last
+    units_raw = t.lines.last
+    name_at = t.header.index("Kernel Name")
+    wanted = [(i, h, units[i].strip()) for i, h in enumerate(t.header) if h in _WANTED]
+    for line, cells in t.rows():
+        raw = t.lines.last
         metrics = {
-            h: _Cell(cells[i], unit, line, raw, i, start + 2, units_raw, i) for i, h, unit in wanted
+            h: _Cell(cells[i], unit, line, raw, i, t.start + 2, units_raw, i)
+            for i, h, unit in wanted
         }
         yield _Launch(line, cells[name_at], metrics)
 
 
-def _long(
-    path: str,
-    start: int,
-    header: list[str],
-    reader: CsvReader,
-    lines: Lines,
-    problems: Problems,
-) -> Iterator[_Launch]:
+def _long(t: _Table) -> Iterator[_Launch]:
     """The details page: one line per launch and metric; a launch's lines are together
     (told apart by `ID`), so each launch is complete when the next one starts."""
-    missing = [c for c in _LONG if c not in header]
+    missing = [c for c in _LONG if c not in t.header]
     if missing:
-        problems.add(Problem(path, start + 1, f"missing column '{missing[0]}'"))
+        t.problems.add(Problem(t.path, t.start + 1, f"missing column '{missing[0]}'"))
         return
-    if _twice(path, start + 1, header, lines, problems):
+    if t.named_twice():
         return
-    at = {c: header.index(c) for c in _LONG}
+    at = {c: t.header.index(c) for c in _LONG}
     current: _Launch | None = None
     current_id: str | None = None
     last_id: int | None = None
-    for line, cells in _rows(path, start, header, reader, problems):
+    for line, cells in t.rows():
         if cells[at["ID"]] != current_id:
             if current is not None:
                 yield current
@@ -250,9 +219,9 @@ def _long(
             if number_id is not None and last_id is not None and number_id <= last_id:
                 # Launches are numbered in order: a smaller ID is a launch met before,
                 # whose lines the export split (sorted by metric?): its sums would be wrong.
-                problems.add(
+                t.problems.add(
                     Problem(
-                        path,
+                        t.path,
                         line,
                         f"launch ID {number_id} comes after launch ID {last_id}: the export's"
                         " lines are not in launch order (export it again, or sort it by ID)",
@@ -269,10 +238,10 @@ def _long(
                 cells[at["Metric Value"]],
                 cells[at["Metric Unit"]].strip(),
                 line,
-                lines.last,
+                t.lines.last,
                 at["Metric Value"],
                 line,
-                lines.last,
+                t.lines.last,
                 at["Metric Unit"],
             )
     if current is not None:
@@ -283,19 +252,10 @@ def _read(
     path: str, metric: str, cell: _Cell, problems: Problems, commas: Commas
 ) -> Fraction | None:
     """A cell's number; a problem pointing at it when it is not one."""
-    try:
-        value = number(cell.text, commas)
-    except NumberError as exc:
-        problems.add(
-            Problem(
-                path,
-                cell.line,
-                f"{metric} {shown(cell.text)} {exc.message}",
-                _column(cell, exc.offset),
-            )
-        )
-        return None
-    if value is None:
+    value = counter_number(
+        path, cell.line, metric, cell.text, partial(_column, cell), commas, problems
+    )
+    if value is None and not cell.text.strip():  # empty, not refused
         problems.add(Problem(path, cell.line, f"{metric} is empty", _column(cell, 0)))
     return value
 
@@ -394,9 +354,4 @@ def _counted(launch: _Launch, commas: Commas) -> dict[str, Fraction]:
 
 def _note_number(launch: _Launch, metric: str, commas: Commas) -> Fraction | None:
     cell = launch.metrics.get(metric)
-    if cell is None:
-        return None
-    try:
-        return number(cell.text, commas)
-    except NumberError:
-        return None
+    return None if cell is None else note_number(cell.text, commas)

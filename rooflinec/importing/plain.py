@@ -25,6 +25,7 @@ from rooflinec.importing.rows import (
     Row,
     number,
     shown,
+    table_rows,
 )
 from rooflinec.quantities import Dimension, QuantityError, parse_quantity
 
@@ -55,14 +56,7 @@ def read_plain(path: str, lines: Lines, commas: Commas = "ask") -> Iterator[Row]
             return
         names = _header(path, lines, [h.strip() for h in header], problems)
         problems.raise_any()
-        for cells in reader:
-            line = reader.line_num
-            if not any(c.strip() for c in cells):
-                continue
-            if len(cells) != len(names):
-                message = f"expected {len(names)} cells, found {len(cells)}"
-                problems.add(Problem(path, line, message + " (a line cut short?)"))
-                continue
+        for line, cells in table_rows(path, reader, len(names), problems):
             row = _row(path, line, lines, names, cells, commas, problems)
             if row is not None:
                 yield row

@@ -10,37 +10,17 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
+from rooflinec.formatting import exact_decimal
 from rooflinec.importing.entries import Entry
 
 _TIME_UNITS = (("s", 1), ("ms", 10**3), ("µs", 10**6), ("ns", 10**9), ("ps", 10**12))
-
-
-def decimal(value: Fraction) -> str | None:
-    """`value` as a finite decimal ('0.21', '1500'), or None when it has none."""
-    d = value.denominator
-    twos = fives = 0
-    while d % 2 == 0:
-        d //= 2
-        twos += 1
-    while d % 5 == 0:
-        d //= 5
-        fives += 1
-    if d != 1:
-        return None
-    places = max(twos, fives)
-    scaled = value * 10**places
-    digits = str(abs(scaled.numerator)).rjust(places + 1, "0")
-    whole, frac = (digits[:-places], digits[-places:]) if places else (digits, "")
-    frac = frac.rstrip("0")
-    sign = "-" if value < 0 else ""
-    return f"{sign}{whole}.{frac}" if frac else f"{sign}{whole}"
 
 
 def time_text(seconds: Fraction) -> str:
     """A time with the unit that puts it in [1, 1000), exactly where a decimal can."""
     unit, scale = next(((u, s) for u, s in _TIME_UNITS if seconds * s >= 1), _TIME_UNITS[-1])
     scaled = seconds * scale
-    text = decimal(scaled)
+    text = exact_decimal(scaled)
     return f"{text} {unit}" if text is not None else f"{float(scaled):.12g} {unit}"
 
 
@@ -48,7 +28,7 @@ def count(value: Fraction, unit: str) -> int | str:
     """A whole count as an integer; any other with its unit ('1536.5 B')."""
     if value.denominator == 1:
         return int(value)
-    text = decimal(value)
+    text = exact_decimal(value)
     return f"{text if text is not None else float(value)} {unit}"
 
 

@@ -25,16 +25,18 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterator
 from fractions import Fraction
+from functools import partial
 
 from rooflinec.importing.rows import (
     Commas,
     Lines,
-    NumberError,
     Problem,
     Problems,
     Row,
-    number,
-    shown,
+    columns_named_twice,
+    counter_number,
+    note_number,
+    table_rows,
 )
 
 REQUIRED = ("Kernel_Name", "Start_Timestamp", "End_Timestamp")
@@ -72,37 +74,15 @@ def read_rocprof(path: str, lines: Lines, commas: Commas = "ask") -> Iterator[Ro
                 problems.add(
                     Problem(path, 1, f"missing column '{c}': not a rocprof-compute pmc_perf.csv")
                 )
-        first: dict[str, int] = {}
-        for i, n in enumerate(names):
-            if n in first and n in (*REQUIRED, *_COUNTERS, *_NOTED):
-                problems.add(
-                    Problem(
-                        path,
-                        1,
-                        f"column {shown(n)} appears twice, as columns {first[n] + 1} and"
-                        f" {i + 1}: keep one",
-                        lines.column(i),
-                    )
-                )
-            first.setdefault(n, i)
+        first = columns_named_twice(
+            path, 1, names, (*REQUIRED, *_COUNTERS, *_NOTED), lines, problems
+        )
         problems.raise_any()
         used = [(c, first[c]) for c in (*REQUIRED[1:], *_COUNTERS) if c in first]
         noted = [(c, first[c]) for c in _NOTED if c in first]
         name_at = first["Kernel_Name"]
         seen = False
-        for cells in reader:
-            line = reader.line_num
-            if not any(c.strip() for c in cells):
-                continue
-            if len(cells) != len(names):
-                problems.add(
-                    Problem(
-                        path,
-                        line,
-                        f"expected {len(names)} cells, found {len(cells)} (a line cut short?)",
-                    )
-                )
-                continue
+        for line, cells in table_rows(path, reader, len(names), problems):
             row = _row(path, line, lines, cells, name_at, used, noted, problems, commas)
             if row is not None:
                 seen = True
@@ -129,19 +109,13 @@ def _row(
     before = len(problems)
     values: dict[str, Fraction] = {}
     for column, i in used:
-        try:
-            value = number(cells[i], commas)
-        except NumberError as exc:
-            message = f"{column} {shown(cells[i])} {exc.message}"
-            problems.add(Problem(path, line, message, lines.column(i, exc.offset)))
-            continue
+        value = counter_number(
+            path, line, column, cells[i], partial(lines.column, i), commas, problems
+        )
         if value is not None:
             values[column] = value
     for column, i in noted:  # counts for the note only: one that is not a number is left out
-        try:
-            value = number(cells[i], commas)
-        except NumberError:
-            continue
+        value = note_number(cells[i], commas)
         if value is not None:
             values[column] = value
     if len(problems) > before:

@@ -3,19 +3,23 @@
 Numbers in an export are read here, once for every reader: capped in length and
 exponent before any exact arithmetic (as spec quantities are), finite, not negative,
 and with the comma read as the user says (`--decimal-comma`, `--thousands-comma`)
-wherever it could be either.
+wherever it could be either. A table's lines (`table_rows`), its columns named twice
+and a counter's number with the problem pointing at it are read here too.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import BinaryIO, Literal
+from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from rooflinec.errors import MAX_MESSAGE, RooflinecError, one_line
 from rooflinec.quantities import MAX_EXPONENT, MAX_LENGTH
+
+if TYPE_CHECKING:
+    from _csv import Reader as CsvReader
 
 #: How a comma in a number is read: `ask` refuses a comma that could be either.
 Commas = Literal["ask", "decimal", "thousands"]
@@ -109,6 +113,54 @@ def shown(text: str) -> str:
     return repr(text)
 
 
+def table_rows(
+    path: str, reader: CsvReader, width: int, problems: Problems, before: int = 0
+) -> Iterator[tuple[int, list[str]]]:
+    """Each non-blank line of a CSV table of `width` columns with its line number (`before`:
+    the file's lines ahead of the reader's first); a line with a cell too many or too few
+    is a problem at its line, and skipped."""
+    for cells in reader:
+        line = before + reader.line_num
+        if not any(c.strip() for c in cells):
+            continue
+        if len(cells) != width:
+            problems.add(
+                Problem(
+                    path,
+                    line,
+                    f"expected {width} cells, found {len(cells)} (a line cut short?)",
+                )
+            )
+            continue
+        yield line, cells
+
+
+def columns_named_twice(
+    path: str,
+    line: int,
+    header: list[str],
+    read: Collection[str],
+    lines: Lines,
+    problems: Problems,
+) -> dict[str, int]:
+    """Each column's first index; a problem for each column of `read` named twice (which
+    one holds the figure?), at the header's `line` and the second one's column."""
+    first: dict[str, int] = {}
+    for i, name in enumerate(header):
+        if name in first and name in read:
+            problems.add(
+                Problem(
+                    path,
+                    line,
+                    f"column {shown(name)} appears twice, as columns {first[name] + 1} and"
+                    f" {i + 1}: keep one",
+                    lines.column(i),
+                )
+            )
+        first.setdefault(name, i)
+    return first
+
+
 class NumberError(ValueError):
     """A cell that is not a number an export may hold; `offset` is where in the cell."""
 
@@ -171,6 +223,33 @@ def number(text: str, commas: Commas = "ask") -> Fraction | None:
     mantissa = int(whole + frac)
     scale = exponent - len(frac)
     return Fraction(mantissa * 10**scale) if scale >= 0 else Fraction(mantissa, 10**-scale)
+
+
+def counter_number(
+    path: str,
+    line: int,
+    name: str,
+    text: str,
+    column: Callable[[int], int | None],
+    commas: Commas,
+    problems: Problems,
+) -> Fraction | None:
+    """The number in a cell of counter or metric `name`; None for an empty cell, and for
+    one that is not a number, with a problem at `column(offset)` of the fault."""
+    try:
+        return number(text, commas)
+    except NumberError as exc:
+        problems.add(Problem(path, line, f"{name} {shown(text)} {exc.message}", column(exc.offset)))
+        return None
+
+
+def note_number(text: str, commas: Commas) -> Fraction | None:
+    """A count read for an entry's note only: None for an empty cell and for one that is
+    not a number (left out of the note, it is not used as a figure)."""
+    try:
+        return number(text, commas)
+    except NumberError:
+        return None
 
 
 def _separators(body: str, commas: Commas, at: int) -> tuple[str, str]:

@@ -1,12 +1,14 @@
 """What a cell of every output holds: exact numbers as JSON numbers, text guarded for
-spreadsheets. Shared by the results writers (`rooflinec.outputs.results`) and the model rows'
-(`rooflinec.outputs.model_rows`)."""
+spreadsheets; and the readable tables' aligned columns. Shared by the results writers
+(`rooflinec.outputs.results`) and the model rows' (`rooflinec.outputs.model_rows`)."""
 
 from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import Any
 
 Number = int | float
 
@@ -16,6 +18,20 @@ def num(value: Fraction | int) -> Number:
     if isinstance(value, int) or value.denominator == 1:
         return int(value)
     return float(value)
+
+
+def scalar_text(
+    value: Any, none: str, text: Callable[[str], str], number: Callable[[Any], str]
+) -> str:
+    """A scalar cell as a writer spells it: `none` for no value, true or false for a flag,
+    `text(value)` for text and `number(value)` for a number."""
+    if value is None:
+        return none
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return text(value)
+    return number(value)
 
 
 # A text cell starting with one of these is a formula to a spreadsheet (OWASP, "CSV
@@ -37,3 +53,15 @@ def csv_text(text: str) -> str:
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="").writerow([spreadsheet_text(text)])
     return buffer.getvalue()
+
+
+def aligned_lines(table: Sequence[Sequence[str]]) -> list[str]:
+    """A readable table's lines: columns padded to their widest cell, a rule of dashes
+    under the header (the first row)."""
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    lines = []
+    for n, row in enumerate(table):
+        lines.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return lines

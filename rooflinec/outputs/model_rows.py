@@ -21,14 +21,15 @@ import json
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any, TextIO
 
 from rooflinec.catalog import LEVELS, Catalog
 from rooflinec.engine.models import ModelResult, PlanStep, StepResult, collector_paused
 from rooflinec.engine.terms import LIMITED_BY
 from rooflinec.formatting import format_percent, format_si
-from rooflinec.outputs.cells import csv_text, num
-from rooflinec.outputs.fields import Field
+from rooflinec.outputs.cells import aligned_lines, csv_text, num, scalar_text
+from rooflinec.outputs.fields import Field, Scope
 
 __all__ = [
     "MODEL_CSV_COLUMNS",
@@ -54,6 +55,13 @@ def _each(get: Callable[[Any], Any]) -> Callable[[Sequence[Any], Sequence[int]],
         return [get(rows[i]) for i in at]
 
     return values
+
+
+def _read(
+    name: str, scope: Scope, headers: tuple[str, ...], keys: tuple[str, ...] = (), **options: Any
+) -> Field[Any]:
+    """The field `name` of a model row or a step, read from its attribute of that name."""
+    return Field(name, scope, _each(attrgetter(name)), headers, keys, **options)
 
 
 def _si(unit: str) -> Callable[[Any, str], str]:
@@ -90,86 +98,50 @@ def _percent(value: Any, counting: str) -> str:
 
 
 MODEL_FIELDS: tuple[ModelField, ...] = (
-    Field("model", "plan", _each(lambda r: r.model), ("model",), table="model", kind="text"),
-    Field("phase", "plan", _each(lambda r: r.phase), ("phase",), table="phase", kind="text"),
-    Field("device", "row", _each(lambda r: r.device), ("device",), table="device", kind="text"),
-    Field(
-        "precision",
-        "plan",
-        _each(lambda r: r.precision),
-        ("precision",),
-        table="precision",
-        kind="text",
-    ),
-    Field("declared", "plan", _each(lambda r: r.declared), ("declared",), kind="flag"),
-    Field("tokens", "plan", _each(lambda r: r.tokens), ("tokens",)),
-    Field(
-        "flops",
-        "plan",
-        _each(lambda r: r.flops),
-        ("flops [OP]",),
-        table="operations",
-        show=_si("{}"),
-    ),
-    Field(
-        "bytes",
-        "plan",
-        _each(lambda r: r.bytes),
-        tuple(f"bytes_{lv} [B]" for lv in LEVELS),
-        LEVELS,
-    ),
-    Field("time", "row", _each(lambda r: r.time), ("time [s]",), table="time", show=_si("s")),
-    Field(
-        "attainable",
-        "row",
-        _each(lambda r: r.attainable),
-        ("attainable [OP/s]",),
-        table="attainable",
-        show=_si("{}/s"),
-    ),
-    Field(
+    _read("model", "plan", ("model",), table="model", kind="text"),
+    _read("phase", "plan", ("phase",), table="phase", kind="text"),
+    _read("device", "row", ("device",), table="device", kind="text"),
+    _read("precision", "plan", ("precision",), table="precision", kind="text"),
+    _read("declared", "plan", ("declared",), kind="flag"),
+    _read("tokens", "plan", ("tokens",)),
+    _read("flops", "plan", ("flops [OP]",), table="operations", show=_si("{}")),
+    _read("bytes", "plan", tuple(f"bytes_{lv} [B]" for lv in LEVELS), LEVELS),
+    _read("time", "row", ("time [s]",), table="time", show=_si("s")),
+    _read("attainable", "row", ("attainable [OP/s]",), table="attainable", show=_si("{}/s")),
+    _read(
         "tokens_per_second",
         "row",
-        _each(lambda r: r.tokens_per_second),
         ("tokens_per_second [1/s]",),
         table="tokens/s",
         show=_si("tok/s"),
     ),
-    Field(
+    _read(
         "time_by_limit",
         "row",
-        _each(lambda r: r.time_by_limit),
         tuple(f"time_{name} [s]" for name in LIMITED_BY),
         LIMITED_BY,
         table="most time",
         show=_most_time,
     ),
-    Field("measured_time", "row", _each(lambda r: r.measured_time), ("measured_time [s]",)),
-    Field(
-        "efficiency",
-        "row",
-        _each(lambda r: r.efficiency),
-        ("efficiency [1]",),
-        table="efficiency",
-        show=_percent,
-    ),
+    _read("measured_time", "row", ("measured_time [s]",)),
+    _read("efficiency", "row", ("efficiency [1]",), table="efficiency", show=_percent),
     # JSON nests the steps themselves (`STEP_FIELDS`); CSV, one row per model row, counts them.
     Field("steps", "row", _each(_step_count), ("steps",), json=False),
 )
 
 STEP_FIELDS: tuple[StepField, ...] = (
-    Field("step", "step", _each(lambda s: s.step), ("step",), kind="text"),
-    Field("kernel", "step", _each(lambda s: s.kernel), ("kernel",), kind="text"),
-    Field("count", "step", _each(lambda s: s.count), ("count",)),
-    Field("shape", "step", _each(lambda s: s.shape), ("shape",), mapping=True, kind="text"),
-    Field("precision", "step", _each(lambda s: s.precision), ("precision",), kind="text"),
-    Field("widths", "step", _each(lambda s: s.widths), ("widths",), mapping=True, kind="text"),
-    Field("flops", "step", _each(lambda s: s.flops), ("flops [OP]",)),
-    Field("bytes", "step", _each(lambda s: s.bytes), ("bytes [B]",), LEVELS),
-    Field("time", "run", _each(lambda s: s.time), ("time [s]",)),
-    Field("intensity", "step", _each(lambda s: s.intensity), ("intensity [OP/B]",), LEVELS),
-    Field("attainable", "run", _each(lambda s: s.attainable), ("attainable [OP/s]",)),
-    Field("limited_by", "run", _each(lambda s: s.limited_by), ("limited_by",), kind="text"),
+    _read("step", "step", ("step",), kind="text"),
+    _read("kernel", "step", ("kernel",), kind="text"),
+    _read("count", "step", ("count",)),
+    _read("shape", "step", ("shape",), mapping=True, kind="text"),
+    _read("precision", "step", ("precision",), kind="text"),
+    _read("widths", "step", ("widths",), mapping=True, kind="text"),
+    _read("flops", "step", ("flops [OP]",)),
+    _read("bytes", "step", ("bytes [B]",), LEVELS),
+    _read("time", "run", ("time [s]",)),
+    _read("intensity", "step", ("intensity [OP/B]",), LEVELS),
+    _read("attainable", "run", ("attainable [OP/s]",)),
+    _read("limited_by", "run", ("limited_by",), kind="text"),
 )
 
 
@@ -452,12 +424,10 @@ MODEL_CSV_PLAIN_COLUMNS: list[str] = [
 
 
 def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return csv_text(value)
+    return scalar_text(value, "", csv_text, _csv_number)
+
+
+def _csv_number(value: Fraction | int) -> str:
     return repr(num(value))
 
 
@@ -493,12 +463,7 @@ def write_model_table(catalog: Catalog, rows: Sequence[ModelResult], out: TextIO
         if not r.declared:
             line[header.index("precision")] += "*"
         table.append(line)
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    lines = []
-    for n, row in enumerate(table):
-        lines.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
+    lines = aligned_lines(table)
     rows_text = "1 model row" if len(rows) == 1 else f"{len(rows)} model rows"
     lines.append(f"{rows_text}; * = not the model's own precision")
     out.write("\n".join(lines) + "\n")

@@ -35,7 +35,15 @@ from rooflinec.engine.compiler import Compiled
 from rooflinec.engine.grids import Selection
 from rooflinec.engine.terms import LIMITED_BY, SWEEP, SWEEP_KEYS
 from rooflinec.formatting import format_percent, format_si
-from rooflinec.outputs.cells import FORMULA_STARTS, Number, csv_text, num, spreadsheet_text
+from rooflinec.outputs.cells import (
+    FORMULA_STARTS,
+    Number,
+    aligned_lines,
+    csv_text,
+    num,
+    scalar_text,
+    spreadsheet_text,
+)
 from rooflinec.outputs.fields import Field as GenericField
 from rooflinec.outputs.fields import Progress, Scope
 from rooflinec.outputs.formats import FORMATS as REGISTRY
@@ -362,6 +370,26 @@ def _dram(value: Any, counting: str) -> str:
     return _si("{}/B")(value.get("dram"), counting)
 
 
+def _float_field(
+    name: str,
+    unit: str,
+    exact: Callable[[_Source, int], Fraction | None],
+    table: str,
+    show: Callable[[Any, str], str],
+) -> Field:
+    """A per-cell float column of `Compiled.columns` the table shows: `name [unit]` in CSV,
+    its numbers as `_floats` gives them."""
+    return Field(
+        name,
+        "cell",
+        _floats(name, exact),
+        (f"{name} [{unit}]",),
+        table=table,
+        show=show,
+        vector=_column(name),
+    )
+
+
 # name, unit, and the view of a result that gives it per level
 _RUN_FIGURES: tuple[tuple[str, str, Callable[[Result], dict[str, Fraction]]], ...] = (
     ("measured_intensity", "OP/B", lambda r: r.measured_intensity),
@@ -405,14 +433,12 @@ FIELDS: tuple[Field, ...] = (
         LEVELS,
         json=False,
     ),
-    Field(
+    _float_field(
         "attainable",
-        "cell",
-        _floats("attainable", lambda s, c: s.lowest(c, Fraction(1), Fraction(1))),
-        ("attainable [OP/s]",),
-        table="attainable",
-        show=_si("{}/s"),
-        vector=_column("attainable"),
+        "OP/s",
+        lambda s, c: s.lowest(c, Fraction(1), Fraction(1)),
+        "attainable",
+        _si("{}/s"),
     ),
     Field(
         "limited_by",
@@ -424,42 +450,25 @@ FIELDS: tuple[Field, ...] = (
         vector=_limited_by_vector,
         choices=LIMITED_BY,
     ),
-    Field(
+    _float_field(
         "share_of_peak",
-        "cell",
-        _floats(
-            "share_of_peak",
-            lambda s, c: s.lowest(c, Fraction(1), Fraction(1)) / s.counts.pair_peak[c % s.n_pairs],
-        ),
-        ("share_of_peak [1]",),
-        table="share of peak",
-        show=_percent,
-        vector=_column("share_of_peak"),
+        "1",
+        lambda s, c: s.lowest(c, Fraction(1), Fraction(1)) / s.counts.pair_peak[c % s.n_pairs],
+        "share of peak",
+        _percent,
     ),
-    Field(
-        "time",
-        "cell",
-        _floats("time", lambda s, c: s.exact(c).time),
-        ("time [s]",),
-        table="time",
-        show=_si("s"),
-        vector=_column("time"),
-    ),
-    Field(
-        "bandwidth_sweep",
-        "cell",
-        _sweep("bandwidth_sweep", peak=False),
-        tuple(f"bandwidth_x{k} [OP/s]" for k in SWEEP_KEYS),
-        SWEEP_KEYS,
-        vector=_column("bandwidth_sweep"),
-    ),
-    Field(
-        "peak_sweep",
-        "cell",
-        _sweep("peak_sweep", peak=True),
-        tuple(f"peak_x{k} [OP/s]" for k in SWEEP_KEYS),
-        SWEEP_KEYS,
-        vector=_column("peak_sweep"),
+    _float_field("time", "s", lambda s, c: s.exact(c).time, "time", _si("s")),
+    # The bandwidth sweep, then the peak sweep: one column per factor.
+    *(
+        Field(
+            f"{varied}_sweep",
+            "cell",
+            _sweep(f"{varied}_sweep", peak=varied == "peak"),
+            tuple(f"{varied}_x{k} [OP/s]" for k in SWEEP_KEYS),
+            SWEEP_KEYS,
+            vector=_column(f"{varied}_sweep"),
+        )
+        for varied in ("bandwidth", "peak")
     ),
     Field(
         "measured",
@@ -468,15 +477,7 @@ FIELDS: tuple[Field, ...] = (
         ("measured [OP/s]",),
         vector=_column("measured"),
     ),
-    Field(
-        "efficiency",
-        "cell",
-        _floats("efficiency", lambda s, c: s.exact(c).efficiency),
-        ("efficiency [1]",),
-        table="efficiency",
-        show=_percent,
-        vector=_column("efficiency"),
-    ),
+    _float_field("efficiency", "1", lambda s, c: s.exact(c).efficiency, "efficiency", _percent),
     # A measured run's figures per level: present only on cells with a run.
     *(
         Field(
@@ -594,13 +595,11 @@ def _row_batches(
 
 
 def _json_value(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    return repr(value)
+    return scalar_text(value, "null", _json_text, repr)
+
+
+def _json_text(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
 
 
 def _json_field(field: Field, value: Any) -> str:
@@ -783,12 +782,7 @@ def _write_results_table(
             table.append(line)
         if progress is not None:
             progress(len(batch))
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    lines = []
-    for n, row in enumerate(table):
-        lines.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
+    lines = aligned_lines(table)
     lines.append(f"{len(cells)} results; * = not the case's declared precision")
     out.write("\n".join(lines) + "\n")
 

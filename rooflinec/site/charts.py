@@ -179,6 +179,33 @@ def _field(shorthand: str, **extra: Any) -> dict[str, Any]:
     return {"field": name, "type": _TYPES[kind], **extra}
 
 
+def _log_field(
+    shorthand: str, domain: tuple[float, float], title: str, fmt: str, **axis: Any
+) -> dict[str, Any]:
+    """A quantitative field on a log scale over `domain`, ticked at its decades."""
+    low, high = domain
+    return _field(
+        shorthand,
+        scale={"type": "log", "domain": [low, high], "nice": False},
+        axis={"title": title, "format": fmt, **axis, "values": _decades(low, high)},
+    )
+
+
+def _vendor_pick(vendors: Sequence[object], featured: str) -> dict[str, Any]:
+    """The `show_vendor` select box: the featured devices (labelled `featured`), or one
+    vendor's."""
+    return {
+        "name": "show_vendor",
+        "value": "",
+        "bind": {
+            "input": "select",
+            "options": ["", *vendors],
+            "labels": [featured, *vendors],
+            "name": "devices ",
+        },
+    }
+
+
 def _tooltips(items: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
     return [_field(shorthand, title=title) for shorthand, title in items]
 
@@ -278,30 +305,10 @@ class Scales:
     y_title: str
 
     def x(self) -> dict[str, Any]:
-        low, high = self.x_domain
-        return _field(
-            "x:Q",
-            scale={"type": "log", "domain": [low, high], "nice": False},
-            axis={
-                "title": self.x_title,
-                "format": "~r",
-                "grid": True,
-                "values": _decades(low, high),
-            },
-        )
+        return _log_field("x:Q", self.x_domain, self.x_title, "~r", grid=True)
 
     def y(self) -> dict[str, Any]:
-        low, high = self.y_domain
-        return _field(
-            "y:Q",
-            scale={"type": "log", "domain": [low, high], "nice": False},
-            axis={
-                "title": self.y_title,
-                "format": "~s",
-                "grid": True,
-                "values": _decades(low, high),
-            },
-        )
+        return _log_field("y:Q", self.y_domain, self.y_title, "~s", grid=True)
 
 
 def _scales(
@@ -802,16 +809,7 @@ def _comparison_parts(
         for d in usable
     ]
     vendors = list(dict.fromkeys(row["vendor"] for row in rows))
-    pick = {
-        "name": "show_vendor",
-        "value": "",
-        "bind": {
-            "input": "select",
-            "options": ["", *vendors],
-            "labels": [f"featured ({len(shown)}: the fastest of each vendor)", *vendors],
-            "name": "devices ",
-        },
-    }
+    pick = _vendor_pick(vendors, f"featured ({len(shown)}: the fastest of each vendor)")
     prelude = (
         {"filter": "show_vendor === '' ? datum.featured : datum.vendor === show_vendor"},
         {"calculate": "['start', 'ridge', 'end']", "as": "kind"},
@@ -861,20 +859,16 @@ class KernelDots:
         ]
 
     def spec(self) -> dict[str, Any]:
-        low, high = self.x_domain
         return {
             "$schema": VEGA_LITE_SCHEMA,
             "data": {"name": "results"},
             "mark": {"type": "point", "filled": True, "size": 80, "opacity": 0.9},
             "encoding": {
-                "x": _field(
+                "x": _log_field(
                     "x:Q",
-                    scale={"type": "log", "domain": [low, high], "nice": False},
-                    axis={
-                        "title": "Attainable rate (FLOP/s; OP/s for integer precisions)",
-                        "format": "~s",
-                        "values": _decades(low, high),
-                    },
+                    self.x_domain,
+                    "Attainable rate (FLOP/s; OP/s for integer precisions)",
+                    "~s",
                 ),
                 "y": _field(
                     "device:N",
@@ -1044,16 +1038,7 @@ def tokens_chart(
         "value": passes[0] if passes else "",
         "bind": {"input": "select", "options": list(passes), "name": "model and phase "},
     }
-    pick_vendor = {
-        "name": "show_vendor",
-        "value": "",
-        "bind": {
-            "input": "select",
-            "options": ["", *vendors],
-            "labels": ["featured devices", *vendors],
-            "name": "devices ",
-        },
-    }
+    pick_vendor = _vendor_pick(vendors, "featured devices")
     spec = {
         "$schema": VEGA_LITE_SCHEMA,
         "data": {"name": "passes"},
@@ -1064,15 +1049,7 @@ def tokens_chart(
         "mark": {"type": "point", "filled": True, "size": 90, "opacity": 1},
         "encoding": {
             "y": _field("device:N", sort="-x", axis={"title": None, "labelLimit": 240}),
-            "x": _field(
-                "tps:Q",
-                scale={"type": "log", "domain": [low, high], "nice": False},
-                axis={
-                    "title": "Tokens per second (an upper bound)",
-                    "format": "~s",
-                    "values": _decades(low, high),
-                },
-            ),
+            "x": _log_field("tps:Q", (low, high), "Tokens per second (an upper bound)", "~s"),
             "color": _field(
                 "bound:N",
                 scale={"range": ["#1f77b4", *PALETTE[1:5]]},

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from rooflinec.formatting import format_percent, format_si
+from rooflinec.formatting import exact_decimal, format_percent, format_si
 from rooflinec.provenance import (
     CONFLICT_THRESHOLD,
     STALE_MONTHS,
@@ -45,7 +45,7 @@ from rooflinec.site.pages.common import (
     level_name,
     numbered,
 )
-from rooflinec.site.pages.model import Page, split_pages
+from rooflinec.site.pages.model import Page, pages_by_size, split_pages
 
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site
@@ -87,23 +87,8 @@ def figure_anchor(trail: FigureTrail) -> str:
 
 def exact_number(value: Fraction) -> str:
     """An exact factor: a terminating decimal (`0.5`, `0.92`) or a fraction (`2/3`)."""
-    den = value.denominator
-    twos = fives = 0
-    while den % 2 == 0:
-        den //= 2
-        twos += 1
-    while den % 5 == 0:
-        den //= 5
-        fives += 1
-    if den != 1:
-        return f"{value.numerator}/{value.denominator}"
-    places = max(twos, fives)
-    scaled = value * 10**places
-    text = str(abs(scaled.numerator))
-    if places:
-        text = text.rjust(places + 1, "0")
-        text = f"{text[:-places]}.{text[-places:]}".rstrip("0").rstrip(".")
-    return ("-" if value < 0 else "") + text
+    text = exact_decimal(value)
+    return f"{value.numerator}/{value.denominator}" if text is None else text
 
 
 def exact_si(value: Fraction, unit: str) -> str:
@@ -524,21 +509,18 @@ def conflicts_pages(site: Site) -> list[GeneratedPage]:
     found.sort(key=lambda t: (-spread_of(t), order[t.device], t.field))
     first = Page("conflicts.md", site)
     rows = [_conflict_row(site, first, n, t) for n, t in enumerate(found, start=1)]
-    return split_pages(
+    return pages_by_size(
         site,
         "conflicts.md",
-        chunks_by_size(rows, _row_weight, CONFLICTS_PAGE_BUDGET),
-        lambda n: "Conflicts",
-        lambda page, n, chunk, pager: site.render(
-            "conflicts.md.j2",
-            page,
-            rows=chunk,
-            total=len(found),
-            devices=len({t.device for t in found}),
-            figures=sum(len(t) for t in site.trails.values()),
-            pager=pager,
-            threshold=format_percent(CONFLICT_THRESHOLD),
-        ),
+        "Conflicts",
+        rows,
+        _row_weight,
+        CONFLICTS_PAGE_BUDGET,
+        "rows",
+        total=len(found),
+        devices=len({t.device for t in found}),
+        figures=sum(len(t) for t in site.trails.values()),
+        threshold=format_percent(CONFLICT_THRESHOLD),
     )
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from rooflinec.catalog import LEVELS, Alternative, Device
+from rooflinec.catalog import LEVELS, Alternative, Device, Figure
 from rooflinec.engine.terms import COMPUTE, SWEEP_KEYS
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.site import charts
@@ -73,6 +73,34 @@ def shown_alternatives(
     return [[a for i, a in enumerate(alts) if (f, i) in chosen] for f, alts in enumerate(figures)]
 
 
+def _alternative_rows(
+    page: Page, path: str, figure: Figure, alts: list[Alternative], rate: str | None = None
+) -> dict[str, Any]:
+    """A figure's alternatives as its table shows them, and how many more it has; a peak's
+    (`rate`, its unit) with their sparsity, pipe and dense rate."""
+    return {
+        "alternatives": [
+            {
+                "value": a.text,
+                **(
+                    {
+                        "sparsity": a.sparsity or "dense",
+                        "pipe": a.pipe or "–",
+                        "dense": format_si(a.dense, rate),
+                    }
+                    if rate is not None
+                    else {}
+                ),
+                "source": page.link(a.source, f"{path}#source-{a.source}"),
+                "quote": a.quote,
+                "note": a.note,
+            }
+            for a in alts
+        ],
+        "more": len(figure.alternatives) - len(alts),
+    }
+
+
 def device_page(site: Site, device: Device) -> GeneratedPage:
     """`devices/<id>.md`: the device's figures, ridges, kernel results and sources."""
     path = f"devices/{device.id}.md"
@@ -105,19 +133,7 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
                 "source": page.link(peak.figure.source, f"{path}#source-{peak.figure.source}"),
                 "quote": peak.figure.quote,
                 "note": peak.figure.note,
-                "alternatives": [
-                    {
-                        "value": a.text,
-                        "sparsity": a.sparsity or "dense",
-                        "pipe": a.pipe or "–",
-                        "dense": format_si(a.dense, f"{unit}/s"),
-                        "source": page.link(a.source, f"{path}#source-{a.source}"),
-                        "quote": a.quote,
-                        "note": a.note,
-                    }
-                    for a in alts
-                ],
-                "more": len(peak.figure.alternatives) - len(alts),
+                **_alternative_rows(page, path, peak.figure, alts, rate=f"{unit}/s"),
                 "audit": page.href(audit_layout(site).target(device.id, f"compute.{p}")),
             }
         )
@@ -142,16 +158,7 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
                 "quote": mem.bandwidth.quote,
                 "capacity_quote": mem.capacity.quote if mem.capacity else None,
                 "note": mem.note or mem.bandwidth.note,
-                "alternatives": [
-                    {
-                        "value": a.text,
-                        "source": page.link(a.source, f"{path}#source-{a.source}"),
-                        "quote": a.quote,
-                        "note": a.note,
-                    }
-                    for a in alts
-                ],
-                "more": len(mem.bandwidth.alternatives) - len(alts),
+                **_alternative_rows(page, path, mem.bandwidth, alts),
                 "audit": page.href(audit_layout(site).target(device.id, f"memory.{lv}")),
             }
         )

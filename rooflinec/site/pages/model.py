@@ -34,6 +34,7 @@ from rooflinec.site.pages.common import (
     ROOFLINE_METHOD,
     GeneratedPage,
     PageLimits,
+    chunks_by_size,
     is_date,
     level_name,
     numbered,
@@ -210,6 +211,30 @@ def split_pages(
         body = text(page, n, chunk, pager(page, first, n, len(chunks)))
         out.append(GeneratedPage(path, title(n), body, page.slots, page.assets))
     return out
+
+
+def pages_by_size(
+    site: Site,
+    first: str,
+    title: str,
+    items: Sequence[T],
+    weight: Callable[[T], int],
+    budget: int,
+    chunk_name: str,
+    **context: Any,
+) -> list[GeneratedPage]:
+    """`split_pages` of `items` cut by `weight` at `budget` a page, each page titled `title`
+    and rendered from `first`'s template (`conflicts.md.j2` for `conflicts.md`) with its
+    chunk as `chunk_name`, its pager and `context`."""
+    return split_pages(
+        site,
+        first,
+        chunks_by_size(items, weight, budget),
+        lambda n: title,
+        lambda page, n, chunk, pager: site.render(
+            f"{first}.j2", page, **{chunk_name: chunk}, pager=pager, **context
+        ),
+    )
 
 
 @functools.lru_cache(maxsize=1 << 16)

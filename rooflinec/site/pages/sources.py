@@ -16,9 +16,8 @@ from rooflinec.site.pages.common import (
     MAX_USES,
     SOURCES_PAGE_BUDGET,
     GeneratedPage,
-    chunks_by_size,
 )
-from rooflinec.site.pages.model import Page, split_pages
+from rooflinec.site.pages.model import Page, pages_by_size
 
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site
@@ -70,22 +69,19 @@ def sources_pages(site: Site) -> list[GeneratedPage]:
         Markup(site.render("source_entry.md.j2", first, s=_source_entry(site, first, e)))
         for e in ordered
     ]
-    return split_pages(
+    return pages_by_size(
         site,
         "sources.md",
-        chunks_by_size(rendered, len, SOURCES_PAGE_BUDGET),
-        lambda n: "Sources",
-        lambda page, n, chunk, pager: site.render(
-            "sources.md.j2",
-            page,
-            entries=chunk,
-            pager=pager,
-            total=len(ordered),
-            specs=sum(1 for spec in specs if spec[3]),
-            today=today.isoformat(),
-            stale_months=STALE_MONTHS,
-            stale=stale,
-        ),
+        "Sources",
+        rendered,
+        len,
+        SOURCES_PAGE_BUDGET,
+        "entries",
+        total=len(ordered),
+        specs=sum(1 for spec in specs if spec[3]),
+        today=today.isoformat(),
+        stale_months=STALE_MONTHS,
+        stale=stale,
     )
 
 
