@@ -31,7 +31,7 @@ class DeviceFigures:
     peaks: dict[str, Fraction]
     bandwidths: dict[str, Fraction]
 
-    @property
+    @cached_property  # the pages ask for it hundreds of times per device
     def ridges(self) -> dict[str, dict[str, Fraction]]:
         return {
             p: {level: peak / bw for level, bw in self.bandwidths.items()}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from functools import lru_cache
 
 from rooflinec.errors import Diagnostic
 from rooflinec.lints.context import LintContext, _at, _what
@@ -48,6 +49,10 @@ def _printed_number(printed: str) -> Fraction | None:
     return Fraction(match.group().replace(",", "")) if match else None
 
 
+_POWERS = frozenset(1000**k for k in range(7))
+
+
+@lru_cache(maxsize=1 << 14)  # pure: a serve rebuild asks again for every figure
 def quote_backs(printed: str, quote: str) -> bool:
     """True if `quote` contains the number of `printed`, up to a power of 1000.
 
@@ -61,9 +66,11 @@ def quote_backs(printed: str, quote: str) -> bool:
         if candidate == 0:
             continue
         ratio = candidate / number
-        for k in range(-6, 7):
-            if ratio == Fraction(1000) ** k:
-                return True
+        # 1000**k for k in -6..6: a power of 1000 over 1, or 1 over one
+        if (ratio.denominator == 1 and ratio.numerator in _POWERS) or (
+            ratio.numerator == 1 and ratio.denominator in _POWERS
+        ):
+            return True
     return False
 
 

@@ -107,7 +107,7 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
     page = Page(path, site)
     cat = site.catalog
     fig = site.compiled.devices[device.id]
-    fig_ridges = fig.ridges  # a property that divides afresh on every read
+    fig_ridges = fig.ridges
     results = site.declared[device.id]
     shown = results[:MAX_ROWS]
     levels = [lv for lv in LEVELS if lv in fig.bandwidths]
