@@ -67,10 +67,11 @@ class Builder:
             self.ids[ident] = here
 
     def quantity(
-        self, doc: Document, path: PathKey, text: str, dimension: Dimension
+        self, doc: Document, path: PathKey, text: str, dimension: Dimension, *, bits: bool = False
     ) -> tuple[Fraction, Any] | None:
+        """The exact value and the parsed quantity; `bits` admits b/s (a link's bandwidth)."""
         try:
-            q = parse_quantity(text, dimension, positive=True)
+            q = parse_quantity(text, dimension, positive=True, bits=bits)
         except QuantityError as exc:
             message = exc.message + (f" ({exc.hint})" if exc.hint else "")
             self.out.add(doc.error(path, message, offset=exc.column, code="units"))
