@@ -303,17 +303,24 @@ _MINUS_SIGNS = frozenset("-\u2212")  # hyphen-minus and the typographic minus a 
 
 
 def parse_quantity(
-    text: object, dimension: Dimension, *, positive: bool = False, bits: bool = False
+    text: object,
+    dimension: Dimension,
+    *,
+    positive: bool = False,
+    bits: bool = False,
+    measured: bool = False,
 ) -> Quantity:
     """Parse `text` as a quantity of `dimension`; raise `QuantityError` on any problem.
 
     Zero parses (value 0) unless `positive` is set; a share must always be in (0, 100] %.
     `bits` (a bandwidth only) also accepts bit rates, `400 Gb/s` being exactly 50 GB/s:
     a link's figure, as network vendors print it; everywhere else bits are refused.
+    `measured` (a share only) admits a share above 100 %: a measured collective's rate over
+    the wire's (an in-network reduction's bus bandwidth exceeds it), which a lint flags.
     `text` is typed `object` because it comes straight from YAML, where `3.35` is a float.
     """
     link = bits and dimension is Dimension.BANDWIDTH
-    return _parse(text, dimension, positive=positive, bits=link)
+    return _parse(text, dimension, positive=positive, bits=link, measured=measured)
 
 
 def parse_any(text: object, *, positive: bool = False) -> Quantity:
@@ -322,7 +329,12 @@ def parse_any(text: object, *, positive: bool = False) -> Quantity:
 
 
 def _parse(
-    text: object, expected: Dimension | None, *, positive: bool, bits: bool = False
+    text: object,
+    expected: Dimension | None,
+    *,
+    positive: bool,
+    bits: bool = False,
+    measured: bool = False,
 ) -> Quantity:
     example = expected.example if expected is not None else _EXAMPLES[Dimension.BANDWIDTH]
     if not isinstance(text, str):
@@ -368,7 +380,7 @@ def _parse(
     if expected is not None and unit.dimension is not expected:
         raise _mismatch(text, pos, unit_text, unit, expected)
 
-    if unit.dimension is Dimension.SHARE and not 0 < value <= 100:
+    if unit.dimension is Dimension.SHARE and not (0 < value <= 100 or (measured and value > 0)):
         raise QuantityError(
             f"a sustained share is between 0 and 100 %, got {text[start:end]!r}",
             start,

@@ -49,25 +49,32 @@ _DIMENSION_DEFINITIONS = {
     "bytes": Dimension.BYTES,
     "time": Dimension.TIME,
     "share": Dimension.SHARE,
+    "measuredShare": Dimension.SHARE,
     "power": Dimension.POWER,
     "price": Dimension.PRICE,
 }
-# The one definition whose values may be in bits (an interconnect's bandwidth).
+# The one definition whose values may be in bits (an interconnect's bandwidth), and the
+# one share that may exceed 100 % (a measured collective's, which a lint flags).
 _BIT_DEFINITIONS = frozenset({"linkBandwidth"})
+_MEASURED_DEFINITIONS = frozenset({"measuredShare"})
 
 
 @cache
-def _dimension_patterns() -> dict[str, tuple[Dimension, bool]]:
-    """Each quantity definition's pattern, mapped to the dimension it admits and whether
-    it admits bits."""
+def _dimension_patterns() -> dict[str, tuple[Dimension, bool, bool]]:
+    """Each quantity definition's pattern, mapped to the dimension it admits, whether it
+    admits bits and whether a share may exceed 100 %."""
     definitions = _schemas()["defs"]["definitions"]
     return {
-        definitions[name]["pattern"]: (dim, name in _BIT_DEFINITIONS)
+        definitions[name]["pattern"]: (
+            dim,
+            name in _BIT_DEFINITIONS,
+            name in _MEASURED_DEFINITIONS,
+        )
         for name, dim in _DIMENSION_DEFINITIONS.items()
     }
 
 
-def _dimension_of(schema: dict[str, Any]) -> tuple[Dimension, bool] | None:
+def _dimension_of(schema: dict[str, Any]) -> tuple[Dimension, bool, bool] | None:
     pattern = schema.get("pattern")
     return _dimension_patterns().get(pattern) if isinstance(pattern, str) else None
 
@@ -423,9 +430,9 @@ def _unit_problem(path: PathKey, schema: dict[str, Any], instance: Any) -> _Foun
     found = _dimension_of(schema)
     if found is None:
         return None
-    dimension, bits = found
+    dimension, bits, measured = found
     try:
-        parse_quantity(instance, dimension, positive=True, bits=bits)
+        parse_quantity(instance, dimension, positive=True, bits=bits, measured=measured)
     except QuantityError as exc:
         message = exc.message + (f" ({exc.hint})" if exc.hint else "")
         return _Found(path, message, False, exc.column, units=True)

@@ -184,7 +184,7 @@ def _sustained(
     if entry is None:
         return None
     builder.source_ref(doc, (*path, "source"), entry.get("source"), sources)
-    parsed = builder.quantity(doc, (*path, "share"), entry["share"], Dimension.SHARE)
+    parsed = builder.quantity(doc, (*path, "share"), entry["share"], Dimension.SHARE, measured=True)
     if parsed is None:
         return None
     return Quoted(

@@ -30,6 +30,10 @@ def missing_quote(ctx: LintContext) -> list[Diagnostic]:
     return out
 
 
+# Figures whose quote need not print their number: a capacity (often printed in other
+# units), a measured share (the measurement over the wire's figure, computed by the spec).
+UNQUOTED_NUMBERS = frozenset({"capacity", "share"})
+
 _QUOTED_NUMBER = re.compile(r"[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 
 
@@ -71,7 +75,11 @@ def quote_number(ctx: LintContext) -> list[Diagnostic]:
     """A quote that does not contain its figure's number backs some other figure."""
     out = []
     for _, trail in ctx.figures():
-        if trail.kind != "capacity" and trail.quote and not quote_backs(trail.printed, trail.quote):
+        if (
+            trail.kind not in UNQUOTED_NUMBERS
+            and trail.quote
+            and not quote_backs(trail.printed, trail.quote)
+        ):
             out.append(
                 _at(
                     trail,
