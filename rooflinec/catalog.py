@@ -246,6 +246,12 @@ class Power:
     quote: str | None
     note: str | None
     location: Location
+    chips: int = 1  # the printed power covers a card or package of this many chips
+
+    @property
+    def per_chip(self) -> Fraction:
+        """The printed power divided among the chips it covers (the device is one chip), W."""
+        return self.value / self.chips
 
 
 @dataclass(frozen=True)

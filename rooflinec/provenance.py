@@ -506,6 +506,7 @@ class _DeviceTrails:
                         power.note,
                         (),
                         power.location,
+                        chips=power.chips,
                     ),
                     path=("power", "value"),
                     detail=power.kind,

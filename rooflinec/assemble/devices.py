@@ -215,6 +215,7 @@ def _power(
         entry.get("quote"),
         entry.get("note"),
         doc.locate(("power", "value")),
+        entry.get("chips", 1),
     )
 
 

@@ -40,10 +40,40 @@ _QUOTED_NUMBER = re.compile(r"[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?(?:[eE][-+]?[0-9]
 _DECIMAL_COMMA = re.compile(r"[0-9]+,[0-9]+")
 
 
+# Small counts written as words ("eight NVIDIA H100 Tensor Core GPUs"), as a domain's
+# quote often gives them.
+_WORDS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+]
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(_WORDS) + r")\b", re.IGNORECASE)
+
+
 def _numbers(text: str) -> list[Fraction]:
-    """Every number in a quote: "1,979" is 1979; "3,7" (a decimal comma) is also 3.7."""
+    """Every number in a quote: "1,979" is 1979; "3,7" (a decimal comma) is also 3.7;
+    "eight" is 8."""
     out = [Fraction(m.group().replace(",", "")) for m in _QUOTED_NUMBER.finditer(text)]
     out += [Fraction(m.group().replace(",", ".")) for m in _DECIMAL_COMMA.finditer(text)]
+    out += [Fraction(_WORDS.index(m.group().lower())) for m in _NUMBER_WORD.finditer(text)]
     return out
 
 
