@@ -263,7 +263,7 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
 DIRECTIONS = {
     "bidirectional": "both directions summed: halved for one",
     "per-direction": "each direction",
-    "unstated": "not stated: taken as printed, so a time from it stays a lower bound",
+    "unstated": "taken as printed, so a time from it stays a lower bound",
 }
 
 
