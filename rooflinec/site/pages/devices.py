@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from rooflinec.catalog import INTERCONNECT_NAMES, LEVELS, Alternative, Device, Fabric, Quoted
+from rooflinec.catalog import LEVELS, Alternative, Device, Fabric
 from rooflinec.engine.terms import COMPUTE, SWEEP_KEYS
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.site import charts
@@ -211,7 +211,7 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
         if case.id not in present
     ][:MAX_CASES]
     gemm = gemm_batches(site, device)
-    fabrics = [_fabric(site, page, device, fabric) for fabric in device.interconnect.values()]
+    fabrics = [_fabric(page, fabric) for fabric in device.interconnect.values()]
     power = _power(page, device)
     models = device_models(site, page, device.id)
     sources = sources_context(site, page, device.id, device.sources, f"{path}#source-")
@@ -259,62 +259,27 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
     return GeneratedPage(path, device.name, text, page.slots, page.assets)
 
 
-# What each stated direction means for one direction's bandwidth, as the page says it.
-DIRECTIONS = {
-    "bidirectional": "both directions summed: halved for one",
-    "per-direction": "each direction",
-    "unstated": "taken as printed, so a time from it stays a lower bound",
-}
-
-
-def _fabric(site: Site, page: Page, device: Device, fabric: Fabric) -> dict[str, Any]:
-    """One interconnect level's row and quotes on the device page."""
+def _fabric(page: Page, fabric: Fabric) -> dict[str, Any]:
+    """One interconnect level's row and quote on the device page; its note and the quotes
+    of its domain, latency and share are on its audit trail, which keeps the page small."""
     path = page.path
     figure = fabric.bandwidth
     printed = figure.text
-    if figure.bits:
-        printed += f" (= {format_si(figure.value, 'B/s')})"
     if figure.chips != 1:
         printed += f" for {figure.chips} chips"
-
-    def quoted(what: str, item: Quoted | None) -> dict[str, Any] | None:
-        if item is None or (item.quote is None and item.note is None):
-            return None
-        sid = item.source
-        return {
-            "what": what,
-            "text": item.text,
-            "quote": item.quote,
-            "note": item.note,
-            "source": page.link(sid, f"{path}#source-{sid}") if sid else None,
-        }
-
     return {
-        "role": INTERCONNECT_NAMES[fabric.role],
+        "role": fabric.role.replace("_", "-"),
         "label": fabric.label,
         "printed": printed,
         "direction": fabric.direction,
-        "direction_meaning": DIRECTIONS[fabric.direction],
         "per_direction": format_si(fabric.per_direction, "B/s"),
         "share": format_percent(fabric.share),
         "sustained": format_si(fabric.sustained_per_direction, "B/s"),
         "domain": str(fabric.chips) if fabric.chips is not None else "–",
-        "topology": fabric.topology or "–",
-        "reduction": fabric.reduction or "–",
+        "topology": ", ".join(t for t in (fabric.topology, fabric.reduction) if t) or "–",
         "latency": fabric.latency.text if fabric.latency is not None else "–",
         "source": page.link(figure.source, f"{path}#source-{figure.source}"),
         "quote": figure.quote,
-        "note": fabric.note,
-        "figures": [
-            q
-            for q in (
-                quoted("domain", fabric.domain),
-                quoted("latency", fabric.latency),
-                quoted("sustained share", fabric.sustained),
-            )
-            if q is not None
-        ],
-        "audit": page.href(audit_layout(site).target(device.id, f"interconnect.{fabric.role}")),
     }
 
 
