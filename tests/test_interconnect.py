@@ -66,21 +66,21 @@ def test_h100_nvlink_is_halved_to_450_gb_s_exactly(bundled: Catalog) -> None:
 
 
 def test_h100_sustained_link_bandwidth(bundled: Catalog) -> None:
-    """The measured ring share (82 %) applies to one direction: 369 GB/s, exactly."""
+    """The measured ring share (82.3 %) applies to one direction: 370.35 GB/s, exactly."""
     device = bundled.devices["nvidia-h100-sxm"]
-    assert Fraction(82, 100) == device.interconnect["scale_up"].share
-    assert Fraction(369 * GB) == device.link_bandwidth("scale_up")
+    assert Fraction(823, 1000) == device.interconnect["scale_up"].share
+    assert Fraction(370_350_000_000) == device.link_bandwidth("scale_up")
 
 
 def test_mi300x_mesh_latency_and_share(bundled: Catalog) -> None:
     """MI300X: 896 GB/s duplex over 7 links is 448 GB/s per direction; the least measured
-    all-reduce is 9.92 µs; 70.8 % of one direction is sustained (317.184 GB/s)."""
+    all-reduce is 9.92 µs; 70.83 % of one direction is sustained (317.3184 GB/s)."""
     fabric = bundled.devices["amd-mi300x"].interconnect["scale_up"]
     assert ("mesh", 8) == (fabric.topology, fabric.chips)
     assert Fraction(448 * GB) == fabric.per_direction
     assert fabric.latency is not None
     assert Fraction(992, 10**8) == fabric.latency.value
-    assert Fraction(317_184_000_000) == fabric.sustained_per_direction
+    assert Fraction(317_318_400_000) == fabric.sustained_per_direction
 
 
 def test_400_gb_s_in_bits_is_50_gb_s_exactly(bundled: Catalog) -> None:
@@ -124,7 +124,7 @@ def test_trails_of_the_new_figures(bundled: Catalog) -> None:
     trails = {t.field: t for t in device_trails(bundled, "nvidia-h100-sxm")}
     link = trails["interconnect.scale_up"]
     assert ["printed", "direction", "sustained"] == [s.operation for s in link.steps]
-    assert Fraction(369 * GB) == link.final
+    assert Fraction(370_350_000_000) == link.final
     assert "mlperf-v41-nvidia" == trails["interconnect.scale_up.domain"].source.id  # type: ignore[union-attr]
     assert {
         "interconnect.scale_up.sustained",
@@ -316,3 +316,22 @@ def test_quote_number_covers_the_new_figures(tmp_path: Path) -> None:
     assert catalog is not None
     codes = [(d.location.line, d.code) for d in lint_catalog(catalog)]
     assert (9, "lint-quote-number") in codes
+
+
+@pytest.mark.parametrize(
+    ("device", "measured"),
+    [
+        ("nvidia-h100-sxm", Fraction(370 * GB)),  # NCCL ring bus bandwidth, 8 GPUs
+        ("nvidia-h200-sxm", Fraction(3672 * GB, 10)),  # nccl-tests ring, 16 GiB
+        ("nvidia-a100-sxm-80gb", Fraction(23489 * GB, 100)),  # nccl-tests, 16 GiB
+        ("nvidia-b200", Fraction(6822 * GB, 10)),  # ring, 8 GiB
+        ("nvidia-gb200", Fraction(83457 * GB, 100)),  # 72 GPUs, 8 GiB
+        ("amd-mi300x", Fraction(31729 * GB, 100)),  # rccl-tests, 8 GiB
+    ],
+)
+def test_sustained_links_stay_at_or_above_their_measurements(
+    bundled: Catalog, device: str, measured: Fraction
+) -> None:
+    """A share rounded from a measurement never puts the sustained rate below the bus
+    bandwidth measured, so a time from it stays a lower bound."""
+    assert bundled.devices[device].link_bandwidth("scale_up") >= measured
