@@ -22,6 +22,9 @@ LEVELS: tuple[str, ...] = ("dram", "l2", "l1")
 LEVEL_NAMES = {"dram": "DRAM", "l2": "last on-chip level (L2)", "l1": "L1"}
 LEVEL_SHORT_NAMES = {"dram": "DRAM", "l2": "L2", "l1": "L1"}  # table headers, chart labels
 Counting = Literal["FLOP", "OP"]
+INTERCONNECT_ROLES: tuple[str, ...] = ("scale_up", "scale_out")
+INTERCONNECT_NAMES = {"scale_up": "scale-up fabric", "scale_out": "scale-out network"}
+Direction = Literal["bidirectional", "per-direction", "unstated"]
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,7 @@ class Figure:
     counts: Counting | None = None
     binary: bool = False
     chips: int = 1  # the printed value covers a card, package or system of this many chips
+    bits: bool = False  # printed in bits (b/s): a link's bandwidth only; `value` is in B/s
 
     @property
     def per_chip(self) -> Fraction:
@@ -176,6 +180,99 @@ class Launch:
 
 
 @dataclass(frozen=True)
+class Quoted:
+    """A fabric's figure beside its bandwidth (domain, latency, sustained share), which may
+    cite its own source; `source` None means the level's own."""
+
+    value: Fraction  # chips for a domain, s for a latency, a fraction for a share
+    text: str  # as written
+    source: str | None
+    quote: str | None
+    note: str | None
+    location: Location
+
+
+@dataclass(frozen=True)
+class Fabric:
+    """One interconnect level of a chip (`scale_up` or `scale_out`), as printed.
+
+    `bandwidth` is the figure as the source prints it (bits already converted, exactly:
+    `400 Gb/s` is 50 GB/s); `direction` says what it counts. A `bidirectional` figure sums
+    both directions, so one direction gets half (as a 2:4 peak is halved); an `unstated`
+    one is taken as printed, which keeps a time computed from it a lower bound.
+    """
+
+    role: str  # scale_up, scale_out
+    label: str
+    bandwidth: Figure
+    direction: Direction
+    domain: Quoted | None  # the most chips this fabric joins
+    topology: Literal["switched", "mesh", "torus"] | None
+    reduction: Literal["in-network"] | None
+    latency: Quoted | None  # the least measured time of one collective, s
+    sustained: Quoted | None  # the measured share of the per-direction bandwidth
+    note: str | None
+
+    @property
+    def per_direction(self) -> Fraction:
+        """Per chip and per direction, B/s: a bidirectional figure is halved."""
+        per_chip = self.bandwidth.per_chip
+        return per_chip / 2 if self.direction == "bidirectional" else per_chip
+
+    @property
+    def share(self) -> Fraction:
+        """The sustained share of the per-direction bandwidth; 1 (as printed) when unmeasured."""
+        return self.sustained.value if self.sustained is not None else Fraction(1)
+
+    @property
+    def sustained_per_direction(self) -> Fraction:
+        """Per chip and per direction with the sustained share applied, B/s."""
+        return self.per_direction * self.share
+
+    @property
+    def chips(self) -> int | None:
+        """The domain's chip count, when the spec gives one."""
+        return int(self.domain.value) if self.domain is not None else None
+
+
+@dataclass(frozen=True)
+class Power:
+    """The power the vendor prints for the part, with its kind as printed."""
+
+    value: Fraction  # W
+    text: str
+    kind: Literal["TDP", "TBP", "TGP", "max"]
+    source: str
+    quote: str | None
+    note: str | None
+    location: Location
+    chips: int = 1  # the printed power covers a card or package of this many chips
+
+    @property
+    def per_chip(self) -> Fraction:
+        """The printed power divided among the chips it covers (the device is one chip), W."""
+        return self.value / self.chips
+
+
+@dataclass(frozen=True)
+class Price:
+    """An on-demand price per chip-hour, from a provider's own page on `date`."""
+
+    value: Fraction  # USD/s (SI inside; written per hour)
+    text: str
+    date: str
+    source: str
+    quote: str | None
+    note: str | None
+    location: Location
+
+    @property
+    def per_hour(self) -> Fraction:
+        """US dollars per chip-hour."""
+        return self.value * 3600
+
+
+@dataclass(frozen=True)
 class Device:
     id: str
     name: str
@@ -196,6 +293,9 @@ class Device:
     family: str | None = None  # architecture or product family, for grouping
     form: str | None = None  # SXM, PCIe, OAM, card, module, SoC, chip, wafer
     launch: Launch | None = None  # the latency floor; None: no floor
+    interconnect: dict[str, Fabric] = field(default_factory=dict)  # role -> level
+    power: Power | None = None
+    price: Price | None = None
 
     def peak(self, precision: str) -> Fraction:
         """Sustained dense peak in OP/s."""
@@ -210,6 +310,10 @@ class Device:
     def share_of(self, level: str) -> Fraction:
         mem = self.memory[level]
         return mem.sustained if mem.sustained is not None else self.memory_share
+
+    def link_bandwidth(self, role: str) -> Fraction:
+        """Sustained bandwidth of an interconnect level per chip and per direction, B/s."""
+        return self.interconnect[role].sustained_per_direction
 
 
 @dataclass(frozen=True)

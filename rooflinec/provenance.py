@@ -1,6 +1,8 @@
 """Provenance: where every figure of every device comes from, and what was done to it.
 
-For each device figure (a peak, a bandwidth, a capacity) `device_trails` gives a frozen
+For each device figure (a peak, a bandwidth, a capacity; an interconnect level's
+bandwidth and the domain, latency and sustained share it quotes; the power and the price)
+`device_trails` gives a frozen
 `FigureTrail`: the figure as printed, its source (kind, date read, age), the verbatim quote
 that backs it, the pipe, each transformation applied in order with its exact factor and
 result (÷ 2 for a figure printed with 2:4 sparsity, × the sustained share), the final value
@@ -25,13 +27,23 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from rooflinec.catalog import Alternative, Catalog, Device, Figure, MemoryLevel, Source
+from rooflinec.catalog import (
+    Alternative,
+    Catalog,
+    Device,
+    Fabric,
+    Figure,
+    MemoryLevel,
+    Quoted,
+    Source,
+)
 from rooflinec.errors import Location
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.loader import PathKey
 
 __all__ = [
     "CONFLICT_THRESHOLD",
+    "RATE_KINDS",
     "SAME_VALUE",
     "STALE_MONTHS",
     "AlternativeTrail",
@@ -62,7 +74,11 @@ SAME_VALUE = Fraction(1, 1000)
 CONFLICT_THRESHOLD = Fraction(1, 100)
 """An alternative more than 1 % away from the main figure is a conflict to show."""
 
-FigureKind = Literal["peak", "bandwidth", "capacity"]
+FigureKind = Literal[
+    "peak", "bandwidth", "capacity", "interconnect", "domain", "latency", "share", "power", "price"
+]
+RATE_KINDS: frozenset[str] = frozenset({"peak", "bandwidth", "interconnect"})
+"""The kinds of trail that are rates with a sustained value (a peak, a memory or link bandwidth)."""
 
 
 # --------------------------------------------------------------------------- sources
@@ -150,11 +166,12 @@ class Step:
 
     `operation` is `printed` (the start, factor 1), `chips` (÷ N for a figure printed per
     card, package or system of N chips), `sparsity` (÷ 2 for a figure printed with 2:4
-    structured sparsity) or `sustained` (× the sustained share). `result` is the
-    exact value after the step, in `unit` (SI base units).
+    structured sparsity), `direction` (÷ 2 for a link bandwidth printed as both directions
+    summed) or `sustained` (× the sustained share). `result` is the exact value after the
+    step, in `unit` (SI base units).
     """
 
-    operation: Literal["printed", "chips", "sparsity", "sustained"]
+    operation: Literal["printed", "chips", "sparsity", "direction", "sustained"]
     label: str  # "printed 1979 TFLOP/s", "÷ 2 (printed with 2:4 sparsity)", "× 100% sustained"
     factor: Fraction
     result: Fraction
@@ -232,6 +249,8 @@ class FigureTrail:
     alternatives: tuple[AlternativeTrail, ...]
     location: Location
     path: PathKey
+    direction: str | None = None  # a link bandwidth's: bidirectional, per-direction, unstated
+    detail: str | None = None  # a power's kind (TDP, TBP, TGP, max), a price's date
 
     @property
     def final(self) -> Fraction:
@@ -327,8 +346,12 @@ class _DeviceTrails:
         sparsity: str | None = None,
         pipe: str | None = None,
         share: Fraction | None = None,
+        direction: str | None = None,
+        detail: str | None = None,
     ) -> FigureTrail:
         dense = _dense(figure.value, sparsity, figure.chips)
+        if direction == "bidirectional":
+            dense /= 2
         steps = [Step("printed", f"printed {figure.text}", Fraction(1), figure.value, unit)]
         if figure.chips != 1:
             steps.append(
@@ -343,6 +366,10 @@ class _DeviceTrails:
         if sparsity == "2:4":
             steps.append(
                 Step("sparsity", "÷ 2 (printed with 2:4 sparsity)", Fraction(1, 2), dense, unit)
+            )
+        if direction == "bidirectional":
+            steps.append(
+                Step("direction", "÷ 2 (printed for both directions)", Fraction(1, 2), dense, unit)
             )
         if share is not None:
             sustained = f"× {format_percent(share)} sustained"
@@ -372,6 +399,8 @@ class _DeviceTrails:
             alternatives,
             device.document.locate(path),
             path,
+            direction,
+            detail,
         )
 
     def all(self) -> tuple[FigureTrail, ...]:
@@ -400,6 +429,9 @@ class _DeviceTrails:
             for role, level in memory
             if level.capacity is not None
         ]
+        for role, fabric in device.interconnect.items():
+            out += self.fabric(role, fabric)
+        out += self.power_and_price()
         return tuple(out)
 
     def _memory_trail(
@@ -427,6 +459,108 @@ class _DeviceTrails:
             path=path,
             share=share,
         )
+
+    def fabric(self, role: str, fabric: Fabric) -> list[FigureTrail]:
+        """A link's bandwidth (per direction, then sustained), and the figures that quote
+        their own source: its domain, its latency and its measured share."""
+        base: PathKey = ("interconnect", role)
+        out = [
+            self.trail(
+                field=f"interconnect.{role}",
+                kind="interconnect",
+                key=role,
+                label=fabric.label,
+                unit="B/s",
+                figure=fabric.bandwidth,
+                path=(*base, "bandwidth"),
+                share=fabric.share,
+                direction=fabric.direction,
+            )
+        ]
+        quoted: tuple[tuple[str, FigureKind, Quoted | None, str], ...] = (
+            ("domain", "domain", fabric.domain, "chips"),
+            ("latency", "latency", fabric.latency, "s"),
+            ("sustained", "share", fabric.sustained, ""),
+        )
+        for name, kind, figure, unit in quoted:
+            if figure is None or figure.source is None:
+                continue  # a bare figure is the level's own: its bandwidth's trail covers it
+            value_key = "share" if name == "sustained" else "value"
+            out.append(
+                self.trail(
+                    field=f"interconnect.{role}.{name}",
+                    kind=kind,
+                    key=role,
+                    label=fabric.label,
+                    unit=unit,
+                    figure=_as_figure(figure),
+                    path=(*base, name, value_key),
+                )
+            )
+        return out
+
+    def power_and_price(self) -> list[FigureTrail]:
+        device = self.device
+        out = []
+        if device.power is not None:
+            power = device.power
+            out.append(
+                self.trail(
+                    field="power",
+                    kind="power",
+                    key="power",
+                    label=power.kind,
+                    unit="W",
+                    figure=Figure(
+                        power.value,
+                        power.text,
+                        power.source,
+                        power.quote,
+                        power.note,
+                        (),
+                        power.location,
+                        chips=power.chips,
+                    ),
+                    path=("power", "value"),
+                    detail=power.kind,
+                )
+            )
+        if device.price is not None:
+            price = device.price
+            out.append(
+                self.trail(
+                    field="price",
+                    kind="price",
+                    key="price",
+                    label="on demand",
+                    unit="USD/s",
+                    figure=Figure(
+                        price.value,
+                        price.text,
+                        price.source,
+                        price.quote,
+                        price.note,
+                        (),
+                        price.location,
+                    ),
+                    path=("price", "value"),
+                    detail=price.date,
+                )
+            )
+        return out
+
+
+def _as_figure(quoted: Quoted) -> Figure:
+    """A fabric's domain, latency or share as a figure with its own source."""
+    return Figure(
+        quoted.value,
+        quoted.text,
+        quoted.source or "",
+        quoted.quote,
+        quoted.note,
+        (),
+        quoted.location,
+    )
 
 
 def _today(today: datetime.date | None) -> datetime.date:
@@ -462,7 +596,9 @@ _CACHE = _TrailCache()
 def device_trails(
     catalog: Catalog, device: str, *, today: datetime.date | None = None
 ) -> tuple[FigureTrail, ...]:
-    """Every figure of one device: peaks, then bandwidths, then capacities, in spec order."""
+    """Every figure of one device: peaks, then bandwidths, then capacities, in spec order;
+    then its interconnect levels (each bandwidth, then the domain, latency and share that
+    cite their own source), its power and its price."""
     return _CACHE.get(catalog, device, _today(today))
 
 

@@ -12,7 +12,9 @@ Design choices, each for a reason:
 * Units are never implicit and never guessed: `3.35` alone is an error, and so is a unit of
   the wrong dimension (a bandwidth written in TFLOP/s), each with a hint saying what to write.
 * Lower-case `b` (bits) is refused rather than converted: a data sheet in Tb/s is almost
-  always a typo for TB/s, and a silent factor of 8 is the worst possible outcome.
+  always a typo for TB/s, and a silent factor of 8 is the worst possible outcome. The one
+  exception is a link's bandwidth (`parse_quantity(..., bits=True)`, an interconnect's
+  figure), which network vendors print in bits: there `400 Gb/s` is exactly 50 GB/s.
 * Large time prefixes (`Ms`, `Gs`) are refused: `1.4 Ms` is one shifted key away from
   `1.4 ms` and would be off by 10**9.
 * Input is capped at 64 characters and the exponent at |e| <= 30, checked on the digit string
@@ -61,6 +63,8 @@ class Dimension(enum.Enum):
     SHARE = "share"  # dimensionless fraction in (0, 1], written in %
     INTENSITY = "intensity"  # OP/B
     OPS = "ops"  # operation count, OP
+    POWER = "power"  # W
+    PRICE = "price"  # USD/s (written per hour, USD/h)
 
     @property
     def description(self) -> str:
@@ -81,6 +85,8 @@ _DESCRIPTIONS: dict[Dimension, str] = {
     Dimension.SHARE: "a share",
     Dimension.INTENSITY: "an arithmetic intensity",
     Dimension.OPS: "an operation count",
+    Dimension.POWER: "a power",
+    Dimension.PRICE: "a price per hour",
 }
 
 _EXAMPLES: dict[Dimension, str] = {
@@ -91,6 +97,8 @@ _EXAMPLES: dict[Dimension, str] = {
     Dimension.SHARE: "92%",
     Dimension.INTENSITY: "295.4 FLOP/B",
     Dimension.OPS: "8.6 GFLOP",
+    Dimension.POWER: "700 W",
+    Dimension.PRICE: "2.99 USD/h",
 }
 
 # Hints listing what each dimension accepts; shown when a unit is unknown.
@@ -112,11 +120,20 @@ _ACCEPTED: dict[Dimension, str] = {
     Dimension.INTENSITY: "an arithmetic intensity is written FLOP/B or OP/B, as in '295.4 FLOP/B'",
     Dimension.OPS: "an operation count is written FLOP or OP with a prefix k M G T P E, "
     "as in '8.6 GFLOP'",
+    Dimension.POWER: "a power is written W with a prefix k M, as in '700 W' or '1.2 kW'",
+    Dimension.PRICE: "a price is written in US dollars per hour, as in '2.99 USD/h'",
 }
+
+# What a link's bandwidth accepts, where bits are allowed too.
+_ACCEPTED_LINK = (
+    "a link's bandwidth is written B/s or Bps (prefix k M G T P E, or Ki Mi Gi Ti Pi Ei), "
+    "or in bits b/s or bps (prefix k M G T P E), as in '900 GB/s' or '400 Gb/s'"
+)
 
 _ACCEPTED_ANY = (
     "accepted units: rates (TFLOP/s, TOPS), bandwidths (TB/s, GiBps), sizes (GB, MiB), "
-    "times (ms, µs), intensities (FLOP/B), operation counts (GFLOP) and shares (%)"
+    "times (ms, µs), intensities (FLOP/B), operation counts (GFLOP), powers (W), "
+    "prices (USD/h) and shares (%)"
 )
 
 
@@ -127,7 +144,9 @@ class Quantity:
     `value` is exact and in SI base units (OP/s, B/s, B, s, OP/B, OP; a fraction in (0, 1]
     for shares). `unit` is the unit as written, `counts` says whether the text counted FLOP
     or integer OP (None for dimensions that count no operations), `binary` whether a
-    binary prefix (Ki, Mi, ...) was used, and `text` is the original string.
+    binary prefix (Ki, Mi, ...) was used, and `text` is the original string. `bits` says
+    the text was in bits (`400 Gb/s`), which only a link's bandwidth accepts; `value` is
+    then in bytes per second all the same.
     """
 
     value: Fraction
@@ -136,6 +155,7 @@ class Quantity:
     counts: Counts | None
     binary: bool
     text: str
+    bits: bool = False
 
     def __str__(self) -> str:
         return self.text
@@ -214,6 +234,8 @@ _RATE_BASES: dict[str, Counts] = {
 }
 _BANDWIDTH_BASES = ("B/s", "Bps", "B/sec")
 _OPS_BASES: dict[str, Counts] = {"FLOP": "FLOP", "OP": "OP"}
+_POWER_PREFIXES = ("", "k", "M")  # a chip's or a rack's power; no larger prefix is real
+_BIT_BASES = ("b/s", "bps", "bit/s")  # a link's bandwidth only (see `parse_quantity`)
 _INTENSITY_BASES: dict[str, Counts] = {"FLOP/B": "FLOP", "OP/B": "OP"}
 
 
@@ -244,10 +266,20 @@ def _build_units() -> dict[str, _Unit]:
     for base, counts in _INTENSITY_BASES.items():
         add(base, _Unit(Dimension.INTENSITY, Fraction(1), counts, False))
     add("%", _Unit(Dimension.SHARE, Fraction(1, 100), None, False))
+    for prefix in _POWER_PREFIXES:
+        add(prefix + "W", _Unit(Dimension.POWER, Fraction(_DECIMAL[prefix]), None, False))
+    add("USD/h", _Unit(Dimension.PRICE, Fraction(1, 3600), None, False))
     return units
 
 
 _UNITS: dict[str, _Unit] = _build_units()
+
+# Bit rates, exactly an eighth of the byte rate: accepted only where `bits=True` is asked.
+_BIT_UNITS: dict[str, _Unit] = {
+    prefix + base: _Unit(Dimension.BANDWIDTH, Fraction(factor, 8), None, False)
+    for prefix, factor in _DECIMAL.items()
+    for base in _BIT_BASES
+}
 
 # Upper-cased spelling -> accepted spellings, to suggest the right case for "mB" or "Tflop/s".
 _BY_UPPER: dict[str, list[str]] = {}
@@ -270,13 +302,25 @@ _NOT_FINITE = re.compile(r"[+-]?(?:nan|inf(?:inity)?)\b", re.IGNORECASE)
 _MINUS_SIGNS = frozenset("-\u2212")  # hyphen-minus and the typographic minus a PDF may contain
 
 
-def parse_quantity(text: object, dimension: Dimension, *, positive: bool = False) -> Quantity:
+def parse_quantity(
+    text: object,
+    dimension: Dimension,
+    *,
+    positive: bool = False,
+    bits: bool = False,
+    measured: bool = False,
+) -> Quantity:
     """Parse `text` as a quantity of `dimension`; raise `QuantityError` on any problem.
 
     Zero parses (value 0) unless `positive` is set; a share must always be in (0, 100] %.
+    `bits` (a bandwidth only) also accepts bit rates, `400 Gb/s` being exactly 50 GB/s:
+    a link's figure, as network vendors print it; everywhere else bits are refused.
+    `measured` (a share only) admits a share above 100 %: a measured collective's rate over
+    the wire's (an in-network reduction's bus bandwidth exceeds it), which a lint flags.
     `text` is typed `object` because it comes straight from YAML, where `3.35` is a float.
     """
-    return _parse(text, dimension, positive=positive)
+    link = bits and dimension is Dimension.BANDWIDTH
+    return _parse(text, dimension, positive=positive, bits=link, measured=measured)
 
 
 def parse_any(text: object, *, positive: bool = False) -> Quantity:
@@ -284,7 +328,14 @@ def parse_any(text: object, *, positive: bool = False) -> Quantity:
     return _parse(text, None, positive=positive)
 
 
-def _parse(text: object, expected: Dimension | None, *, positive: bool) -> Quantity:
+def _parse(
+    text: object,
+    expected: Dimension | None,
+    *,
+    positive: bool,
+    bits: bool = False,
+    measured: bool = False,
+) -> Quantity:
     example = expected.example if expected is not None else _EXAMPLES[Dimension.BANDWIDTH]
     if not isinstance(text, str):
         raise _not_a_string(text, example)
@@ -321,12 +372,15 @@ def _parse(text: object, expected: Dimension | None, *, positive: bool) -> Quant
 
     unit_text = text[pos:end]
     unit = _UNITS.get(unit_text)
+    in_bits = bits and unit is None and unit_text in _BIT_UNITS
+    if in_bits:
+        unit = _BIT_UNITS[unit_text]
     if unit is None:
-        raise _unknown_unit(text, pos, unit_text, expected)
+        raise _unknown_unit(text, pos, unit_text, expected, bits)
     if expected is not None and unit.dimension is not expected:
         raise _mismatch(text, pos, unit_text, unit, expected)
 
-    if unit.dimension is Dimension.SHARE and not 0 < value <= 100:
+    if unit.dimension is Dimension.SHARE and not (0 < value <= 100 or (measured and value > 0)):
         raise QuantityError(
             f"a sustained share is between 0 and 100 %, got {text[start:end]!r}",
             start,
@@ -349,6 +403,7 @@ def _parse(text: object, expected: Dimension | None, *, positive: bool) -> Quant
         counts=unit.counts,
         binary=unit.binary,
         text=text,
+        bits=in_bits,
     )
 
 
@@ -509,7 +564,9 @@ def _after_number(text: str, pos: int, end: int) -> QuantityError:
     return QuantityError(f"unexpected character {char!r} after the number", pos, None, text)
 
 
-def _unknown_unit(text: str, pos: int, unit_text: str, expected: Dimension | None) -> QuantityError:
+def _unknown_unit(
+    text: str, pos: int, unit_text: str, expected: Dimension | None, bits: bool = False
+) -> QuantityError:
     """An unknown unit; the hint names the likely intended unit when there is one."""
     # Trailing words ("3.35 TB/s peak") or spaces inside the unit ("TB / s").
     if any(c in _SPACE_CHARS for c in unit_text):
@@ -538,7 +595,8 @@ def _unknown_unit(text: str, pos: int, unit_text: str, expected: Dimension | Non
         return QuantityError(
             message,
             pos,
-            f"bytes are written B; b would be bits (did you mean '{unit_text.replace('b', 'B')}'?)",
+            f"bytes are written B; b would be bits, which only an interconnect's bandwidth"
+            f" accepts (did you mean '{unit_text.replace('b', 'B')}'?)",
             text,
         )
     candidates = [
@@ -551,6 +609,8 @@ def _unknown_unit(text: str, pos: int, unit_text: str, expected: Dimension | Non
         return QuantityError(
             message, pos, f"units are case-sensitive: did you mean {listed}?", text
         )
+    if bits:
+        return QuantityError(message, pos, _ACCEPTED_LINK, text)
     hint = _ACCEPTED[expected] if expected is not None else _ACCEPTED_ANY
     return QuantityError(message, pos, hint, text)
 

@@ -45,22 +45,43 @@ def _schemas() -> dict[str, dict[str, Any]]:
 _DIMENSION_DEFINITIONS = {
     "rate": Dimension.RATE,
     "bandwidth": Dimension.BANDWIDTH,
+    "linkBandwidth": Dimension.BANDWIDTH,
     "bytes": Dimension.BYTES,
     "time": Dimension.TIME,
     "share": Dimension.SHARE,
+    "measuredShare": Dimension.SHARE,
+    "power": Dimension.POWER,
+    "price": Dimension.PRICE,
 }
+# The one definition whose values may be in bits (an interconnect's bandwidth), and the
+# one share that may exceed 100 % (a measured collective's, which a lint flags).
+_BIT_DEFINITIONS = frozenset({"linkBandwidth"})
+_MEASURED_DEFINITIONS = frozenset({"measuredShare"})
 
 
 @cache
-def _dimension_patterns() -> dict[str, Dimension]:
-    """Each quantity definition's pattern, mapped to the dimension it admits."""
+def _dimension_patterns() -> dict[str, tuple[Dimension, bool, bool]]:
+    """Each quantity definition's pattern, mapped to the dimension it admits, whether it
+    admits bits and whether a share may exceed 100 %."""
     definitions = _schemas()["defs"]["definitions"]
-    return {definitions[name]["pattern"]: dim for name, dim in _DIMENSION_DEFINITIONS.items()}
+    return {
+        definitions[name]["pattern"]: (
+            dim,
+            name in _BIT_DEFINITIONS,
+            name in _MEASURED_DEFINITIONS,
+        )
+        for name, dim in _DIMENSION_DEFINITIONS.items()
+    }
+
+
+def _dimension_of(schema: dict[str, Any]) -> tuple[Dimension, bool, bool] | None:
+    pattern = schema.get("pattern")
+    return _dimension_patterns().get(pattern) if isinstance(pattern, str) else None
 
 
 def _dimension(schema: dict[str, Any]) -> Dimension | None:
-    pattern = schema.get("pattern")
-    return _dimension_patterns().get(pattern) if isinstance(pattern, str) else None
+    found = _dimension_of(schema)
+    return found[0] if found is not None else None
 
 
 class _Found(NamedTuple):
@@ -406,11 +427,12 @@ def _explain_choice(
 def _unit_problem(path: PathKey, schema: dict[str, Any], instance: Any) -> _Found | None:
     """The unit parser's reading of a value that fails a quantity pattern, if it refuses it
     (in the words `Builder.quantity` uses for the same value)."""
-    dimension = _dimension(schema)
-    if dimension is None:
+    found = _dimension_of(schema)
+    if found is None:
         return None
+    dimension, bits, measured = found
     try:
-        parse_quantity(instance, dimension, positive=True)
+        parse_quantity(instance, dimension, positive=True, bits=bits, measured=measured)
     except QuantityError as exc:
         message = exc.message + (f" ({exc.hint})" if exc.hint else "")
         return _Found(path, message, False, exc.column, units=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rooflinec.assemble import catalog_or_raise
-from rooflinec.catalog import Catalog
+from rooflinec.catalog import Catalog, Fabric
 from rooflinec.cli.main import main
 from rooflinec.outputs.catalog import COLUMNS, catalog_csv, catalog_json
 from rooflinec.outputs.columnar import number_text
@@ -33,8 +33,8 @@ def rows(text: str) -> dict[tuple[str, str], dict[str, str]]:
 def test_csv_header() -> None:
     """The CSV header is the documented column list."""
     expected = (
-        "device,vendor,field,figure,key,label,printed,unit,sparsity,pipe,dense,sustained,"
-        "source,source_title,publisher,url,source_kind,read,quote,quote_source,alternatives,"
+        "device,vendor,field,figure,key,label,printed,unit,sparsity,pipe,direction,power_kind,"
+        "price_date,dense,sustained,source,source_title,publisher,url,source_kind,read,quote,quote_source,alternatives,"
         "spread_min,spread_max,conflict"
     )
     assert expected == ",".join(COLUMNS)
@@ -54,6 +54,9 @@ def test_csv_h100_bf16_row(bundled: Catalog) -> None:
         "unit": "FLOP/s",
         "sparsity": "2:4",
         "pipe": "",
+        "direction": "",
+        "power_kind": "",
+        "price_date": "",
         "dense": "989500000000000",
         "sustained": "989500000000000",
         "source": "nvidia-h100",
@@ -97,12 +100,53 @@ def test_csv_capacity_row_has_no_sustained_value(bundled: Catalog) -> None:
 
 
 def test_csv_has_one_row_per_figure(bundled: Catalog) -> None:
-    """Every peak, bandwidth and capacity of every device is a row."""
+    """Every peak, bandwidth and capacity of every device is a row; so is every
+    interconnect level, each of its domain, latency and share that cites a source of its
+    own, and every power and price."""
+
+    def own(fabric: Fabric) -> int:
+        quoted = (fabric.domain, fabric.latency, fabric.sustained)
+        return sum(1 for q in quoted if q is not None and q.source is not None)
+
     expected = sum(
-        len(d.peaks) + len(d.memory) + sum(1 for m in d.memory.values() if m.capacity)
+        len(d.peaks)
+        + len(d.memory)
+        + sum(1 for m in d.memory.values() if m.capacity)
+        + sum(1 + own(f) for f in d.interconnect.values())
+        + (d.power is not None)
+        + (d.price is not None)
         for d in bundled.devices.values()
     )
     assert expected == len(rows(catalog_csv(bundled, today=TODAY)))
+
+
+def test_csv_interconnect_and_power_rows(bundled: Catalog) -> None:
+    """H100's NVLink row: printed 900 GB/s bidirectional, 450 GB/s per direction, 370.35
+    GB/s sustained; its scale-out row in bits; its power row with its kind."""
+    table = rows(catalog_csv(bundled, today=TODAY))
+    link = table[("nvidia-h100-sxm", "interconnect.scale_up")]
+    assert ("interconnect", "900 GB/s", "bidirectional", "450000000000", "370350000000") == (
+        link["figure"],
+        link["printed"],
+        link["direction"],
+        link["dense"],
+        link["sustained"],
+    )
+    nic = table[("nvidia-h100-sxm", "interconnect.scale_out")]
+    assert ("400 Gb/s", "unstated", "50000000000") == (
+        nic["printed"],
+        nic["direction"],
+        nic["dense"],
+    )
+    power = table[("nvidia-h100-sxm", "power")]
+    assert ("power", "700 W", "W", "TDP", "700", "") == (
+        power["figure"],
+        power["printed"],
+        power["unit"],
+        power["power_kind"],
+        power["dense"],
+        power["sustained"],
+    )
 
 
 def test_json_gaudi3_bf16(bundled: Catalog) -> None:

@@ -285,7 +285,7 @@ SLIPS = [
     Slip(
         "version dated far in the future",
         "nvidia-l40s.yaml",
-        (("{version: 2, date: 2026-12-01,", "{version: 2, date: 9999-12-31,"),),
+        (("{version: 3, date: 2026-12-01,", "{version: 3, date: 9999-12-31,"),),
         "versions:",
         "9999-12-31",
         "lint-dates",

@@ -371,9 +371,15 @@ PATTERN_EXAMPLES = {
     _NUMBER + "[kKMGTPE]?(FLOP|OP)(/s|/sec|S|s) *$(?![\\s\\S])": "989.5 TFLOP/s",
     _NUMBER + "([kKMGTPE]|[KMGTPE]i)?B(/s|ps|/sec) *$(?![\\s\\S])": "3.35 TB/s",
     _NUMBER + "([kKMGTPE]|[KMGTPE]i)?B *$(?![\\s\\S])": "80 GB",
+    _NUMBER + "(([kKMGTPE]|[KMGTPE]i)?B(/s|ps|/sec)|[kKMGTPE]?(b/s|bps|bit/s)) *$(?![\\s\\S])": (
+        "400 Gb/s"
+    ),
+    _NUMBER + "[kM]?W *$(?![\\s\\S])": "700 W",
+    _NUMBER + "USD/h *$(?![\\s\\S])": "2.99 USD/h",
     _NUMBER + "[m\\u00b5\\u03bcunp]?s *$(?![\\s\\S])": "1.4 ms",
     _NUMBER + "[kKMGTPE]?(FLOP|OP) *$(?![\\s\\S])": "4.33 TFLOP",
     "^ *[0-9][0-9.]*[ \\u00a0\\u2009\\u202f]*% *$(?![\\s\\S])": "92%",
+    "^ *[0-9][0-9.]*[ \\u00a0\\u2009\\u202f]*[%] *$(?![\\s\\S])": "107%",
     "^[A-Za-z][A-Za-z0-9_]{0,15}$(?![\\s\\S])": "M",
     "^[A-Za-z][A-Za-z0-9_]{0,31}$(?![\\s\\S])": "ridge",
     "^[a-z][a-z0-9_]*$(?![\\s\\S])": "attainable",

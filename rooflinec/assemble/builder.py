@@ -77,10 +77,19 @@ class Builder:
             self.ids[ident] = here
 
     def quantity(
-        self, doc: Document, path: PathKey, text: str, dimension: Dimension
+        self,
+        doc: Document,
+        path: PathKey,
+        text: str,
+        dimension: Dimension,
+        *,
+        bits: bool = False,
+        measured: bool = False,
     ) -> tuple[Fraction, Any] | None:
+        """The exact value and the parsed quantity; `bits` admits b/s (a link's bandwidth),
+        `measured` a share above 100 % (a measured collective's, which a lint flags)."""
         try:
-            q = parse_quantity(text, dimension, positive=True)
+            q = parse_quantity(text, dimension, positive=True, bits=bits, measured=measured)
         except QuantityError as exc:
             message = exc.message + (f" ({exc.hint})" if exc.hint else "")
             self.error(doc, path, message, offset=exc.column, code="units")

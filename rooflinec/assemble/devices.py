@@ -1,4 +1,5 @@
-"""Device files typed: peaks, memory levels, capacities and sustained shares."""
+"""Device files typed: peaks, memory levels, capacities, sustained shares, interconnect
+levels, power and price."""
 
 from __future__ import annotations
 
@@ -8,14 +9,19 @@ from typing import Any
 from rooflinec.assemble.builder import Builder
 from rooflinec.assemble.typed import TypedFile
 from rooflinec.catalog import (
+    INTERCONNECT_ROLES,
     LEVELS,
     Alternative,
     Device,
+    Fabric,
     Figure,
     Launch,
     MemoryLevel,
     Peak,
+    Power,
     Precision,
+    Price,
+    Quoted,
     Source,
 )
 from rooflinec.loader import Document, PathKey
@@ -66,6 +72,9 @@ def build_device(
                 shares[which] = parsed[0]
     builder.source_ref(doc, ("sustained", "source"), sustained.get("source"), sources)
     launch = _launch(builder, doc, data.get("launch"), sources)
+    interconnect = _interconnect(builder, doc, data.get("interconnect") or {}, sources)
+    power = _power(builder, doc, data.get("power"), sources)
+    price = _price(builder, doc, data.get("price"), sources)
     finished = typed.finish()
     if finished is None:
         return None
@@ -90,6 +99,144 @@ def build_device(
         data.get("family"),
         data.get("form"),
         launch,
+        interconnect,
+        power,
+        price,
+    )
+
+
+def _interconnect(
+    builder: Builder, doc: Document, data: dict[str, Any], sources: dict[str, Source]
+) -> dict[str, Fabric]:
+    """The device's interconnect levels by role, each typed like a memory level."""
+    out: dict[str, Fabric] = {}
+    for role in INTERCONNECT_ROLES:
+        entry = data.get(role)
+        if entry is None:
+            continue
+        path: PathKey = ("interconnect", role)
+        fig = _figure(
+            builder, doc, path, entry, "bandwidth", Dimension.BANDWIDTH, sources, bits=True
+        )
+        domain = _quoted(builder, doc, (*path, "domain"), entry.get("domain"), None, sources)
+        latency = _quoted(
+            builder, doc, (*path, "latency"), entry.get("latency"), Dimension.TIME, sources
+        )
+        sustained = _sustained(builder, doc, (*path, "sustained"), entry.get("sustained"), sources)
+        if fig is None:
+            continue
+        out[role] = Fabric(
+            role,
+            entry["label"],
+            fig,
+            entry["direction"],
+            domain,
+            entry.get("topology"),
+            entry.get("reduction"),
+            latency,
+            sustained,
+            entry.get("note"),
+        )
+    return out
+
+
+def _quoted(
+    builder: Builder,
+    doc: Document,
+    path: PathKey,
+    raw: Any,
+    dimension: Dimension | None,
+    sources: dict[str, Source],
+) -> Quoted | None:
+    """A domain (a count, `dimension` None) or a latency: bare, or with its own source."""
+    if raw is None:
+        return None
+    own = isinstance(raw, dict)
+    entry = raw if own else {"value": raw}
+    where: PathKey = (*path, "value") if own else path
+    builder.source_ref(doc, (*path, "source"), entry.get("source"), sources)
+    value: Fraction
+    if dimension is None:
+        value = Fraction(entry["value"])
+    else:
+        parsed = builder.quantity(doc, where, entry["value"], dimension)
+        if parsed is None:
+            return None
+        value = parsed[0]
+    return Quoted(
+        value,
+        str(entry["value"]),
+        entry.get("source"),
+        entry.get("quote"),
+        entry.get("note"),
+        doc.locate(where),
+    )
+
+
+def _sustained(
+    builder: Builder,
+    doc: Document,
+    path: PathKey,
+    entry: dict[str, Any] | None,
+    sources: dict[str, Source],
+) -> Quoted | None:
+    """A fabric's measured share, with its own source."""
+    if entry is None:
+        return None
+    builder.source_ref(doc, (*path, "source"), entry.get("source"), sources)
+    parsed = builder.quantity(doc, (*path, "share"), entry["share"], Dimension.SHARE, measured=True)
+    if parsed is None:
+        return None
+    return Quoted(
+        parsed[0],
+        entry["share"],
+        entry["source"],
+        entry.get("quote"),
+        entry.get("note"),
+        doc.locate((*path, "share")),
+    )
+
+
+def _power(
+    builder: Builder, doc: Document, entry: dict[str, Any] | None, sources: dict[str, Source]
+) -> Power | None:
+    """The device's printed power, when it gives one."""
+    if entry is None:
+        return None
+    builder.source_ref(doc, ("power", "source"), entry["source"], sources)
+    parsed = builder.quantity(doc, ("power", "value"), entry["value"], Dimension.POWER)
+    if parsed is None:
+        return None
+    return Power(
+        parsed[0],
+        entry["value"],
+        entry["kind"],
+        entry["source"],
+        entry.get("quote"),
+        entry.get("note"),
+        doc.locate(("power", "value")),
+        entry.get("chips", 1),
+    )
+
+
+def _price(
+    builder: Builder, doc: Document, entry: dict[str, Any] | None, sources: dict[str, Source]
+) -> Price | None:
+    """The device's on-demand price per chip-hour, when it gives one."""
+    if entry is None:
+        return None
+    builder.source_ref(doc, ("price", "source"), entry["source"], sources)
+    parsed = builder.quantity(doc, ("price", "value"), entry["value"], Dimension.PRICE)
+    if parsed is None:
+        return None
+    return Price(
+        parsed[0],
+        entry["value"],
+        str(entry["date"]),
+        entry["source"],
+        entry.get("quote"),
+        entry.get("note"),
+        doc.locate(("price", "value")),
     )
 
 
@@ -120,8 +267,10 @@ def _figure(
     value_key: str,
     dimension: Dimension,
     sources: dict[str, Source],
+    *,
+    bits: bool = False,
 ) -> Figure | None:
-    parsed = builder.quantity(doc, (*path, value_key), entry[value_key], dimension)
+    parsed = builder.quantity(doc, (*path, value_key), entry[value_key], dimension, bits=bits)
     builder.source_ref(doc, (*path, "source"), entry.get("source"), sources)
     alternatives: list[Alternative] = []
     for i, alt in enumerate(entry.get("alternatives") or []):
@@ -156,6 +305,7 @@ def _figure(
         q.counts,
         q.binary,
         entry.get("chips", 1),
+        q.bits,
     )
 
 

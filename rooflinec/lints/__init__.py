@@ -23,6 +23,9 @@ returning diagnostics that point at the figure's own file:line:col, each with a 
 | lint-accumulate | a GeForce BF16 peak that is the FP16-accumulate rate (twice the right one) |
 | lint-per-card | a figure quoted per card, board or system on a per-chip device, without `chips` |
 | lint-measurement | a measurement source that does not give its tool and command |
+| lint-direction | a per-direction link figure whose quote says it is bidirectional |
+| lint-link-share | a link's measured sustained share above 100 % |
+| lint-domain | an interconnect level with a bandwidth and a domain of one chip |
 
 Messages start with the code, so the plain-text report shows it. Any lint can be turned
 off, with the reason it does not apply, in the `[tool.rooflinec.disable]` table of the
@@ -33,7 +36,8 @@ the site and the export.
 
 The lints live by subject: `quotes`, `sources`, `ranges` (plausibility), `sparse`,
 `units`, `margins` (tolerances and sustained shares), `tables` (accumulate columns and
-per-card figures) and `versions`, over the
+per-card figures), `interconnect` (a link's direction, share and domain) and `versions`,
+over the
 `LintContext` of `context`; this module lists them and runs them.
 
 It may import the core values (`catalog`, `provenance`, `quantities`, `formatting`,
@@ -47,6 +51,7 @@ import datetime
 from rooflinec.catalog import Catalog
 from rooflinec.errors import Diagnostic
 from rooflinec.lints.context import Lint, LintContext
+from rooflinec.lints.interconnect import direction, domains, link_shares
 from rooflinec.lints.margins import sustained_shares, tolerances
 from rooflinec.lints.measurements import measurement_sources
 from rooflinec.lints.quotes import missing_quote, quote_number
@@ -85,6 +90,9 @@ LINTS: list[Lint] = [
     accumulate,
     per_card,
     measurement_sources,
+    direction,
+    link_shares,
+    domains,
 ]
 
 

@@ -48,6 +48,9 @@ LINT_CODES: tuple[str, ...] = (
     "lint-accumulate",
     "lint-per-card",
     "lint-measurement",
+    "lint-direction",
+    "lint-link-share",
+    "lint-domain",
 )
 
 

@@ -31,16 +31,50 @@ def missing_quote(ctx: LintContext) -> list[Diagnostic]:
     return out
 
 
+# Figures whose quote need not print their number: a capacity (often printed in other
+# units), a measured share (the measurement over the wire's figure, computed by the spec).
+UNQUOTED_NUMBERS = frozenset({"capacity", "share"})
+
 _QUOTED_NUMBER = re.compile(r"[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 
 
 _DECIMAL_COMMA = re.compile(r"[0-9]+,[0-9]+")
 
 
+# Small counts written as words ("eight NVIDIA H100 Tensor Core GPUs"), as a domain's
+# quote often gives them.
+_WORDS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+]
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(_WORDS) + r")\b", re.IGNORECASE)
+
+
 def _numbers(text: str) -> list[Fraction]:
-    """Every number in a quote: "1,979" is 1979; "3,7" (a decimal comma) is also 3.7."""
+    """Every number in a quote: "1,979" is 1979; "3,7" (a decimal comma) is also 3.7;
+    "eight" is 8."""
     out = [Fraction(m.group().replace(",", "")) for m in _QUOTED_NUMBER.finditer(text)]
     out += [Fraction(m.group().replace(",", ".")) for m in _DECIMAL_COMMA.finditer(text)]
+    out += [Fraction(_WORDS.index(m.group().lower())) for m in _NUMBER_WORD.finditer(text)]
     return out
 
 
@@ -78,7 +112,11 @@ def quote_number(ctx: LintContext) -> list[Diagnostic]:
     """A quote that does not contain its figure's number backs some other figure."""
     out = []
     for _, trail in ctx.figures():
-        if trail.kind != "capacity" and trail.quote and not quote_backs(trail.printed, trail.quote):
+        if (
+            trail.kind not in UNQUOTED_NUMBERS
+            and trail.quote
+            and not quote_backs(trail.printed, trail.quote)
+        ):
             out.append(
                 _at(
                     trail,

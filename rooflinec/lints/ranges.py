@@ -151,8 +151,8 @@ def plausibility(ctx: LintContext) -> list[Diagnostic]:
         trails = {t.field: t for t in ctx.trails[device.id]}
         sane: dict[str, bool] = {}
         for field, trail in trails.items():
-            if trail.kind == "capacity":
-                continue
+            if trail.kind not in ("peak", "bandwidth"):
+                continue  # capacities, and the interconnect, power and price, have no range
             if trail.kind == "bandwidth":
                 # An SRAM-only part's main memory (role dram, label SRAM) is on chip.
                 off_chip = trail.key == "dram" and trail.label.casefold() != "sram"
@@ -177,7 +177,7 @@ def plausibility(ctx: LintContext) -> list[Diagnostic]:
         if dram is None or not sane.get("memory.dram") or dram.label.casefold() == "sram":
             continue
         for field, trail in trails.items():
-            if trail.kind != "peak" or not sane[field]:
+            if trail.kind != "peak" or not sane.get(field):
                 continue
             precision = ctx.catalog.precisions.get(trail.key)
             tensor = trail.key in TENSOR_PRECISIONS or (

@@ -28,6 +28,8 @@ PER_UNIT = re.compile(
     r"\bper (card|board|module|node|server|system|instance|machine|rack|pod)\b", re.IGNORECASE
 )
 WHOLE_FORMS = frozenset({"card", "module"})  # devices described as the whole card or module
+# Figures a device gives per chip (a domain is per pod or system by nature, a share has none).
+PER_CHIP = frozenset({"peak", "bandwidth", "capacity", "interconnect", "power"})
 
 
 def accumulate(ctx: LintContext) -> list[Diagnostic]:
@@ -59,7 +61,7 @@ def per_card(ctx: LintContext) -> list[Diagnostic]:
     """A figure quoted per card, board or system on a per-chip device, without `chips`."""
     out = []
     for device, trail in ctx.figures():
-        if device.form in WHOLE_FORMS or trail.trace is None:
+        if device.form in WHOLE_FORMS or trail.trace is None or trail.kind not in PER_CHIP:
             continue
         match = PER_UNIT.search(trail.trace.quote)
         if match is None or any(step.operation == "chips" for step in trail.steps):

@@ -39,7 +39,7 @@ def binary_units(ctx: LintContext) -> list[Diagnostic]:
     out = []
     by_field: dict[str, list[FigureTrail]] = {}
     for _, trail in ctx.figures():
-        if trail.kind != "peak":
+        if trail.kind in ("bandwidth", "capacity", "interconnect"):
             by_field.setdefault(trail.field, []).append(trail)
     for entries in by_field.values():
         decimal = [t.device for t in entries if not t.binary]

@@ -1,6 +1,7 @@
 """The device catalog as CSV or JSON with provenance columns, for people who keep spreadsheets.
 
-One row per device figure (peak, bandwidth, capacity), built from `rooflinec.provenance`:
+One row per device figure (peak, bandwidth, capacity; an interconnect level's bandwidth
+and the domain, latency and share it quotes; power; price), built from `rooflinec.provenance`:
 the figure as printed, its dense and sustained values in SI base units, its source, the
 verbatim quote it traces to, and how far its alternatives spread. This is an output edge:
 exact values become floats here. `rooflinec export [--specs DIR] [--format csv|json]`
@@ -23,7 +24,7 @@ from typing import Any
 from rooflinec import __version__
 from rooflinec.catalog import Catalog
 from rooflinec.outputs.cells import num, spreadsheet_text
-from rooflinec.provenance import FigureTrail, trails
+from rooflinec.provenance import RATE_KINDS, FigureTrail, trails
 
 __all__ = [
     "COLUMNS",
@@ -36,14 +37,17 @@ COLUMNS: tuple[str, ...] = (
     "device",
     "vendor",
     "field",
-    "figure",  # peak, bandwidth or capacity
-    "key",  # the precision or memory level
+    "figure",  # peak, bandwidth, capacity, interconnect, domain, latency, share, power, price
+    "key",  # the precision, memory level or interconnect role
     "label",
     "printed",
     "unit",  # SI base unit of `dense` and `sustained`
     "sparsity",
     "pipe",
-    "dense",
+    "direction",  # an interconnect bandwidth's: bidirectional, per-direction or unstated
+    "power_kind",  # TDP, TBP, TGP or max, as printed
+    "price_date",  # the day a price was on the provider's page
+    "dense",  # per chip: dense (a peak), per direction (an interconnect bandwidth)
     "sustained",
     "source",
     "source_title",
@@ -68,7 +72,7 @@ def _row(trail: FigureTrail) -> dict[str, Any]:
     source = trail.source
     trace = trail.trace
     spread = trail.spread
-    sustained = trail.final if trail.kind != "capacity" else None
+    sustained = trail.final if trail.kind in RATE_KINDS else None
     return {
         "device": trail.device,
         "vendor": trail.vendor,
@@ -80,6 +84,9 @@ def _row(trail: FigureTrail) -> dict[str, Any]:
         "unit": trail.unit,
         "sparsity": trail.sparsity,
         "pipe": trail.pipe,
+        "direction": trail.direction,
+        "power_kind": trail.detail if trail.kind == "power" else None,
+        "price_date": trail.detail if trail.kind == "price" else None,
         "dense": num(trail.dense),
         "sustained": _number(sustained),
         "source": source.id if source else None,

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
+from rooflinec.catalog import INTERCONNECT_NAMES
 from rooflinec.formatting import exact_decimal, format_percent, format_si
 from rooflinec.provenance import (
     CONFLICT_THRESHOLD,
@@ -74,9 +75,17 @@ MAX_CONFLICTING = 6
 
 
 def figure_name(trail: FigureTrail) -> str:
-    """`BF16 or FP16 peak`, `DRAM bandwidth`, `L2 capacity`."""
+    """`BF16 or FP16 peak`, `DRAM bandwidth`, `L2 capacity`, `scale-up fabric bandwidth`,
+    `scale-up fabric domain`, `power (TDP)`."""
     if trail.kind == "peak":
         return f"{trail.label} peak"
+    if trail.kind == "interconnect":
+        return f"{INTERCONNECT_NAMES.get(trail.key, trail.key)} bandwidth"
+    if trail.kind in ("domain", "latency", "share"):
+        what = "sustained share" if trail.kind == "share" else trail.kind
+        return f"{INTERCONNECT_NAMES.get(trail.key, trail.key)} {what}"
+    if trail.kind in ("power", "price"):
+        return f"{trail.kind} ({trail.detail})" if trail.detail else trail.kind
     return f"{level_name(trail.key)} {trail.kind}"
 
 
@@ -254,8 +263,14 @@ def _section(site: Site, page: Page, trail: FigureTrail) -> str:
         elif step.operation == "sparsity":
             what = "÷ 2: printed with 2:4 structured sparsity, halved to the dense rate"
             factor = f"× {exact_number(step.factor)}"
+        elif step.operation == "direction":
+            what = "÷ 2: printed for both directions summed, halved to one direction"
+            factor = f"× {exact_number(step.factor)}"
+        elif step.operation == "chips":
+            what = f"÷ {step.factor.denominator}: printed for that many chips, divided per chip"
+            factor = f"× {exact_number(step.factor)}"
         else:
-            share = "compute" if trail.kind == "peak" else "memory"
+            share = {"peak": "compute", "interconnect": "measured link"}.get(trail.kind, "memory")
             what = f"× the sustained {share} share, {format_percent(step.factor, 6)}"
             factor = f"× {exact_number(step.factor)}"
         steps.append(

@@ -24,7 +24,7 @@ SOURCES_PAGE_BUDGET = 24_000  # Markdown characters of source entries per page
 MAX_CITED = 16  # figures listed for one spec under one source; the rest on the audit trail
 PER_CHANGELOG_PAGE = 200
 MAX_ROWS = charts.MAX_MARKERS  # kernel cases on a device page (table, chart markers)
-MAX_SWEEPS = 8  # rows of a device page's sweep table
+MAX_SWEEPS = 2  # rows of a device page's sweep table
 MAX_CASES = 16  # cases on a kernel page
 MAX_ATTAINABLE = 32  # rows of a kernel page's attainable table and chart
 MAX_USES = 12  # specs listed under one source on the sources page
@@ -36,7 +36,7 @@ MAX_MATRIX_CASES = 12
 MAX_HOME_DEVICES = 60  # rows of the home page's table and devices its chart can show
 HOME_MARKER = "<!-- rooflinec:home -->"
 ROOFLINE_METHOD = "roofline"  # the method the device pages follow
-AUDIT_PAGE_BUDGET = 22_000  # Markdown characters of figure sections per audit page
+AUDIT_PAGE_BUDGET = 20_000  # Markdown characters of figure sections per audit page
 CHANGES_PAGE_BUDGET = 24_000  # estimated Markdown bytes of change rows per page
 MAX_CHANGE_PAGES = 10  # the rest is in changes.json
 

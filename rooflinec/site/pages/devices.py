@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from rooflinec.catalog import LEVELS, Alternative, Device, Figure
+from rooflinec.catalog import LEVELS, Alternative, Device, Fabric, Figure
 from rooflinec.engine.terms import COMPUTE, SWEEP_KEYS
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.site import charts
@@ -218,6 +218,8 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
         if case.id not in present
     ][:MAX_CASES]
     gemm = gemm_batches(site, device)
+    fabrics = [_fabric(page, fabric) for fabric in device.interconnect.values()]
+    power = _power(page, device)
     models = device_models(site, page, device.id)
     sources = sources_context(site, page, device.id, device.sources, f"{path}#source-")
     text = site.render(
@@ -253,6 +255,8 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
         missing=missing,
         gemm=gemm,
         models=models,
+        fabrics=fabrics,
+        power=power,
         hidden=len(results) - len(shown),
         compute_share=format_percent(device.compute_share),
         memory_share=format_percent(device.memory_share),
@@ -260,6 +264,61 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
         versions=sorted(device.versions, key=lambda v: -v.version),
     )
     return GeneratedPage(path, device.name, text, page.slots, page.assets)
+
+
+def _fabric(page: Page, fabric: Fabric) -> dict[str, Any]:
+    """One interconnect level's row and quote on the device page; its note and the quotes
+    of its domain, latency and share are on its audit trail, which keeps the page small."""
+    path = page.path
+    figure = fabric.bandwidth
+    printed = figure.text
+    if figure.chips != 1:
+        printed += f" for {figure.chips} chips"
+    return {
+        "role": fabric.role.replace("_", "-"),
+        "label": fabric.label,
+        "printed": printed,
+        "direction": fabric.direction,
+        "per_direction": format_si(fabric.per_direction, "B/s"),
+        "share": format_percent(fabric.share),
+        "sustained": format_si(fabric.sustained_per_direction, "B/s"),
+        "domain": str(fabric.chips) if fabric.chips is not None else "–",
+        "topology": ", ".join(t for t in (fabric.topology, fabric.reduction) if t) or "–",
+        "latency": fabric.latency.text if fabric.latency is not None else "–",
+        "source": page.link(figure.source, f"{path}#source-{figure.source}"),
+        "quote": figure.quote,
+    }
+
+
+def _power(page: Page, device: Device) -> dict[str, Any] | None:
+    """The power and the price, with their sources, when the device gives them."""
+    if device.power is None and device.price is None:
+        return None
+    path = page.path
+    power = device.power
+    price = device.price
+    return {
+        "power": None
+        if power is None
+        else {
+            "value": power.text,
+            "kind": power.kind,
+            "per_chip": format_si(power.per_chip, "W") if power.chips != 1 else None,
+            "chips": power.chips,
+            "source": page.link(power.source, f"{path}#source-{power.source}"),
+            "quote": power.quote,
+            "note": power.note,
+        },
+        "price": None
+        if price is None
+        else {
+            "value": price.text,
+            "date": price.date,
+            "source": page.link(price.source, f"{path}#source-{price.source}"),
+            "quote": price.quote,
+            "note": price.note,
+        },
+    }
 
 
 #: The kernel and symbol of a device page's batch table: the rows M of a GEMM whose
