@@ -24,7 +24,15 @@ REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / "specs"
 DEVICE = "amd-mi100"
 OPTIONS = {"show_errors": True}  # as `rooflinec serve` builds
-KINDS = {"page", "audit", "model rows", "results.json rows", "crossover cells", "tokens texts"}
+KINDS = {
+    "page",
+    "audit",
+    "model rows",
+    "results.json rows",
+    "crossover cells",
+    "tokens texts",
+    "index rows",
+}
 
 pytest.importorskip("mkdocs")
 

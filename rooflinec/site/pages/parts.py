@@ -11,6 +11,7 @@ from rooflinec.formatting import format_si
 from rooflinec.site.escape import external_link
 from rooflinec.site.pages.common import GeneratedPage, chunks_of
 from rooflinec.site.pages.model import Page, split_pages
+from rooflinec.site.pages.reuse import device_memo
 
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site
@@ -18,7 +19,19 @@ if TYPE_CHECKING:
 
 def device_row(site: Site, page: Page, device_id: str, anchor: str | None = None) -> dict[str, Any]:
     """One device's row of the devices index and the home page's table; `anchor`, an id
-    made of `a-z0-9-` (see `grouping.vendor_slug`), marks the first row of a vendor."""
+    made of `a-z0-9-` (see `grouping.vendor_slug`), marks the first row of a vendor.
+
+    Kept per device (`reuse.device_memo`, by the page and the anchor): the row reads the
+    device's spec and results, and what every device page reads."""
+    memo = device_memo(site, "index rows", device_id)
+    key = (page.path, anchor)
+    row = memo.get(key)
+    if row is None:
+        row = memo[key] = _device_row(site, page, device_id, anchor)
+    return row
+
+
+def _device_row(site: Site, page: Page, device_id: str, anchor: str | None) -> dict[str, Any]:
     device = site.catalog.devices[device_id]
     fig = site.compiled.devices[device_id]
     p = site.chart_precision
