@@ -34,6 +34,8 @@ from rooflinec.catalog import (
     Fabric,
     Figure,
     MemoryLevel,
+    Power,
+    Price,
     Quoted,
     Source,
 )
@@ -511,16 +513,7 @@ class _DeviceTrails:
                     key="power",
                     label=power.kind,
                     unit="W",
-                    figure=Figure(
-                        power.value,
-                        power.text,
-                        power.source,
-                        power.quote,
-                        power.note,
-                        (),
-                        power.location,
-                        chips=power.chips,
-                    ),
+                    figure=_priced_figure(power, chips=power.chips),
                     path=("power", "value"),
                     detail=power.kind,
                 )
@@ -534,20 +527,26 @@ class _DeviceTrails:
                     key="price",
                     label="on demand",
                     unit="USD/s",
-                    figure=Figure(
-                        price.value,
-                        price.text,
-                        price.source,
-                        price.quote,
-                        price.note,
-                        (),
-                        price.location,
-                    ),
+                    figure=_priced_figure(price),
                     path=("price", "value"),
                     detail=price.date,
                 )
             )
         return out
+
+
+def _priced_figure(printed: Power | Price, chips: int = 1) -> Figure:
+    """A power or a price as a figure of the trail (no alternatives)."""
+    return Figure(
+        printed.value,
+        printed.text,
+        printed.source,
+        printed.quote,
+        printed.note,
+        (),
+        printed.location,
+        chips=chips,
+    )
 
 
 def _as_figure(quoted: Quoted) -> Figure:
