@@ -195,27 +195,26 @@ def _leaves(member: tarfile.TarInfo, relative: str) -> bool:
 
 
 @contextmanager
-def specs_at(specs: Path, ref: str) -> Iterator[Path | None]:
-    """The specs folder as it was at `ref`, in a temporary folder (None if absent there).
+def specs_at(specs: Path, repo: Path, commit: str) -> Iterator[Path | None]:
+    """The specs folder as it was at `commit` of `repo` (both resolved by the caller), in
+    a temporary folder (None if absent there).
 
-    Raises `RooflinecError` naming the first link at that ref that leaves the specs
-    folder: it is not extracted, and nothing of that ref is read.
+    Raises `RooflinecError` naming the first link at that commit that leaves the specs
+    folder: it is not extracted, and nothing of that commit is read.
     """
     specs = specs.resolve()
-    repo = repo_root(specs)
-    commit = resolve_ref(repo, ref)
     relative = specs.relative_to(repo.resolve()).as_posix()
     proc = _git(repo, "archive", "--format=tar", commit, "--", relative)
     with tempfile.TemporaryDirectory(prefix="rooflinec-base-") as tmp:
         if proc.returncode != 0:
-            yield None  # the folder did not exist at that ref
+            yield None  # the folder did not exist at that commit
             return
         with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as archive:
             members = archive.getmembers()
             for member in members:
                 if _leaves(member, relative):
                     raise RooflinecError(
-                        f"{one_line(member.name)} at {ref[:12]} is a link to a file outside "
+                        f"{one_line(member.name)} at {commit[:12]} is a link to a file outside "
                         "the specs folder: not read (compare with another ref)"
                     )
             archive.extractall(tmp, members=members, filter="data")
@@ -241,8 +240,9 @@ def compiled_at(folder: Path, ref: str) -> AtRef:
     from rooflinec.assemble import build_catalog
     from rooflinec.engine.compiler import compile_catalog
 
-    commit = resolve_ref(repo_root(folder), ref)
-    with specs_at(folder, commit) as old_folder:
+    repo = repo_root(folder)
+    commit = resolve_ref(repo, ref)
+    with specs_at(folder, repo, commit) as old_folder:
         if old_folder is None or not old_folder.is_dir():
             return AtRef(commit, None, True)
         old_catalog, _ = build_catalog(old_folder)
