@@ -505,6 +505,54 @@ def test_terminated_is_reported_as_such(capsys: pytest.CaptureFixture[str]) -> N
     assert "rooflinec: terminated\n" == capsys.readouterr().err
 
 
+class _StoppedWhileDefining(io.StringIO):
+    """A stream whose first write is stopped by SIGTERM while Python defines a class:
+    the `Terminated` raised in `__set_name__` reaches the command as a `RuntimeError`."""
+
+    def write(self, text: str) -> int:
+        class Descriptor:
+            def __set_name__(self, owner: type, name: str) -> None:
+                raise Terminated
+
+        type("Owner", (), {"field": Descriptor()})
+        raise AssertionError("unreachable: defining the class raises")
+
+
+@pytest.mark.parametrize("stop", [Terminated, KeyboardInterrupt])
+def test_a_wrapped_stop_is_reported_as_such(
+    stop: type[BaseException], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A stop raised inside a library and wrapped in another exception (the `RuntimeError`
+    Python raises from a failing `__set_name__`, or any `raise ... from`) is still a stop:
+    exit 143 or 130 and one line, not an internal error."""
+
+    class Wrapping(io.StringIO):
+        def write(self, text: str) -> int:
+            try:
+                raise stop
+            except BaseException as exc:
+                raise RuntimeError("while writing") from exc
+
+    expected = (
+        (143, "rooflinec: terminated\n")
+        if stop is Terminated
+        else (
+            130,
+            "rooflinec: interrupted\n",
+        )
+    )
+    code = main(["export"], out=Wrapping())
+    assert expected == (code, capsys.readouterr().err)
+
+
+def test_a_stop_while_a_class_is_defined_is_reported_as_such(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """SIGTERM while a module defines a class (Python wraps it in `RuntimeError`): 143."""
+    assert 143 == main(["export"], out=_StoppedWhileDefining())
+    assert "rooflinec: terminated\n" == capsys.readouterr().err
+
+
 def test_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     """`compile | head -1` and `compile --out /dev/stdout | head -1`: the reader goes
     away after one line; exit 0 and nothing on stderr."""

@@ -556,14 +556,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         message = missing_extra_message(f"rooflinec {opts.command}", extra, [exc.name or ""])
         sys.stderr.write(f"rooflinec: error: {message}\n")
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        # Ctrl-C: whatever was being written has been removed on the way out.
-        sys.stderr.write("rooflinec: interrupted\n")
-        return EXIT_INTERRUPTED
-    except Terminated:
-        # SIGTERM (`console` turns it into `Terminated`): cleaned up as on Ctrl-C.
-        sys.stderr.write("rooflinec: terminated\n")
-        return EXIT_TERMINATED
+    except (KeyboardInterrupt, Terminated) as exc:
+        # Ctrl-C, or SIGTERM (`console` turns it into `Terminated`): whatever was being
+        # written has been removed on the way out.
+        return _stopped(exc)
     except BrokenPipeError:
         return EXIT_OK
     except OSError as exc:
@@ -580,9 +576,37 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
 
 def _internal(exc: Exception) -> int:
-    """A bug in rooflinec itself: one line, not a traceback."""
+    """A bug in rooflinec itself: one line, not a traceback; or a stop in disguise."""
+    stop = _stop_within(exc)
+    if stop is not None:
+        return _stopped(stop)
     sys.stderr.write(internal_error_line(exc) + "\n")
     return EXIT_INTERNAL
+
+
+def _stop_within(exc: BaseException) -> BaseException | None:
+    """The Ctrl-C or SIGTERM an exception was raised from or while handling, if any.
+
+    A signal's exception can surface wrapped: raised while Python runs a class's
+    `__set_name__` (a library defining its classes as it loads) it arrives as the
+    `RuntimeError` whose `__cause__` it is. Stopping is still what happened."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, (KeyboardInterrupt, Terminated)):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _stopped(stop: BaseException) -> int:
+    """The line and exit code of Ctrl-C (130) or SIGTERM (143)."""
+    if isinstance(stop, Terminated):
+        sys.stderr.write("rooflinec: terminated\n")
+        return EXIT_TERMINATED
+    sys.stderr.write("rooflinec: interrupted\n")
+    return EXIT_INTERRUPTED
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
