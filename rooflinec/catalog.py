@@ -7,6 +7,7 @@ what the compiler, the site and the exports read. Building it from documents is
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
@@ -25,6 +26,58 @@ Counting = Literal["FLOP", "OP"]
 INTERCONNECT_ROLES: tuple[str, ...] = ("scale_up", "scale_out")
 INTERCONNECT_NAMES = {"scale_up": "scale-up fabric", "scale_out": "scale-out network"}
 Direction = Literal["bidirectional", "per-direction", "unstated"]
+# The deployment variables every model formula may use; 1 on one chip.
+DEPLOYMENT_VARIABLES: tuple[str, ...] = ("tp", "pp", "ep", "dp")
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """How many chips run a model and how it is split over them.
+
+    `tp` chips share every layer (tensor parallelism), `pp` stages hold a share of the
+    layers each (pipeline parallelism), `ep` chips of one stage spread the experts of a
+    mixture-of-experts layer (expert parallelism), and the `dp` = chips / (tp × pp)
+    replicas serve batches of their own. `chips` defaults to lcm(tp, ep) × pp, the
+    fewest that hold such a split. `problem()` says why a combination is not one.
+    """
+
+    tp: int = 1
+    pp: int = 1
+    ep: int = 1
+    chips: int | None = None  # None: lcm(tp, ep) × pp
+
+    @property
+    def total(self) -> int:
+        """The chips of the deployment."""
+        return self.chips if self.chips is not None else math.lcm(self.tp, self.ep) * self.pp
+
+    @property
+    def dp(self) -> int:
+        return self.total // (self.tp * self.pp)
+
+    def problem(self) -> str | None:
+        """Why these degrees are not a deployment, or None when they are."""
+        for name, value in (("tp", self.tp), ("pp", self.pp), ("ep", self.ep)):
+            if value < 1:
+                return f"{name} = {value}: a degree is 1 or more"
+        chips = self.total
+        if chips < 1:
+            return f"chips = {chips}: a deployment has 1 chip or more"
+        if chips % (self.tp * self.pp):
+            return f"chips = {chips} is not a multiple of tp × pp = {self.tp * self.pp}"
+        if (self.tp * self.dp) % self.ep:
+            return (
+                f"ep = {self.ep} does not divide tp × dp = {self.tp * self.dp},"
+                " the chips of one pipeline stage"
+            )
+        return None
+
+    def variables(self) -> dict[str, int]:
+        """The values of `DEPLOYMENT_VARIABLES`."""
+        return {"tp": self.tp, "pp": self.pp, "ep": self.ep, "dp": self.dp}
+
+
+ONE_CHIP = Deployment()
 
 
 @dataclass(frozen=True)
@@ -448,9 +501,10 @@ class Model:
     versions: tuple[Version, ...]
     document: Document = field(repr=False, compare=False)
 
-    def variables(self, phase: str) -> dict[str, int]:
-        """The parameters and the phase's variables: what every formula is evaluated over."""
-        return {**self.parameters, **self.phases[phase]}
+    def variables(self, phase: str, deployment: Deployment = ONE_CHIP) -> dict[str, int]:
+        """The parameters, the phase's variables and the deployment's: what every formula
+        is evaluated over."""
+        return {**self.parameters, **self.phases[phase], **deployment.variables()}
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,15 @@ from rooflinec.assemble.builder import Builder
 from rooflinec.assemble.cases import bind_widths
 from rooflinec.assemble.kernels import reserved_reason
 from rooflinec.assemble.typed import TypedFile
-from rooflinec.catalog import Kernel, Model, ModelMeasured, ModelStep, Precision
+from rooflinec.catalog import (
+    DEPLOYMENT_VARIABLES,
+    ONE_CHIP,
+    Kernel,
+    Model,
+    ModelMeasured,
+    ModelStep,
+    Precision,
+)
 from rooflinec.engine.evaluate import count_problem, width_values
 from rooflinec.errors import short_number
 from rooflinec.formulas import EvaluationError, Formula, FormulaError
@@ -55,7 +63,9 @@ def build_model(
     parameters: dict[str, int] = data["parameters"]
     phases: dict[str, dict[str, int]] = data["phases"]
     _check_names(builder, doc, parameters, phases)
-    names = sorted({*parameters, *(v for phase in phases.values() for v in phase)})
+    names = sorted(
+        {*parameters, *(v for phase in phases.values() for v in phase), *DEPLOYMENT_VARIABLES}
+    )
     builder.precision_ref(doc, ("precision",), data["precision"], precisions)
     tokens_text = data.get("tokens", DEFAULT_TOKENS)
     tokens = _formula(builder, doc, ("tokens",), tokens_text, names)
@@ -125,6 +135,8 @@ def _check_names(
 
 def _reserved_name(builder: Builder, doc: Document, path: PathKey, name: str) -> None:
     reason = reserved_reason(name)
+    if name in DEPLOYMENT_VARIABLES:
+        reason = "it is a deployment variable (1 on one chip)"
     if reason is not None:
         builder.error(
             doc,
@@ -175,7 +187,8 @@ def _per_phase(
         problem = None
         offset = 0
         try:
-            value = formula.evaluate({**parameters, **values})
+            # Checked on one chip here; another deployment is checked where it is asked for.
+            value = formula.evaluate({**parameters, **values, **ONE_CHIP.variables()})
         except (EvaluationError, FormulaError) as exc:
             if exc.token is not None and exc.token in formula.symbols:
                 problem = f"phase '{phase}' gives no value for '{exc.token}'"
