@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import re
 import tomllib
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from rooflinec.site import mkdocs_compat
 from rooflinec.site.mkdocs_compat import TESTED, fast_paths, fast_paths_line, untested
 from tests.specfactory import REPO
+
+if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
 
 
 def _bounds(requirement: str) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -64,3 +69,49 @@ def test_the_switch_turns_the_fast_paths_off() -> None:
     assert not fast_paths(False)
     assert "fast_paths: false" in fast_paths_line(False)
     assert "\n" not in fast_paths_line(False)
+
+
+def _theme_config(tmp_path: Path, custom_dir: Path | None = None) -> MkDocsConfig:
+    from mkdocs.config import load_config
+
+    docs = tmp_path / "docs"
+    docs.mkdir(exist_ok=True)
+    theme: dict[str, object] = {"name": "material"}
+    if custom_dir is not None:
+        theme["custom_dir"] = str(custom_dir)
+    return load_config(config_file=None, docs_dir=str(docs), site_name="t", theme=theme)
+
+
+def _theme_files(config: MkDocsConfig) -> list[str]:
+    from mkdocs.structure.files import Files
+
+    files = Files([])
+    files.add_files_from_theme(config.theme.get_env(), config)
+    return sorted(f.src_uri for f in files)
+
+
+def test_an_installed_themes_files_are_listed_once_a_session(tmp_path: Path) -> None:
+    """The theme's static files are the same with the listing kept as without it, and a
+    second environment of the session reads the kept list (it is not listed again)."""
+    plain = _theme_files(_theme_config(tmp_path))
+    kept: dict[tuple[str, ...], list[str]] = {}
+    config = _theme_config(tmp_path)
+    mkdocs_compat.cache_theme_listing(config, kept)
+    assert plain == _theme_files(config)
+    assert 1 == len(kept)
+    (key,) = kept
+    kept[key] = [name for name in kept[key] if not name.endswith(".js")]
+    assert [n for n in plain if not n.endswith(".js")] == _theme_files(config)
+
+
+def test_a_project_theme_folder_is_listed_every_build(tmp_path: Path) -> None:
+    """A `custom_dir` may change while `serve` runs: nothing is kept, and a file added to
+    it between two builds is among the next build's files."""
+    custom = tmp_path / "overrides"
+    custom.mkdir()
+    config = _theme_config(tmp_path, custom)
+    kept: dict[tuple[str, ...], list[str]] = {}
+    mkdocs_compat.cache_theme_listing(config, kept)
+    assert "extra.css" not in _theme_files(config)
+    (custom / "extra.css").write_text("p {}\n", "utf-8")
+    assert ({}, True) == (kept, "extra.css" in _theme_files(config))

@@ -32,6 +32,7 @@ KINDS = {
     "crossover cells",
     "tokens texts",
     "index rows",
+    "model csv lines",
 }
 
 pytest.importorskip("mkdocs")

@@ -17,8 +17,9 @@ catalog writes tens of thousands of steps, a few thousand distinct.
 from __future__ import annotations
 
 import csv
+import io
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from functools import lru_cache
 from operator import attrgetter
@@ -433,8 +434,22 @@ def _csv_number(value: Fraction | int) -> str:
 
 def write_model_csv(rows: Sequence[ModelResult], out: TextIO, *, plain: bool = False) -> None:
     """One row per model × phase × device × precision; steps are in JSON and `explain`."""
-    header = MODEL_CSV_PLAIN_COLUMNS if plain else MODEL_CSV_COLUMNS
-    csv.writer(out, lineterminator="\n").writerow(header)
+    out.write(model_csv_header(plain=plain))
+    for line in model_csv_lines(rows):
+        out.write(line)
+
+
+def model_csv_header(*, plain: bool = False) -> str:
+    """The CSV's header line, newline included."""
+    header = io.StringIO()
+    csv.writer(header, lineterminator="\n").writerow(
+        MODEL_CSV_PLAIN_COLUMNS if plain else MODEL_CSV_COLUMNS
+    )
+    return header.getvalue()
+
+
+def model_csv_lines(rows: Sequence[ModelResult]) -> Iterator[str]:
+    """The CSV line of each row, newline included, in order."""
     at = range(len(rows))
     columns: list[list[Any]] = []
     for f in MODEL_FIELDS:
@@ -444,7 +459,7 @@ def write_model_csv(rows: Sequence[ModelResult], out: TextIO, *, plain: bool = F
         else:
             columns.append(values)
     for cells in zip(*columns, strict=True):
-        out.write(",".join(_cell(c) for c in cells) + "\n")
+        yield ",".join(_cell(c) for c in cells) + "\n"
 
 
 # ------------------------------------------------------------------------------- table

@@ -17,8 +17,10 @@ checks every attribute it reads.
 from __future__ import annotations
 
 import functools
+import os
 import re
-from collections.abc import Callable, Iterable
+import sysconfig
+from collections.abc import Callable, Collection, Iterable
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +34,7 @@ __all__ = [
     "TESTED",
     "anchor_ids",
     "block_level_tags",
+    "cache_theme_listing",
     "fast_paths",
     "mark_modified",
     "material_search_index",
@@ -163,6 +166,57 @@ def theme_template_cache(env: Environment) -> None:
         from rooflinec.site.pages.common import bytecode_cache
 
         env.bytecode_cache = bytecode_cache("theme-templates")
+
+
+def cache_theme_listing(config: MkDocsConfig, kept: dict[tuple[str, ...], list[str]]) -> None:
+    """Keep the list of the theme's static files between the builds of one session.
+
+    Every build, mkdocs walks the theme's folders (material's thousands of icons) and
+    matches each name against its exclusion patterns (`Files.add_files_from_theme`). A
+    theme installed as a package does not change while a session runs, so its filtered
+    list is kept in `kept`, keyed by everything that filter reads. A theme folder outside
+    the installed packages (a project's `custom_dir`) is listed afresh every build."""
+    from mkdocs import utils
+
+    theme = config.theme
+    installed = {os.path.realpath(sysconfig.get_paths()[k]) for k in ("purelib", "platlib")}
+
+    def in_installed(folder: str) -> bool:
+        real = os.path.realpath(folder)
+        return any(os.path.commonpath([real, root]) == root for root in installed)
+
+    if not theme.dirs or not all(in_installed(d) for d in theme.dirs):
+        return
+    key = (
+        *theme.dirs,
+        "\0",
+        *theme.static_templates,
+        "\0",
+        *utils.markdown_extensions,
+    )
+    make_env = theme.get_env
+
+    def get_env() -> Environment:
+        env = make_env()
+        list_templates = env.list_templates
+
+        def listing(
+            extensions: Collection[str] | None = None,
+            filter_func: Callable[[str], bool] | None = None,
+        ) -> list[str]:
+            # Only mkdocs' own filter (a function of `key`) is answered from `kept`.
+            qualname = getattr(filter_func, "__qualname__", "")
+            if extensions is not None or not qualname.startswith("Files.add_files_from_theme"):
+                return list_templates(extensions, filter_func)
+            found = kept.get(key)
+            if found is None:
+                found = kept[key] = list_templates(None, filter_func)
+            return list(found)
+
+        env.list_templates = listing  # type: ignore[method-assign]
+        return env
+
+    theme.get_env = get_env  # type: ignore[method-assign]
 
 
 def stamp_update_date(files: Files, date: str) -> None:

@@ -65,6 +65,7 @@ from rooflinec.site.fast_search import FastSearch
 from rooflinec.site.fast_tables import FastTables
 from rooflinec.site.incremental import Rebuild, fingerprint
 from rooflinec.site.mkdocs_compat import (
+    cache_theme_listing,
     fast_paths,
     fast_paths_line,
     stamp_update_date,
@@ -299,6 +300,8 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         if not self.fast and not self.session.told_plain_path:
             self.session.told_plain_path = True  # once a session, not on every rebuild
             log.info(fast_paths_line(self.config.fast_paths))
+        if self.fast:
+            cache_theme_listing(config, self.session.theme_files)
         self.specs_dir = specs_dir_for(config, self.config.specs)
         if self.config.show_errors:
             kept = self.session.compilations

@@ -117,6 +117,10 @@ class Session:
     search: tuple[str, dict[str, list[Any]]] | None = None
     """(site folder, {page url: its search index entries}) of the last successful build."""
 
+    theme_files: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
+    """The theme's static files by what mkdocs' filter of them reads (one entry per theme:
+    `mkdocs_compat.cache_theme_listing`)."""
+
     told_plain_path: bool = False
     """Whether the one line saying the fast paths are off was logged in this session."""
 

@@ -8,7 +8,6 @@ small whatever the catalog size; its CSV downloads hold every device.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -19,7 +18,7 @@ from rooflinec.catalog import LEVELS, Model
 from rooflinec.engine.step_crossover import BATCH, decode_phases, step_crossover
 from rooflinec.engine.terms import COMPUTE, LIMITED_BY
 from rooflinec.formatting import format_number, format_percent, format_si
-from rooflinec.outputs.model_rows import dominant_limit, write_model_csv
+from rooflinec.outputs.model_rows import dominant_limit, model_csv_header, model_csv_lines
 from rooflinec.prose.model_explain import step_instance
 from rooflinec.site import charts
 from rooflinec.site.escape import md
@@ -379,9 +378,16 @@ def _crossover_table(
 def model_csv(site: Site, model: Model) -> str:
     """Every pass of the model at its precision on every device, as `compile` writes it."""
     rows = [r for (m, _, _), r in model_rows(site).items() if m == model.id]
-    out = io.StringIO()
-    write_model_csv(rows, out)
-    return out.getvalue()
+    # A row's line is kept per device (`reuse.device_memo`), as the row is: an edit to
+    # one device writes that device's lines again, not the whole file.
+    memos = [device_memo(site, "model csv lines", r.device) for r in rows]
+    missing = [n for n, r in enumerate(rows) if (r.model, r.phase) not in memos[n]]
+    made = model_csv_lines([rows[n] for n in missing])
+    for n, line in zip(missing, made, strict=True):
+        memos[n][rows[n].model, rows[n].phase] = line
+    lines = [model_csv_header()]
+    lines.extend(memo[r.model, r.phase] for r, memo in zip(rows, memos, strict=True))
+    return "".join(lines)
 
 
 def tokens_pages(site: Site) -> list[GeneratedPage]:
