@@ -302,3 +302,28 @@ def test_compile_csv_text_cells_are_ids() -> None:
     for row in csv.DictReader(io.StringIO(out.getvalue())):
         for column in text_columns:
             assert not row[column].startswith(FORMULA_STARTS), (column, row[column])
+
+
+def test_the_documents_pieced_by_device_are_the_whole_ones(bundled: Catalog) -> None:
+    """`catalog_json` (joined from each device's figures, so that `serve` keeps a device's
+    pieces) is exactly `json.dumps` of the whole document with indent 2, and `catalog_csv`
+    exactly the csv writer's rows; with no device, an empty list and a header."""
+    from rooflinec import __version__
+    from rooflinec.outputs.catalog import _cell, _detail, _row, catalog_csv_of, catalog_json_of
+    from rooflinec.provenance import trails
+
+    figures = trails(bundled, today=TODAY)
+    whole = {"rooflinec": __version__, "figures": [_detail(t) for t in figures]}
+    assert json.dumps(whole, indent=2, ensure_ascii=False) + "\n" == catalog_json(
+        bundled, today=TODAY
+    )
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for t in figures:
+        row = _row(t)
+        writer.writerow([_cell(row[c]) for c in COLUMNS])
+    assert buffer.getvalue() == catalog_csv(bundled, today=TODAY)
+    empty = {"rooflinec": __version__, "figures": []}
+    assert json.dumps(empty, indent=2) + "\n" == catalog_json_of([])
+    assert ",".join(COLUMNS) + "\n" == catalog_csv_of([])

@@ -33,6 +33,7 @@ KINDS = {
     "tokens texts",
     "index rows",
     "model csv lines",
+    "catalog figures",
 }
 
 pytest.importorskip("mkdocs")

@@ -18,13 +18,14 @@ import csv
 import datetime
 import io
 import json
+from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
 from rooflinec import __version__
 from rooflinec.catalog import Catalog
 from rooflinec.outputs.cells import num, spreadsheet_text
-from rooflinec.provenance import RATE_KINDS, FigureTrail, trails
+from rooflinec.provenance import RATE_KINDS, FigureTrail, device_trails, trails
 
 __all__ = [
     "COLUMNS",
@@ -137,11 +138,32 @@ def _detail(trail: FigureTrail) -> dict[str, Any]:
 
 def catalog_json(catalog: Catalog, *, today: datetime.date | None = None) -> str:
     """The catalog's figures with their steps and alternatives, as one JSON document."""
-    document = {
-        "rooflinec": __version__,
-        "figures": [_detail(t) for t in trails(catalog, today=today)],
-    }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return catalog_json_of(
+        figure for d in catalog.devices for figure in device_json(catalog, d, today=today)
+    )
+
+
+def device_json(
+    catalog: Catalog, device: str, *, today: datetime.date | None = None
+) -> tuple[str, ...]:
+    """Each figure of one device as `catalog_json` writes it in its list of figures."""
+    return tuple(
+        _FIGURE_INDENT
+        + json.dumps(_detail(t), indent=2, ensure_ascii=False).replace("\n", "\n" + _FIGURE_INDENT)
+        for t in device_trails(catalog, device, today=today)
+    )
+
+
+_FIGURE_INDENT = "    "  # a figure's place in `{"figures": [...]}` written with indent=2
+
+
+def catalog_json_of(figures: Iterable[str]) -> str:
+    """The document `catalog_json` writes, from its figures (`device_json`): byte for byte
+    `json.dumps({"rooflinec": ..., "figures": [...]}, indent=2, ensure_ascii=False)`."""
+    listed = ",\n".join(figures)
+    body = f"[\n{listed}\n  ]" if listed else "[]"
+    head = json.dumps(__version__, ensure_ascii=False)
+    return f'{{\n  "rooflinec": {head},\n  "figures": {body}\n}}\n'
 
 
 def _cell(value: Any) -> str:
@@ -158,9 +180,22 @@ def _cell(value: Any) -> str:
 
 def catalog_csv(catalog: Catalog, *, today: datetime.date | None = None) -> str:
     """One row per device figure, `COLUMNS` as the header; empty cells where nothing applies."""
+    lines = [device_csv(catalog, d, today=today) for d in catalog.devices]
+    return catalog_csv_of(lines)
+
+
+def device_csv(catalog: Catalog, device: str, *, today: datetime.date | None = None) -> str:
+    """The lines of one device's figures in `catalog_csv`."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for row in catalog_rows(catalog, today=today):
+    for trail in device_trails(catalog, device, today=today):
+        row = _row(trail)
         writer.writerow([_cell(row[c]) for c in COLUMNS])
     return buffer.getvalue()
+
+
+def catalog_csv_of(devices: Iterable[str]) -> str:
+    """The document `catalog_csv` writes, from each device's lines (`device_csv`)."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow(COLUMNS)
+    return buffer.getvalue() + "".join(devices)

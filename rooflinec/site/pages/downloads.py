@@ -17,21 +17,43 @@ def downloads(site: Site) -> dict[str, str]:
     its provenance) as JSON and CSV at the site root, each grid case's results as
     `results/<case>.csv`, and the JSON Schemas under `schemas/`."""
     from rooflinec.resources import schemas_dir
-
-    today = site.catalog_date
     from rooflinec.site.pages.grid_summary import grid_downloads
 
     out = {
         **results_files(site),
         **grid_downloads(site),
-        "catalog.json": catalog.catalog_json(site.catalog, today=today),
-        "catalog.csv": catalog.catalog_csv(site.catalog, today=today),
+        **catalog_files(site),
     }
     for schema in sorted(schemas_dir().glob("*.json")):
         out[f"schemas/{schema.name}"] = schema.read_text("utf-8")
     if site.changes is not None:
         out.update(site.changes.downloads())
     return out
+
+
+def catalog_files(site: Site) -> dict[str, str]:
+    """catalog.json and catalog.csv: every device figure with its provenance, as `rooflinec
+    export` writes them. Each device's part is kept between `serve` rebuilds while its spec
+    does not change (`reuse.device_memo`, keyed by the catalog date the trails read)."""
+    from rooflinec.site.pages.reuse import device_memo
+
+    cat, today = site.catalog, site.catalog_date
+    json_parts: list[str] = []
+    csv_parts: list[str] = []
+    for device in cat.devices:
+        memo = device_memo(site, "catalog figures", device)
+        found = memo.get(today)
+        if found is None:
+            found = memo[today] = (
+                catalog.device_json(cat, device, today=today),
+                catalog.device_csv(cat, device, today=today),
+            )
+        json_parts.extend(found[0])
+        csv_parts.append(found[1])
+    return {
+        "catalog.json": catalog.catalog_json_of(json_parts),
+        "catalog.csv": catalog.catalog_csv_of(csv_parts),
+    }
 
 
 def results_files(site: Site) -> dict[str, str]:
