@@ -72,15 +72,23 @@ def _render(markdown: str, file: File, files: Files, config: MkDocsConfig) -> Pa
     return page
 
 
-def both(markdown: str, config: MkDocsConfig, src: str = "devices/a.md") -> tuple[str, str, int]:
-    """(Python-Markdown's HTML, the HTML with rooflinec's tables, how many it took)."""
+def both(
+    markdown: str,
+    config: MkDocsConfig,
+    src: str = "devices/a.md",
+    rows: fast_tables.RowMemo | None = None,
+) -> tuple[str, str, int]:
+    """(Python-Markdown's HTML, the HTML with rooflinec's tables, how many it took);
+    `rows`: the rendered rows kept between calls, as a `serve` session keeps them."""
     files = _files(config)
     file = files.get_file_from_path(src)
     assert file is not None
     reference = _render(markdown, file, files, config).content or ""
     rewriter = page_link_rewriter(file, files, config)
     assert rewriter is not None
-    taken, tables = take_tables(markdown, fast_tables.cached_links(rewriter), block_level_tags())
+    taken, tables = take_tables(
+        markdown, fast_tables.cached_links(rewriter), block_level_tags(), rows
+    )
     fast = put_tables(_render(taken, file, files, config).content or "", tables)
     return reference, fast, len(tables.html)
 
@@ -387,3 +395,21 @@ def test_a_table_that_falls_back_resolves_its_links_only_once(
         )
     assert not tables.html
     assert not [r for r in caplog.records if "missing.md" in r.getMessage()]
+
+
+def test_rows_kept_between_builds_render_as_python_markdown(config: MkDocsConfig) -> None:
+    """With rendered rows kept (`serve`), every table renders as Python-Markdown's the first
+    time and again from the kept rows, on a page in another folder (its links resolved for
+    that page) and with a row of links after others (their slots renumbered)."""
+    from rooflinec.site.session import Bounded
+
+    rows: Bounded[tuple[str, str, tuple[str, ...]], fast_tables.RenderedRow] = Bounded(4096)
+    for src in ("devices/a.md", "index.md", "devices/a.md"):
+        for name in sorted(TAKEN):
+            reference, fast, _ = both(TAKEN[name], config, src, rows)
+            assert (name, src, fast) == (name, src, reference)
+    links = TAKEN["links"]
+    shuffled = TABLE + "".join(reversed(links[len(TABLE) :].splitlines(keepends=True)))
+    reference, fast, taken = both(shuffled + "\n" + links, config, "index.md", rows)
+    assert (2, reference) == (taken, fast)
+    assert 0 < len(rows)

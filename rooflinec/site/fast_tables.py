@@ -24,7 +24,7 @@ import re
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rooflinec.site.mkdocs_compat import anchor_ids, block_level_tags, page_link_rewriter
 
@@ -113,12 +113,51 @@ _PLAIN = re.compile(r"[^<>&\[\]*_]*")
 _URL_SLOT = re.compile("\x00(\\d+)\x00")
 
 
+# A rendered row: its HTML (link targets as slots numbered from 0), its inline tags and
+# its link targets.
+RenderedRow = tuple[str, tuple[str, ...], tuple[str, ...]]
+
+
+class RowMemo(Protocol):
+    """Where rendered rows are kept between builds (a `Bounded` of the serve session)."""
+
+    def get(self, key: tuple[str, str, tuple[str, ...]]) -> RenderedRow | None: ...
+
+    def put(self, key: tuple[str, str, tuple[str, ...]], value: RenderedRow) -> RenderedRow: ...
+
+
 @dataclass
 class _Renderer:
     link: Callable[[str], str]
     block_level: frozenset[str]
     tags: list[str] = field(default_factory=list)
     urls: list[str] = field(default_factory=list)
+    rows: RowMemo | None = None  # rendered rows by (row, cell tag, styles)
+
+    def row(self, row: str, tag: str, styles: list[str]) -> str:
+        """One table row's HTML, its tags and link targets recorded; from `rows` when the
+        same row was rendered before (a row renders the same on every page: its link
+        targets are put in per page, by `resolve`)."""
+        if self.rows is None:
+            return _row(_split_row(row), tag, styles, self)
+        key = (row, tag, tuple(styles))
+        hit = self.rows.get(key)
+        if hit is None:
+            tags, urls = self.tags, self.urls
+            self.tags, self.urls = [], []
+            try:
+                html = _row(_split_row(row), tag, styles, self)
+                hit = self.rows.put(key, (html, tuple(self.tags), tuple(self.urls)))
+            finally:
+                self.tags, self.urls = tags, urls
+        html, row_tags, row_urls = hit
+        self.tags.extend(row_tags)
+        if row_urls:
+            offset = len(self.urls)
+            self.urls.extend(row_urls)
+            if offset:
+                html = _URL_SLOT.sub(lambda m: f"\x00{int(m.group(1)) + offset}\x00", html)
+        return html
 
     def inline(self, text: str, *, in_link: bool = False) -> str:
         """`text` (one cell, or a link's text) as HTML, or `Fallback`.
@@ -251,7 +290,7 @@ def render_table(lines: list[str], renderer: _Renderer) -> str | None:
     if len(rows) == 2:
         out.append("<tr>\n" + "".join("<td></td>\n" for _ in align) + "</tr>\n")
     for row in rows[2:]:
-        out.append(_row(_split_row(row), "td", styles, renderer))
+        out.append(renderer.row(row, "td", styles))
     out.append("</tbody>\n</table>")
     return "".join(out)
 
@@ -281,7 +320,10 @@ def _is_blank(line: str) -> bool:
 
 
 def take_tables(
-    markdown: str, link: Callable[[str], str], block_level: Iterable[str]
+    markdown: str,
+    link: Callable[[str], str],
+    block_level: Iterable[str],
+    rows: RowMemo | None = None,
 ) -> tuple[str, PageTables]:
     """`markdown` with each table it renders replaced by a placeholder paragraph, and the
     tables. A table counts when its block starts and ends at blank lines (or the page's
@@ -293,7 +335,7 @@ def take_tables(
         return markdown, tables
     lines = markdown.split("\n")
     out: list[str] = []
-    renderer = _Renderer(link=link, block_level=frozenset(block_level))
+    renderer = _Renderer(link=link, block_level=frozenset(block_level), rows=rows)
     i, count = 0, len(lines)
     while i < count:
         line = lines[i]
@@ -388,9 +430,17 @@ class FastTables:
         self._pages: dict[str, tuple[PageTables, Any]] = {}
         self._block_level: frozenset[str] | None = None
 
-    def take(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    def take(
+        self,
+        markdown: str,
+        page: Page,
+        config: MkDocsConfig,
+        files: Files,
+        rows: RowMemo | None = None,
+    ) -> str:
         """`markdown` (part of `page`) with its renderable tables replaced by placeholders;
-        unchanged when the configured extensions or this mkdocs are not the known ones."""
+        unchanged when the configured extensions or this mkdocs are not the known ones.
+        `rows` keeps rendered rows for later builds (`serve`)."""
         if not extensions_supported(config):
             return markdown
         rewriter = page_link_rewriter(page.file, files, config)
@@ -398,7 +448,7 @@ class FastTables:
             return markdown
         if self._block_level is None:
             self._block_level = block_level_tags()
-        taken, tables = take_tables(markdown, cached_links(rewriter), self._block_level)
+        taken, tables = take_tables(markdown, cached_links(rewriter), self._block_level, rows)
         if tables.html:
             self._pages[page.file.src_uri] = (tables, rewriter)
         return taken

@@ -62,7 +62,7 @@ from rooflinec.site.absent import nav_without_absent_methods, unlink_absent_meth
 from rooflinec.site.banner import banner_html, with_banner
 from rooflinec.site.escape import compact_html, sanitize
 from rooflinec.site.fast_search import FastSearch
-from rooflinec.site.fast_tables import FastTables
+from rooflinec.site.fast_tables import FastTables, RowMemo
 from rooflinec.site.incremental import Rebuild, fingerprint
 from rooflinec.site.mkdocs_compat import (
     cache_theme_listing,
@@ -442,7 +442,7 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
             # would take it from the rendered H1 with entities decoded: give it escaped.
             page.meta["title"] = html.escape(generated.title, quote=True)
             if self.fast:
-                markdown = self.tables.take(markdown, page, config, files)
+                markdown = self.tables.take(markdown, page, config, files, self._rows())
         elif self.compiled is not None:
             markdown = unlink_absent_methods(
                 markdown, page.file.src_uri, self.compiled.catalog.methods
@@ -452,11 +452,16 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
 
             home = self.home.markdown
             if self.fast:
-                home = self.tables.take(home, page, config, files)
+                home = self.tables.take(home, page, config, files, self._rows())
             if HOME_MARKER in markdown:
                 return markdown.replace(HOME_MARKER, home)
             return markdown + "\n\n" + home
         return markdown
+
+    def _rows(self) -> RowMemo | None:
+        """Where rendered table rows are kept: across a `serve` session's rebuilds only
+        (a single build renders most rows once)."""
+        return self.session.table_rows if self.session.keep_pages else None
 
     def on_page_content(
         self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files

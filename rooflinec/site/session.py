@@ -24,10 +24,11 @@ from rooflinec.pipeline import Compilations
 K = TypeVar("K")
 V = TypeVar("V")
 
-__all__ = ["SECTIONS_KEPT", "SVGS_KEPT", "Bounded", "KeptPages", "Session"]
+__all__ = ["SECTIONS_KEPT", "SVGS_KEPT", "TABLE_ROWS_KEPT", "Bounded", "KeptPages", "Session"]
 
 SVGS_KEPT = 1024  # chart renderings (a few kB each) kept in memory
 SECTIONS_KEPT = 8192  # audit sections (one per device figure; the bundled site has ~2000)
+TABLE_ROWS_KEPT = 65536  # rendered table rows (the bundled site has ~25,000)
 
 
 class Bounded(Generic[K, V]):
@@ -111,6 +112,11 @@ class Session:
     """Chart renderings by the hash of their spec (`charts.render_svg`)."""
     sections: Bounded[tuple[Any, ...], str] = field(default_factory=lambda: Bounded(SECTIONS_KEPT))
     """Rendered audit sections by their exact inputs (`pages.audit`)."""
+    table_rows: Bounded[
+        tuple[str, str, tuple[str, ...]], tuple[str, tuple[str, ...], tuple[str, ...]]
+    ] = field(default_factory=lambda: Bounded(TABLE_ROWS_KEPT))
+    """Table rows of generated pages rendered to HTML, by their Markdown
+    (`fast_tables.RowMemo`): used in a `serve` session only."""
     built: tuple[str, str, dict[str, str]] | None = None
     """(site folder, site key, {output path: fingerprint}) of the last successful build:
     one site folder at a time (`rooflinec.site.incremental`)."""
