@@ -22,9 +22,10 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin
 
 from rooflinec.cli.main import main
-from rooflinec.site.fast_search import Fallback, FastSearch, search_sections
+from rooflinec.site.fast_search import Fallback, FastSearch, RowMemo, search_sections
 from rooflinec.site.mkdocs_compat import material_search_index
 from rooflinec.site.plugin import RooflinecPlugin
+from rooflinec.site.session import Bounded
 from tests.specfactory import BUNDLED
 
 
@@ -35,10 +36,16 @@ def _material(content: str) -> list[tuple[Any, ...]]:
     return [(s.el.tag, s.id, s.title, s.text, s.is_excluded(), s.depth) for s in parser.data]
 
 
-def _fast(content: str) -> list[tuple[Any, ...]]:
+def _fast(content: str, rows: RowMemo | None = None) -> list[tuple[Any, ...]]:
     return [
-        (s.tag, s.id, s.title, s.text, s.is_excluded(), s.depth) for s in search_sections(content)
+        (s.tag, s.id, s.title, s.text, s.is_excluded(), s.depth)
+        for s in search_sections(content, rows)
     ]
+
+
+def _rows() -> Bounded[str, tuple[str, ...]]:
+    """Table rows' text parts kept between builds, as a `serve` session keeps them."""
+    return Bounded(100_000)
 
 
 def _page(content: str, **meta: Any) -> Any:
@@ -98,8 +105,13 @@ def test_generated_pages_take_the_fast_path(indexed: list[Seen]) -> None:
 def test_generated_pages_give_materials_sections(indexed: list[Seen]) -> None:
     """For every page indexed, the sections equal those of material's parser, and the
     index entries made from them equal material's own (titles, texts, locations)."""
+    rows = _rows()
     for page, content, meta, _taken in indexed:
-        assert _fast(content) == _material(content), page.file.src_uri
+        expected_sections = _material(content)
+        assert _fast(content) == expected_sections, page.file.src_uri
+        # With table rows kept, as in `serve`: the first time, and from the kept rows.
+        assert _fast(content, rows) == expected_sections, page.file.src_uri
+        assert _fast(content, rows) == expected_sections, page.file.src_uri
         stub = SimpleNamespace(
             content=content, meta=meta, toc=page.toc, url=page.url, title=page.title
         )
@@ -289,6 +301,31 @@ def test_random_html_matches_material(content: str) -> None:
             search_sections(content)
         return
     assert _fast(content) == expected, content
+    rows = _rows()
+    assert (_fast(content, rows), _fast(content, rows)) == (expected, expected), content
+
+
+@pytest.mark.parametrize(
+    ("before", "row"),
+    [
+        ("<table><tbody>", "<tr><td>a</td><td> </td></tr>"),
+        ("<p>x </p> <table>", "<tr> <td>a</td></tr>"),
+        ("<h2>no id <table>", "<tr><td>in a heading</td></tr>"),
+        ('<h2 id="h">H</h2><table>', "<tr><td><h2>t</h2></td></tr>"),
+        ("<table>", "<tr><td><code>c</code></td></tr>"),
+        ("<table>", "<tr><td><span>open</td></tr>"),
+        ("<div data-search-exclude><table>", "<tr><td>skipped</td></tr>"),
+        ("<pre><table>", "<tr><td>a\n b</td></tr>"),
+    ],
+)
+def test_a_kept_row_is_used_where_it_reads_the_same(before: str, row: str) -> None:
+    """A row's parts kept from one place are used in another only where they are the
+    same: after blanks or text, not inside a heading, a skipped element or `pre`, never
+    for a row with a heading, a kept tag or an unclosed element."""
+    rows = _rows()
+    for content in (f"<table>{row}</table>", f"{before}{row}</table>after"):
+        expected = _material(content)
+        assert (_fast(content, rows), _fast(content, rows)) == (expected, expected), content
 
 
 def test_meta_restored_and_entries_added() -> None:

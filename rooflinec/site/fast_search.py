@@ -31,8 +31,7 @@ from __future__ import annotations
 import logging
 import re
 from html import escape, unescape
-from itertools import chain
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rooflinec.site.mkdocs_compat import material_search_index
 
@@ -123,9 +122,46 @@ def _attributes(source: str) -> dict[str, str | None]:
     return found
 
 
-def search_sections(content: str) -> list[SearchSection]:
+class RowMemo(Protocol):
+    """Where a table row's text parts are kept between builds (a `Bounded` of the serve
+    session), by the row's HTML."""
+
+    def get(self, key: str) -> tuple[str, ...] | None: ...
+
+    def put(self, key: str, value: tuple[str, ...]) -> tuple[str, ...]: ...
+
+
+def _row_parts(row: str, rows: RowMemo) -> tuple[str, ...] | None:
+    """The text parts a table row (`<tr ...>` to its `</tr>`) adds to the section it
+    stands in, when that does not depend on what is around it: the row holds no heading
+    and none of the tags whose end material's parser looks up in the whole section
+    (`_KEPT`), and its tags are balanced. None otherwise."""
+    found = rows.get(row)
+    if found is not None:
+        return found
+    if "<h" in row or "<H" in row:
+        # A heading without an id opens no section but takes the text while open when
+        # it is of the current section's kind: that depends on the section.
+        return None
+    sections, balanced = _parse(row, None)
+    if not balanced or len(sections) != 1:
+        return None
+    (section,) = sections
+    if section.tag != "hx" or section.title or any(p.startswith("<") for p in section.text):
+        return None  # a heading, or a `_KEPT` marker (escaped text never starts with `<`)
+    return rows.put(row, tuple(section.text))
+
+
+def search_sections(content: str, rows: RowMemo | None = None) -> list[SearchSection]:
     """The sections material's search `Parser` finds in `content`, in order (excluded
-    ones included, as `Parser.data`), or `Fallback`."""
+    ones included, as `Parser.data`), or `Fallback`. `rows` keeps the text of table rows
+    between builds (`serve`): a row found there is not parsed again."""
+    return _parse(content, rows)[0]
+
+
+def _parse(content: str, rows: RowMemo | None) -> tuple[list[SearchSection], bool]:
+    """`search_sections`, and whether every element opened was closed (no skipped
+    element left open, no `pre`, no heading link)."""
     # The parser's state, by tag name (its `skip` set and `in context` tests compare
     # elements by tag name): the open elements, how many of each are open, how many open
     # ones are skipped (`skip & context`), how many `pre` are open, the depths of open
@@ -146,7 +182,8 @@ def search_sections(content: str) -> list[SearchSection]:
     first = content.find("<")
     text = content if first < 0 else content[:first]
     matches = _TOKEN.finditer(content, first) if first >= 0 else iter(())
-    for match in chain(matches, (None,)):
+    while True:
+        match = next(matches, None)
         if text and raw_text is None and not skipped:  # handle_data(unescape(text))
             if "&" in text:
                 text = unescape(text)
@@ -170,6 +207,31 @@ def search_sections(content: str) -> list[SearchSection]:
         if match is None:
             break
         name, source, slash, tag, text = match.groups()
+        if (
+            rows is not None
+            and name == "tr"
+            and section is not None
+            and not skipped
+            and not pre
+            and not headerlinks
+            and raw_text is None
+            and not open_count.get(section.tag)
+            and section.depth <= len(context) + 1
+        ):
+            # A row in plain text of a section: its parts from `rows` (the row's end tags
+            # are all deeper than the section's heading, so the section stays current).
+            close = content.find("</tr>", match.start())
+            row = content[match.start() : close + 5] if close >= 0 else ""
+            kept = _row_parts(row, rows) if row and "<tr" not in row[3:] else None
+            if kept is not None:
+                own = section.text
+                if kept and own and own[-1].isspace() and kept[0].isspace():
+                    kept = kept[1:]  # consecutive blanks are kept once
+                own.extend(kept)
+                after = content.find("<", close + 5)
+                text = content[close + 5 : after] if after >= 0 else content[close + 5 :]
+                matches = _TOKEN.finditer(content, after) if after >= 0 else iter(())
+                continue
         if raw_text is not None:
             # script or style content (skipped: they never leave `skip`), then its end tag
             if tag is None or tag.lower() != raw_text:
@@ -262,7 +324,7 @@ def search_sections(content: str) -> list[SearchSection]:
 
     if raw_text is not None:
         raise Fallback(f"<{raw_text}> without its end tag")
-    return data
+    return data, not context and not skipped and not pre and not headerlinks
 
 
 class FastSearch:
@@ -279,8 +341,13 @@ class FastSearch:
     changes the content in between.
     """
 
-    def __init__(self, hooks: tuple[Callable[..., Any], Callable[..., Any]]) -> None:
+    def __init__(
+        self,
+        hooks: tuple[Callable[..., Any], Callable[..., Any]],
+        rows: RowMemo | None = None,
+    ) -> None:
         self.hooks = hooks
+        self.rows = rows  # table rows' parts kept between builds (`serve`)
         self.index: Any = None  # material's SearchIndex when the fast path applies
         self.resolved = False
         self.pending: tuple[Page, list[SearchSection], bool, Any] | None = None
@@ -299,7 +366,7 @@ class FastSearch:
         if meta and meta.get("exclude"):
             return  # material skips it anyway
         try:
-            sections = search_sections(page.content)
+            sections = search_sections(page.content, self.rows)
         except Fallback as reason:
             log.debug(f"rooflinec: {page.url} indexed by material's parser: {reason}")
             return

@@ -295,7 +295,11 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
         for key, value in self.overrides.items():
             self.config[key] = value
-        self.search = FastSearch((self._search_sections, self._search_entries))
+        session = self.session
+        self.search = FastSearch(
+            (self._search_sections, self._search_entries),
+            session.search_rows if session.keep_pages else None,
+        )
         self.fast = fast_paths(self.config.fast_paths)
         if not self.fast and not self.session.told_plain_path:
             self.session.told_plain_path = True  # once a session, not on every rebuild

@@ -117,6 +117,11 @@ class Session:
     ] = field(default_factory=lambda: Bounded(TABLE_ROWS_KEPT))
     """Table rows of generated pages rendered to HTML, by their Markdown
     (`fast_tables.RowMemo`): used in a `serve` session only."""
+    search_rows: Bounded[str, tuple[str, ...]] = field(
+        default_factory=lambda: Bounded(TABLE_ROWS_KEPT)
+    )
+    """Table rows' text parts for the search index, by their HTML
+    (`fast_search.RowMemo`): used in a `serve` session only."""
     built: tuple[str, str, dict[str, str]] | None = None
     """(site folder, site key, {output path: fingerprint}) of the last successful build:
     one site folder at a time (`rooflinec.site.incremental`)."""
