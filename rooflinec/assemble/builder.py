@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from rooflinec.assemble.collect import Broken, Collector
@@ -175,7 +176,7 @@ class Builder:
         reserved: Iterable[str] = (WIDTH,),
     ) -> Formula | None:
         try:
-            return parse_formula(text, tuple(symbols), reserved=tuple(reserved))
+            return _parsed(text, tuple(symbols), tuple(reserved))
         except FormulaError as exc:
             self.error(doc, path, exc.message, offset=exc.column, code="formula")
             return None
@@ -189,3 +190,12 @@ class Builder:
         self.broken.ids.add(ident)
         self.broken.ids.update(also)
         self.broken.ids.update(ex.id for ex in examples)
+
+
+@lru_cache(maxsize=8192)
+def _parsed(text: str, symbols: tuple[str, ...], reserved: tuple[str, ...]) -> Formula:
+    """`parse_formula`, remembered: a `Formula` is immutable (its evaluators are built on
+    first use and kept), so the formulas of files that did not change are not parsed
+    again when `serve` builds the catalog anew. An error is raised again on every call
+    (`lru_cache` keeps no exception)."""
+    return parse_formula(text, symbols, reserved=reserved)
