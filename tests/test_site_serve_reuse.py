@@ -32,6 +32,7 @@ KINDS = {
     "crossover cells",
     "tokens texts",
     "index rows",
+    "tokens rows",
     "model csv lines",
     "catalog figures",
 }

@@ -8,6 +8,7 @@ small whatever the catalog size; its CSV downloads hold every device.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -432,24 +433,33 @@ def tokens_pages(site: Site) -> list[GeneratedPage]:
     vendors = list(dict.fromkeys(d.vendor for d in cat.devices.values()))
     chart = charts.tokens_chart(data, passes, vendors) if data else None
 
+    def line(page: Page, r: ModelResult) -> Markup:
+        """A pass's row of the table, kept per device as its texts are (its links are
+        relative to the page's folder, part of the key)."""
+        memo = device_memo(site, "tokens rows", r.device)
+        key = (posixpath.dirname(page.path), r.model, r.phase, r.precision)
+        hit = memo.get(key)
+        if hit is None:
+            tokens, time, most, _ = texts(r)
+            cells = [
+                page.link(cat.models[r.model].name, f"models/{r.model}.md"),
+                md(r.phase),
+                page.device_link(r.device),
+                md(cat.devices[r.device].vendor),
+                md(cat.precisions[r.precision].label),
+                Markup("**") + md(tokens) + Markup("**"),
+                md(time),
+                md(most),
+            ]
+            hit = memo[key] = Markup("| ") + Markup(" | ").join(cells) + Markup(" |")
+        return hit
+
     def text(page: Page, n: int, chunk: Sequence[ModelResult], pager: Markup) -> str:
         return site.render(
             "model_tokens.md.j2",
             page,
             chart=chart if n == 1 else None,
-            rows=[
-                {
-                    "model": page.link(cat.models[r.model].name, f"models/{r.model}.md"),
-                    "phase": r.phase,
-                    "device": page.device_link(r.device),
-                    "vendor": cat.devices[r.device].vendor,
-                    "precision": cat.precisions[r.precision].label,
-                    "tokens": texts(r)[0],
-                    "time": texts(r)[1],
-                    "limited_by": texts(r)[2],
-                }
-                for r in chunk
-            ],
+            lines=[line(page, r) for r in chunk],
             total=len(rows),
             models=len(cat.models),
             pager=pager,
