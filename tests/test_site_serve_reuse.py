@@ -33,6 +33,7 @@ KINDS = {
     "tokens texts",
     "index rows",
     "tokens rows",
+    "attainable rows",
     "model csv lines",
     "catalog figures",
 }

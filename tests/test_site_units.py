@@ -295,3 +295,16 @@ def test_chunks_by_size_keeps_runs_within_the_budget() -> None:
     ]
     assert [[]] == [list(c) for c in chunks_by_size([], lambda n: n, 8)]
     assert [[1, 2], [3]] == [list(c) for c in chunks_of([1, 2, 3], 2)]
+
+
+def test_a_table_row_escapes_each_cell_as_a_template_does() -> None:
+    """`md_row` writes what `| {{ a }} | **{{ b }}** |` writes: spec text inert (a `|`
+    does not split the cell, `*` is no emphasis), `Markup` kept, the strong cell in `**`."""
+    from markupsafe import Markup
+
+    from rooflinec.site.escape import md, md_row
+
+    row = md_row(["a|b *c*", Markup("[x](y.md)"), 12.5], strong=2)
+    assert f"| {md('a|b *c*')} | [x](y.md) | **12.5** |" == row
+    assert "| a&#124;b &#42;c&#42; | [x](y.md) | **12.5** |" == row
+    assert "| &#45; x |" == md_row(["- x"])

@@ -22,12 +22,22 @@ import functools
 import html
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import nh3
 from markupsafe import Markup
 
-__all__ = ["Slots", "attr", "compact_html", "external_link", "md", "sanitize", "script_json"]
+__all__ = [
+    "Slots",
+    "attr",
+    "compact_html",
+    "external_link",
+    "md",
+    "md_row",
+    "sanitize",
+    "script_json",
+]
 
 # Markdown punctuation (CommonMark's list plus the extensions' `|`, `~`, `=`, `^`, `:`),
 # HTML's specials, and whitespace handled separately. `.` and `-` only matter at the start
@@ -52,6 +62,15 @@ def md(value: Any) -> Markup:
     if isinstance(value, Markup):
         return value
     return _md_text(str(value))  # names and labels repeat across a site's pages
+
+
+def md_row(cells: Iterable[Any], strong: int | None = None) -> Markup:
+    """A Markdown table row of `cells`, each escaped by `md` (`Markup` kept as is), the
+    cell at index `strong` in `**`: what a template's `| {{ a }} | **{{ b }}** |` writes."""
+    texts = [md(c) for c in cells]
+    if strong is not None:
+        texts[strong] = Markup("**") + texts[strong] + Markup("**")
+    return Markup("| ") + Markup(" | ").join(texts) + Markup(" |")
 
 
 @functools.lru_cache(maxsize=1 << 16)

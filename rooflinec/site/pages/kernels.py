@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
+
+from markupsafe import Markup
 
 from rooflinec.catalog import LEVELS, Case, Kernel
 from rooflinec.engine.cells import Result
 from rooflinec.engine.terms import COMPUTE
 from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.site import charts
+from rooflinec.site.escape import md_row
 from rooflinec.site.pages.common import MAX_ATTAINABLE, MAX_CASES, GeneratedPage, level_name
 from rooflinec.site.pages.crossover_cell import crossover_cell
 from rooflinec.site.pages.grid_summary import grid_summaries
 from rooflinec.site.pages.model import Page
 from rooflinec.site.pages.parts import paged_index, sources_context
+from rooflinec.site.pages.reuse import device_memo
 
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site
@@ -133,22 +138,7 @@ def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
         }
         for c in cases
     ]
-    attainable = []
-    for r in declared:
-        r_intensity = r.intensity
-        where = next((lv for lv in LEVELS if lv in r_intensity), None)
-        attainable.append(
-            {
-                "case": page.case_link(r.case, site.cases[r.case].name),
-                "device": page.device_link(r.device),
-                "precision": cat.precisions[r.precision].label,
-                "intensity": site.intensity(r_intensity[where], r.precision) if where else "–",
-                "attainable": site.rate(r.attainable, r.precision),
-                "limited_by": level_name(r.limited_by) if r.limited_by != COMPUTE else COMPUTE,
-                "share": format_percent(r.share_of_peak),
-                "time": format_si(r.time, "s"),
-            }
-        )
+    attainable = [_attainable_line(site, page, r) for r in declared]
     no_result = sorted(
         {
             (cat.devices[d].name, cat.precisions[c.precision].label)
@@ -189,6 +179,29 @@ def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
         versions=sorted(kernel.versions, key=lambda v: -v.version),
     )
     return GeneratedPage(path, kernel.name, text, page.slots, page.assets)
+
+
+def _attainable_line(site: Site, page: Page, r: Result) -> Markup:
+    """A result's row of the attainable table, kept per device between `serve` rebuilds
+    (`reuse.device_memo`; its links are relative to the page's folder, part of the key)."""
+    memo = device_memo(site, "attainable rows", r.device)
+    key = (posixpath.dirname(page.path), r.case, r.precision)
+    hit: Markup | None = memo.get(key)
+    if hit is None:
+        r_intensity = r.intensity
+        where = next((lv for lv in LEVELS if lv in r_intensity), None)
+        cells = [
+            page.case_link(r.case, site.cases[r.case].name),
+            page.device_link(r.device),
+            site.catalog.precisions[r.precision].label,
+            site.intensity(r_intensity[where], r.precision) if where else "–",
+            site.rate(r.attainable, r.precision),
+            level_name(r.limited_by) if r.limited_by != COMPUTE else COMPUTE,
+            format_percent(r.share_of_peak),
+            format_si(r.time, "s"),
+        ]
+        hit = memo[key] = md_row(cells, strong=4)
+    return hit
 
 
 def _traffic_rows(site: Site, page: Page, run: Result, precision: str) -> list[dict[str, Any]]:

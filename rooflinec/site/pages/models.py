@@ -22,7 +22,7 @@ from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.outputs.model_rows import dominant_limit, model_csv_header, model_csv_lines
 from rooflinec.prose.model_explain import step_instance
 from rooflinec.site import charts
-from rooflinec.site.escape import md
+from rooflinec.site.escape import md, md_row
 from rooflinec.site.pages.common import GeneratedPage, chunks_of, level_name
 from rooflinec.site.pages.model import Page, split_pages
 from rooflinec.site.pages.parts import sources_context
@@ -443,15 +443,15 @@ def tokens_pages(site: Site) -> list[GeneratedPage]:
             tokens, time, most, _ = texts(r)
             cells = [
                 page.link(cat.models[r.model].name, f"models/{r.model}.md"),
-                md(r.phase),
+                r.phase,
                 page.device_link(r.device),
-                md(cat.devices[r.device].vendor),
-                md(cat.precisions[r.precision].label),
-                Markup("**") + md(tokens) + Markup("**"),
-                md(time),
-                md(most),
+                cat.devices[r.device].vendor,
+                cat.precisions[r.precision].label,
+                tokens,
+                time,
+                most,
             ]
-            hit = memo[key] = Markup("| ") + Markup(" | ").join(cells) + Markup(" |")
+            hit = memo[key] = md_row(cells, strong=5)
         return hit
 
     def text(page: Page, n: int, chunk: Sequence[ModelResult], pager: Markup) -> str:
