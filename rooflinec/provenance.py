@@ -25,7 +25,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import Any, Literal
 
 from rooflinec.catalog import (
     Alternative,
@@ -567,26 +567,30 @@ def _today(today: datetime.date | None) -> datetime.date:
 
 
 class _TrailCache:
-    """The trails of the last catalog asked about, per (device, day): one build reads them
-    from the lints, the audit and sources pages and both catalog downloads, and a catalog
-    is immutable, so each is computed once. Only the last catalog is kept (`serve`
-    compiles a new one per edit)."""
+    """Each device's trails per day: one build reads them from the lints, the audit and
+    sources pages and both catalog downloads. A device's trails read only its spec (its
+    values and its document, whose lines the trails cite) and the catalog's precisions,
+    so they are kept while those compare equal: `serve` compiles a new catalog per edit
+    and works out only the edited device's trails again. Devices no longer in the
+    catalog asked about are dropped."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._catalog: Catalog | None = None
-        self._trails: dict[tuple[str, datetime.date], tuple[FigureTrail, ...]] = {}
+        self._trails: dict[tuple[str, datetime.date], tuple[Any, tuple[FigureTrail, ...]]] = {}
 
     def get(self, catalog: Catalog, device: str, day: datetime.date) -> tuple[FigureTrail, ...]:
         with self._lock:
             if self._catalog is not catalog:
                 self._catalog = catalog
-                self._trails = {}
+                self._trails = {k: v for k, v in self._trails.items() if k[0] in catalog.devices}
+            spec = catalog.devices[device]
+            inputs = (spec, spec.document, catalog.precisions)
             found = self._trails.get((device, day))
-            if found is None:
-                found = _DeviceTrails(catalog, catalog.devices[device], day).all()
+            if found is None or found[0] != inputs:
+                found = (inputs, _DeviceTrails(catalog, spec, day).all())
                 self._trails[(device, day)] = found
-            return found
+            return found[1]
 
 
 _CACHE = _TrailCache()

@@ -321,3 +321,26 @@ def test_per_card_figures_are_divided_per_chip_as_an_audit_step(tmp_path: Path) 
     assert Fraction(100 * 10**12) == peak.final
     capacity = trails["memory.dram.capacity"]
     assert Fraction(24 * 10**9) == capacity.final
+
+
+def test_trails_are_worked_out_again_only_for_a_changed_device(tmp_path: Path) -> None:
+    """Across two catalogs of one folder (as `serve` compiles them), a device whose spec
+    did not change keeps its trails; an edited device's (a value, or only its lines,
+    which the trails cite) are worked out again and read the new spec."""
+    import shutil
+
+    from rooflinec.provenance import device_trails
+
+    specs = tmp_path / "specs"
+    shutil.copytree(BUNDLED, specs)
+    day = datetime.date(2026, 11, 30)
+    first = catalog_or_raise(specs)
+    kept = device_trails(first, "nvidia-h100-sxm", today=day)
+    edited = device_trails(first, "amd-mi100", today=day)
+    path = specs / "devices" / "amd-mi100.yaml"
+    path.write_text("# a comment moves every line\n" + path.read_text("utf-8"), "utf-8")
+    second = catalog_or_raise(specs)
+    assert kept is device_trails(second, "nvidia-h100-sxm", today=day)
+    moved = device_trails(second, "amd-mi100", today=day)
+    assert moved is not edited
+    assert [t.location.line + 1 for t in edited] == [t.location.line for t in moved]
