@@ -100,6 +100,43 @@ def test_figure_printed_per_system_is_divided_per_chip(bundled: Catalog) -> None
     assert (16, Fraction(25 * GB)) == (fabric.bandwidth.chips, fabric.per_direction)
 
 
+def test_gb200_scale_out_is_3_6_tb_s_per_72_chip_rack(bundled: Catalog) -> None:
+    """GB200's scale-out, 3.6 TB/s per 72-GPU rack as a third party prints it, is taken as
+    printed (direction unstated): 50 GB/s (400 Gb/s) per GPU and direction, exactly."""
+    fabric = bundled.devices["nvidia-gb200"].interconnect["scale_out"]
+    assert ("3.6 TB/s", "unstated", 72, "scaling-book-gpus") == (
+        fabric.bandwidth.text,
+        fabric.direction,
+        fabric.bandwidth.chips,
+        fabric.bandwidth.source,
+    )
+    assert Fraction(50 * GB) == fabric.per_direction == fabric.sustained_per_direction
+
+
+def test_which_devices_have_a_scale_out_level(bundled: Catalog) -> None:
+    """15 devices print a scale-out network per chip or per system; GB200 is the latest."""
+    expected = [
+        "amd-mi300x",
+        "aws-trainium",
+        "aws-trainium2",
+        "google-tpu-v5e",
+        "google-tpu-v5p",
+        "huawei-ascend-910c",
+        "intel-gaudi2",
+        "intel-gaudi3",
+        "nvidia-a100-sxm-80gb",
+        "nvidia-b200",
+        "nvidia-b300",
+        "nvidia-gb200",
+        "nvidia-gh200",
+        "nvidia-h100-sxm",
+        "nvidia-h200-sxm",
+    ]
+    assert expected == sorted(
+        d.id for d in bundled.devices.values() if "scale_out" in d.interconnect
+    )
+
+
 def test_power_as_printed(bundled: Catalog) -> None:
     """Powers keep their kind; one printed per card is divided among its chips."""
     h100 = bundled.devices["nvidia-h100-sxm"].power
