@@ -19,7 +19,7 @@ from rooflinec.catalog import LEVELS, Model
 from rooflinec.engine.step_crossover import BATCH, decode_phases, step_crossover
 from rooflinec.engine.terms import COMPUTE, LIMITED_BY
 from rooflinec.formatting import format_number, format_percent, format_si
-from rooflinec.outputs.model_rows import dominant_limit, write_model_csv
+from rooflinec.outputs.model_rows import dominant_limit, fit_text, write_model_csv
 from rooflinec.prose.model_explain import step_instance
 from rooflinec.site import charts
 from rooflinec.site.escape import md
@@ -99,8 +99,19 @@ def most_time(r: ModelResult) -> str:
 
 
 def tokens_text(r: ModelResult) -> str:
-    """Tokens per second as the site shows it: four significant figures, no prefix."""
+    """Tokens per second as the site shows it: four significant figures, no prefix; a
+    pass whose memory does not fit one chip shows that instead, never a rate."""
+    if r.fits is False:
+        return fit_text(r)
     return format_number(r.tokens_per_second, 4)
+
+
+def memory_text(r: ModelResult) -> str | None:
+    """`memory 34.1 GB of 80 GB per chip`, or None when the fit is unknown."""
+    m = r.fit.ledger if r.fit is not None else None
+    if m is None or m.capacity is None:
+        return None
+    return f"memory {format_si(m.total, 'B')} of {format_si(m.capacity, 'B')} per chip"
 
 
 def time_text(r: ModelResult | StepResult) -> str:
@@ -243,12 +254,16 @@ def _pass_cell(site: Site, r: ModelResult | None) -> Markup:
     the shares of the time by limit, and the measured time and efficiency if any."""
     if r is None:
         return Markup("–")
+    rate = Markup("**{}**") if r.fits is False else Markup("**{}** tokens/s")
     lines = [
-        Markup("**{}** tokens/s").format(md(tokens_text(r))),
+        rate.format(md(tokens_text(r))),
         md(time_text(r)),
         md(site.rate(r.attainable, r.precision)),
         md(limit_shares(r)),
     ]
+    memory = memory_text(r)
+    if memory is not None:
+        lines.append(md(memory))
     if r.measured_time is not None and r.efficiency is not None:
         measured = format_si(r.measured_time, "s")
         lines.append(md(f"measured {measured}, efficiency {format_percent(r.efficiency)}"))
@@ -391,7 +406,8 @@ def tokens_pages(site: Site) -> list[GeneratedPage]:
     cat = site.catalog
     order = {m: i for i, m in enumerate(cat.models)}
     rows = sorted(
-        model_rows(site).values(), key=lambda r: (order[r.model], -r.tokens_per_second, r.phase)
+        model_rows(site).values(),
+        key=lambda r: (order[r.model], r.fits is False, -r.tokens_per_second, r.phase),
     )
     featured: dict[str, set[str]] = {}
     for model in cat.models.values():
@@ -422,6 +438,7 @@ def tokens_pages(site: Site) -> list[GeneratedPage]:
             "bound": texts(r)[3],
         }
         for r in rows
+        if r.fits is not False  # the chart draws rates: a pass that does not fit has none
     ]
     vendors = list(dict.fromkeys(d.vendor for d in cat.devices.values()))
     chart = charts.tokens_chart(data, passes, vendors) if data else None
