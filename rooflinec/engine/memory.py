@@ -7,8 +7,9 @@ Per model, phase, precision and deployment the ledger holds, per chip and exactl
 - `activations`: a quantity per sequence times `b`, a formula as written, or the rule
   (`activation_rule`): per sequence, the largest step's inputs and outputs of one run,
   the bytes its kernel moves at the compute width `w` with every other width symbol
-  (weights `wb`, the cache `wkv`) at 0, divided by the phase's `b`. Layers run in turn,
-  so one step's buffers are live at a time;
+  (weights `wb`, the cache `wkv`) at 0, at the phase's `b` and `s` with `L = s` (the
+  cached keys are `kv`'s), divided by `b`; times `b`. Layers run in turn, so one step's
+  buffers are live at a time;
 - `reserve`: the ledger's share (default 10 %) of the capacity, held for the framework;
 
 and `fits` is total <= capacity. `max_batch` is the largest `b` that fits at the phase's
@@ -103,19 +104,15 @@ def activation_rule(
     model: Model,
     scope: dict[str, int | Fraction],
     precision: str,
-    shapes: list[dict[str, int]] | None = None,
 ) -> Fraction:
     """The largest step's inputs and outputs of one run, B per chip (see the module)."""
     best = Fraction(0)
-    for i, step in enumerate(model.steps):
+    for step in model.steps:
         kernel = catalog.kernels[step.kernel]
         formula = kernel.bytes.get("dram")
         if formula is None:
             continue
-        if shapes is not None:
-            shape: dict[str, int] = shapes[i]
-        else:
-            shape = {name: _whole(f.evaluate(scope)) for name, f in step.shape.items()}
+        shape = {name: _whole(f.evaluate(scope)) for name, f in step.shape.items()}
         values: dict[str, int | Fraction] = {
             **shape,
             WIDTH: catalog.precisions[step.precision or precision].bytes,
@@ -123,6 +120,26 @@ def activation_rule(
         }
         best = max(best, formula.evaluate(values))
     return best
+
+
+def _rule_per_sequence(
+    catalog: Catalog,
+    model: Model,
+    scope: dict[str, int | Fraction],
+    run: dict[str, int],
+    precision: str,
+) -> Fraction:
+    """The rule per sequence: at the run's b and s with L = s (the keys of the new tokens
+    alone: the cached ones are the ledger's `kv`), over b. So it depends on neither L nor
+    (for steps whose shapes grow with b*s, as every bundled one's do) on b."""
+    at = dict(scope)
+    if "L" in run and "s" in run:
+        at["L"] = run["s"]
+    try:
+        rule = activation_rule(catalog, model, at, precision)
+    except (InvalidDeployment, EvaluationError, FormulaError, ZeroDivisionError):
+        rule = activation_rule(catalog, model, scope, precision)  # a shape needs the run's L
+    return rule / run.get("b", 1)
 
 
 class _Terms:
@@ -137,7 +154,6 @@ class _Terms:
         run: dict[str, int],
         precision: str,
         deployment: Deployment,
-        shapes: list[dict[str, int]] | None,
     ) -> None:
         self.ledger = ledger
         self.run = run
@@ -151,9 +167,7 @@ class _Terms:
             self.per_sequence: Fraction | None = None  # activations per sequence, if so
             act = ledger.activations
             if act is None:
-                sequences = run.get("b", 1)
-                rule = activation_rule(catalog, model, scope, precision, shapes)
-                self.per_sequence = rule / sequences
+                self.per_sequence = _rule_per_sequence(catalog, model, scope, run, precision)
             elif act.value is not None:
                 self.per_sequence = act.value
             kvpt = ledger.kv_per_token
@@ -245,6 +259,7 @@ def evaluate_fit(
     run: dict[str, int] | None = None,
     ledger: MemoryLedger | None = None,
     needs: bool = True,
+    terms: _Terms | None = None,
 ) -> MemoryFit | None:
     """The ledger of `model`'s `phase` (or of the variables `run` instead of the phase's)
     at `precision` and `deployment` against `capacity` (B per chip); None when the model
@@ -252,13 +267,12 @@ def evaluate_fit(
     ledger = ledger if ledger is not None else model.memory
     if ledger is None:
         return None
-    own = run is None and deployment == ONE_CHIP
     values = dict(model.phases[phase]) if run is None else dict(run)
-    shapes = [step.shapes[phase] for step in model.steps] if own else None
-    try:
-        terms = _Terms(catalog, model, ledger, values, precision, deployment, shapes)
-    except InvalidDeployment:
-        return None
+    if terms is None:
+        try:
+            terms = _Terms(catalog, model, ledger, values, precision, deployment)
+        except InvalidDeployment:
+            return None
     b, L = values.get("b", 1), values.get("L", 1)
     used = terms.weights + terms.kv_at(b, L) + terms.activations_at(b, L)
     if capacity is None:
@@ -346,6 +360,7 @@ class MemoryEngine:
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
         self._fits: dict[tuple[str, str, str, Deployment, Fraction | None], MemoryFit | None] = {}
+        self._terms: dict[tuple[str, str, str, Deployment], _Terms | None] = {}
 
     def fit(
         self,
@@ -359,6 +374,35 @@ class MemoryEngine:
         key = (model.id, phase, precision, deployment, capacity)
         if key not in self._fits:
             self._fits[key] = evaluate_fit(
-                self.catalog, model, phase, precision, capacity, deployment
+                self.catalog,
+                model,
+                phase,
+                precision,
+                capacity,
+                deployment,
+                terms=self._terms_of(model, phase, precision, deployment),
             )
         return self._fits[key]
+
+    def _terms_of(
+        self, model: Model, phase: str, precision: str, deployment: Deployment
+    ) -> _Terms | None:
+        """The ledger's terms, the same on every device (None: no ledger, or not a
+        deployment; `evaluate_fit` then says so itself)."""
+        key = (model.id, phase, precision, deployment)
+        if key not in self._terms:
+            found = None
+            if model.memory is not None:
+                try:
+                    found = _Terms(
+                        self.catalog,
+                        model,
+                        model.memory,
+                        dict(model.phases[phase]),
+                        precision,
+                        deployment,
+                    )
+                except InvalidDeployment:
+                    found = None
+            self._terms[key] = found
+        return self._terms[key]
