@@ -27,10 +27,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from rooflinec.catalog import ONE_CHIP, Deployment, MemoryLedger, Model
-from rooflinec.formulas import WIDTH, EvaluationError, FormulaError
+from rooflinec.formulas import WIDTH, EvaluationError, Formula, FormulaError
 
 if TYPE_CHECKING:
     from rooflinec.catalog import Catalog, Device
@@ -112,14 +113,32 @@ def activation_rule(
         formula = kernel.bytes.get("dram")
         if formula is None:
             continue
-        shape = {name: _whole(f.evaluate(scope)) for name, f in step.shape.items()}
-        values: dict[str, int | Fraction] = {
-            **shape,
-            WIDTH: catalog.precisions[step.precision or precision].bytes,
-            **dict.fromkeys(kernel.widths, 0),
-        }
-        best = max(best, formula.evaluate(values))
+        shape = tuple((name, _at(f, scope)) for name, f in step.shape.items())
+        width = catalog.precisions[step.precision or precision].bytes
+        best = max(best, _activation_bytes(formula, shape, width, tuple(kernel.widths)))
     return best
+
+
+def _at(formula: Formula, scope: dict[str, int | Fraction]) -> int:
+    """A shape formula's whole value (the same formula over the same values, once)."""
+    return _shape_value(formula, tuple((n, scope[n]) for n in sorted(formula.symbols)))
+
+
+@lru_cache(maxsize=1 << 14)
+def _shape_value(formula: Formula, values: tuple[tuple[str, int | Fraction], ...]) -> int:
+    return _whole(formula.evaluate(dict(values)))
+
+
+@lru_cache(maxsize=1 << 14)
+def _activation_bytes(
+    formula: Formula,
+    shape: tuple[tuple[str, int], ...],
+    width: Fraction,
+    others: tuple[str, ...],
+) -> Fraction:
+    """A kernel's bytes at `shape` with `w` = `width` and its other widths at 0."""
+    values: dict[str, int | Fraction] = {**dict(shape), WIDTH: width, **dict.fromkeys(others, 0)}
+    return formula.evaluate(values)
 
 
 def _rule_per_sequence(
@@ -260,6 +279,7 @@ def evaluate_fit(
     ledger: MemoryLedger | None = None,
     needs: bool = True,
     terms: _Terms | None = None,
+    terms_at: Callable[[Deployment], _Terms | None] | None = None,
 ) -> MemoryFit | None:
     """The ledger of `model`'s `phase` (or of the variables `run` instead of the phase's)
     at `precision` and `deployment` against `capacity` (B per chip); None when the model
@@ -292,7 +312,9 @@ def evaluate_fit(
     max_context, note = _max_context(terms, room, b) if "L" in values else (None, None)
     needs_chips = None
     if not fits and needs:
-        needs_chips = _needs_chips(catalog, model, phase, precision, capacity, values, ledger)
+        if terms_at is None:
+            terms_at = _fresh_terms(catalog, model, ledger, values, precision)
+        needs_chips = _needs_chips(catalog, model, phase, precision, capacity, values, terms_at)
     return MemoryFit(
         Ledger(
             terms.weights, terms.kv_at(b, L), terms.activations_at(b, L), reserve, total, capacity
@@ -334,23 +356,30 @@ def _needs_chips(
     precision: str,
     capacity: Fraction,
     run: dict[str, int],
-    ledger: MemoryLedger,
+    terms_at: Callable[[Deployment], _Terms | None],
 ) -> int | None:
+    """The fewest chips, tp = chips, whose ledger fits `capacity` at the run's b and L."""
+    b, L = run.get("b", 1), run.get("L", 1)
     for chips in CHIP_DEGREES:
-        fit = evaluate_fit(
-            catalog,
-            model,
-            phase,
-            precision,
-            capacity,
-            Deployment(tp=chips),
-            run=run,
-            ledger=ledger,
-            needs=False,
-        )
-        if fit is not None and fit.fits:
+        terms = terms_at(Deployment(tp=chips))
+        if terms is None:
+            continue  # not a deployment of this model
+        total = terms.weights + terms.kv_at(b, L) + terms.activations_at(b, L)
+        if total + terms.ledger.reserve * capacity <= capacity:
             return chips
     return None
+
+
+def _fresh_terms(
+    catalog: Catalog, model: Model, ledger: MemoryLedger, run: dict[str, int], precision: str
+) -> Callable[[Deployment], _Terms | None]:
+    def at(deployment: Deployment) -> _Terms | None:
+        try:
+            return _Terms(catalog, model, ledger, run, precision, deployment)
+        except InvalidDeployment:
+            return None
+
+    return at
 
 
 class MemoryEngine:
@@ -381,6 +410,7 @@ class MemoryEngine:
                 capacity,
                 deployment,
                 terms=self._terms_of(model, phase, precision, deployment),
+                terms_at=lambda d: self._terms_of(model, phase, precision, d),
             )
         return self._fits[key]
 
