@@ -204,6 +204,18 @@ class ExampleFigures:
 
 
 @dataclass(frozen=True)
+class ExampleMemory:
+    """An example's settings of a model's memory ledger: another tool's capacity, its
+    activations per sequence and reserve, and run variables beside the phase's."""
+
+    capacity: Fraction | None  # B per chip; None: the device's
+    activations: Fraction | None  # B per sequence; None: the model's
+    activations_text: str | None
+    reserve: Fraction | None  # None: the model's
+    variables: dict[str, int]
+
+
+@dataclass(frozen=True)
 class Example:
     """A reference example: inputs from the catalog, expected outputs with tolerance."""
 
@@ -219,6 +231,7 @@ class Example:
     model: str | None = None  # the model (with `phase`) the expectations are about
     phase: str | None = None
     figures: ExampleFigures | None = None  # instead of `device` ("" then)
+    memory: ExampleMemory | None = None  # settings of the model's memory ledger
 
 
 @dataclass(frozen=True)

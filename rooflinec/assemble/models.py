@@ -18,6 +18,7 @@ from typing import Any
 from rooflinec.assemble.builder import Builder
 from rooflinec.assemble.cases import bind_widths
 from rooflinec.assemble.kernels import reserved_reason
+from rooflinec.assemble.reserve import reserve_share
 from rooflinec.assemble.typed import TypedFile
 from rooflinec.catalog import (
     DEFAULT_RESERVE,
@@ -429,7 +430,6 @@ def _measured(
 
 # A term written as a number followed by a unit is a quantity (`6.56 MB`), not a formula.
 _QUANTITY = re.compile(r"\s*[0-9][0-9.,_ \u00a0\u2009\u202f]*[A-Za-zµ%]")
-_PERCENT = re.compile(r"\s*([0-9]{1,3}(?:\.[0-9]{1,6})?)\s*%\s*(?![\s\S])")
 LEDGER_TERMS = ("weights", "kv", "kv_per_token", "activations")
 
 
@@ -516,25 +516,7 @@ def _reserve(builder: Builder, doc: Document, path: PathKey, raw: Any) -> tuple[
     """The share of a chip's memory held back: a per cent from 0 up to, not including, 100."""
     if raw is None:
         return DEFAULT_RESERVE, "10%"
-    text = str(raw)
-    match = _PERCENT.match(text)
-    if match is None:
-        builder.error(
-            doc,
-            path,
-            f"reserve '{text}' is not a share: write it in per cent, as in '10%' or '0%'",
-            code="units",
-        )
-        return DEFAULT_RESERVE, text
-    share = Fraction(match.group(1)) / 100
-    if share >= 1:
-        builder.error(
-            doc,
-            path,
-            f"reserve {text} leaves nothing for the model: a reserve is below 100 %",
-            code="units",
-        )
-    return share, text
+    return reserve_share(builder, doc, path, raw), str(raw)
 
 
 def _check_ledger(
