@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from rooflinec.catalog import LEVELS, Model
+from rooflinec.engine.memory import evaluate_fit
 from rooflinec.engine.step_crossover import BATCH, decode_phases, step_crossover
 from rooflinec.engine.terms import COMPUTE, LIMITED_BY
 from rooflinec.formatting import format_number, format_percent, format_si
@@ -104,14 +105,6 @@ def tokens_text(r: ModelResult) -> str:
     if r.fits is False:
         return fit_text(r)
     return format_number(r.tokens_per_second, 4)
-
-
-def memory_text(r: ModelResult) -> str | None:
-    """`memory 34.1 GB of 80 GB per chip`, or None when the fit is unknown."""
-    m = r.fit.ledger if r.fit is not None else None
-    if m is None or m.capacity is None:
-        return None
-    return f"memory {format_si(m.total, 'B')} of {format_si(m.capacity, 'B')} per chip"
 
 
 def time_text(r: ModelResult | StepResult) -> str:
@@ -224,6 +217,7 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
                 "note": m.note,
             }
         )
+    memory = _memory_table(site, model)
     page.assets[f"models/{model.id}.csv"] = model_csv(site, model)
     text = site.render(
         "model.md.j2",
@@ -241,12 +235,57 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
         roofline=roofline,
         crossovers=crossovers,
         measured=measured,
+        memory=memory,
         csv=f"{model.id}.csv",
         tokens=page.href(TOKENS_PAGE),
         sources=sources_context(site, page, model.id, model.sources, f"{path}#source-"),
         versions=sorted(model.versions, key=lambda v: -v.version),
     )
     return GeneratedPage(path, model.name, text, page.slots, page.assets)
+
+
+def _memory_table(site: Site, model: Model) -> dict[str, Any] | None:
+    """The memory ledger as written, with the value of each size that does not depend on
+    the phase, on one chip at the model's precision (the reserve and the fit depend on
+    the device: the passes show them; explain and the downloads give every term)."""
+    ledger = model.memory
+    if ledger is None:
+        return None
+    cat = site.catalog
+    first = next(iter(model.phases))
+    fit = evaluate_fit(cat, model, first, model.precision, None)
+    run = model.phases[first]
+    per_token = None
+    if fit is not None and ledger.kv is None and ledger.kv_per_token is not None:
+        per_token = fit.ledger.kv_cache / (run.get("b", 1) * run.get("L", 1))
+    written = [
+        {
+            "name": "weights",
+            "text": ledger.weights.text,
+            "value": format_si(fit.ledger.weights, "B") if fit is not None else None,
+        }
+    ]
+    if ledger.kv_per_token is not None:
+        value = format_si(per_token, "B") if per_token is not None else None
+        written.append({"name": "KV per token", "text": ledger.kv_per_token.text, "value": value})
+    if ledger.kv is not None:
+        written.append({"name": "KV cache", "text": ledger.kv.text, "value": None})
+    written += [
+        {"name": md(f"width {n}"), "text": cat.precisions[p].label, "value": None}
+        for n, p in ledger.widths.items()
+    ]
+    act = ledger.activations
+    if act is None:
+        activations = "the method note's rule"
+    elif act.value is not None:
+        activations = f"{act.text} per sequence"
+    else:
+        activations = act.text
+    return {
+        "written": written,
+        "activations": md(activations),
+        "reserve": format_percent(ledger.reserve),
+    }
 
 
 def _pass_cell(site: Site, r: ModelResult | None) -> Markup:
@@ -261,9 +300,6 @@ def _pass_cell(site: Site, r: ModelResult | None) -> Markup:
         md(site.rate(r.attainable, r.precision)),
         md(limit_shares(r)),
     ]
-    memory = memory_text(r)
-    if memory is not None:
-        lines.append(md(memory))
     if r.measured_time is not None and r.efficiency is not None:
         measured = format_si(r.measured_time, "s")
         lines.append(md(f"measured {measured}, efficiency {format_percent(r.efficiency)}"))
