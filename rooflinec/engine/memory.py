@@ -314,7 +314,7 @@ def evaluate_fit(
     if not fits and needs:
         if terms_at is None:
             terms_at = _fresh_terms(catalog, model, ledger, values, precision)
-        needs_chips = _needs_chips(catalog, model, phase, precision, capacity, values, terms_at)
+        needs_chips = _needs_chips(capacity, values, terms_at)
     return MemoryFit(
         Ledger(
             terms.weights, terms.kv_at(b, L), terms.activations_at(b, L), reserve, total, capacity
@@ -350,10 +350,6 @@ def _max_context(terms: _Terms, room: Fraction, b: int) -> tuple[int | None, str
 
 
 def _needs_chips(
-    catalog: Catalog,
-    model: Model,
-    phase: str,
-    precision: str,
     capacity: Fraction,
     run: dict[str, int],
     terms_at: Callable[[Deployment], _Terms | None],
