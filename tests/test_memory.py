@@ -12,6 +12,7 @@ import io
 import json
 from fractions import Fraction
 from functools import cache
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -22,7 +23,7 @@ from rooflinec.cli.main import main
 from rooflinec.engine.compiler import Compiled, compile_catalog
 from rooflinec.engine.memory import NO_L_NOTE, MemoryFit, evaluate_fit
 from rooflinec.formulas import parse_formula
-from tests.specfactory import BUNDLED
+from tests.specfactory import BUNDLED, copy_bundled
 
 H100 = "nvidia-h100-sxm"
 GB = 10**9
@@ -287,3 +288,32 @@ def test_explain_lists_the_memory_ledger() -> None:
     assert "kv cache = b*L*kv_per_token" in text
     assert "reserve = 10% of the capacity = 8,000,000,000 B" in text
     assert "tokens/s\n" not in text.split("6. Memory")[0].split("5. Tokens per second")[1]
+
+
+def test_no_ledger_or_no_capacity_leaves_the_fit_unknown(tmp_path: Path) -> None:
+    """A model without `memory:` and a device without a DRAM capacity give fits null
+    (nothing is claimed either way), the CSV leaves the memory cells empty, and the table
+    keeps tokens per second."""
+    specs = copy_bundled(tmp_path)
+    model_file = specs / "models" / "test-13b.yaml"
+    text = model_file.read_text("utf-8")
+    start = text.index("\nmemory:\n")
+    end = text.index("\nsources:\n")
+    model_file.write_text(text[:start] + text[end:], "utf-8")
+    device_file = specs / "devices" / "nvidia-h100-sxm.yaml"
+    lines = device_file.read_text("utf-8").split("\n")
+    at = lines.index("    capacity:")
+    device_file.write_text("\n".join(lines[:at] + lines[at + 4 :]), "utf-8")
+    found = compile_catalog(catalog_or_raise(specs))
+    row = found.model_result("test-13b", "decode", "nvidia-l4", "bf16")
+    assert row is not None
+    assert (None, None, None, None) == (row.fits, row.memory, row.max_batch, row.needs_chips)
+    h100 = found.model_result("llama-3-70b", "decode-b1-l2048", H100, "bf16")
+    assert h100 is not None and h100.memory is not None
+    assert (None, None, None) == (h100.fits, h100.memory["capacity"], h100.memory["reserve"])
+    out = io.StringIO()
+    args = ["compile", "--specs", str(specs), "--model", "test-13b", "--format", "csv"]
+    assert 0 == main([*args, "--device", "nvidia-l4"], out=out)
+    header, first = out.getvalue().splitlines()[:2]
+    cells = dict(zip(header.split(","), first.split(","), strict=True))
+    assert ("", "", "") == (cells["fits"], cells["memory_weights [B]"], cells["max_batch"])
