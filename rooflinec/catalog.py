@@ -204,6 +204,18 @@ class ExampleFigures:
 
 
 @dataclass(frozen=True)
+class ExampleMemory:
+    """An example's settings of a model's memory ledger: another tool's capacity, its
+    activations per sequence and reserve, and run variables beside the phase's."""
+
+    capacity: Fraction | None  # B per chip; None: the device's
+    activations: Fraction | None  # B per sequence; None: the model's
+    activations_text: str | None
+    reserve: Fraction | None  # None: the model's
+    variables: dict[str, int]
+
+
+@dataclass(frozen=True)
 class Example:
     """A reference example: inputs from the catalog, expected outputs with tolerance."""
 
@@ -219,6 +231,7 @@ class Example:
     model: str | None = None  # the model (with `phase`) the expectations are about
     phase: str | None = None
     figures: ExampleFigures | None = None  # instead of `device` ("" then)
+    memory: ExampleMemory | None = None  # settings of the model's memory ledger
 
 
 @dataclass(frozen=True)
@@ -483,6 +496,58 @@ class ModelMeasured:
 
 
 @dataclass(frozen=True)
+class LedgerTerm:
+    """One term of a memory ledger: a byte-count formula, or a quantity written with its
+    unit (`6.56 MB`), whose exact value is `value`."""
+
+    text: str  # as written
+    formula: Formula | None
+    value: Fraction | None  # B, when written as a quantity
+    location: Location
+
+    def evaluate(self, values: dict[str, int | Fraction]) -> Fraction:
+        """Bytes at `values` (a quantity is the same everywhere)."""
+        if self.value is not None:
+            return self.value
+        assert self.formula is not None
+        return self.formula.evaluate(values)
+
+    @property
+    def symbols(self) -> frozenset[str]:
+        return frozenset() if self.formula is None else self.formula.symbols
+
+
+DEFAULT_RESERVE = Fraction(1, 10)
+
+
+@dataclass(frozen=True)
+class MemoryLedger:
+    """What one chip holds for a model's pass (`memory:` in a model spec), as formulas
+    over the parameters, the phase's variables, the deployment's and the widths.
+
+    `weights` are bytes per chip; `kv` the cache's bytes per chip over `b` and `L`
+    (None: `b*L*kv_per_token`, or no cache when `kv_per_token` is not given either);
+    `activations` a quantity per sequence, a formula of bytes per chip, or None for the
+    method's rule (`rooflinec.engine.memory`); `reserve` the share of the capacity held
+    back for the framework. `widths` binds width symbols beside `w` to precisions.
+    """
+
+    weights: LedgerTerm
+    kv: LedgerTerm | None
+    kv_per_token: LedgerTerm | None
+    activations: LedgerTerm | None
+    reserve: Fraction
+    reserve_text: str
+    widths: dict[str, str]
+    location: Location
+
+    @property
+    def activations_per_sequence(self) -> bool:
+        """Activations written as a quantity count per sequence (times `b`)."""
+        return self.activations is not None and self.activations.value is not None
+
+
+@dataclass(frozen=True)
 class Model:
     """Catalog kernels composed into one forward pass, evaluated per phase."""
 
@@ -500,6 +565,7 @@ class Model:
     assumptions: tuple[str, ...]
     versions: tuple[Version, ...]
     document: Document = field(repr=False, compare=False)
+    memory: MemoryLedger | None = None  # None: the spec gives no ledger (fits unknown)
 
     def variables(self, phase: str, deployment: Deployment = ONE_CHIP) -> dict[str, int]:
         """The parameters, the phase's variables and the deployment's: what every formula

@@ -165,7 +165,7 @@ def test_each_jsonl_stream_reads_as_one_rectangular_table(args: tuple[str, ...])
         assert [r["time"] for r in rows] == frame["time"].tolist()
 
 
-_NULLABLE = {"measured_time", "efficiency"}
+_NULLABLE = {"measured_time", "efficiency", "max_context_note", "needs_chips"}
 
 
 def test_jsonl_refuses_both_kinds(bundled: Compiled) -> None:

@@ -7,7 +7,8 @@ from fractions import Fraction
 from typing import Any
 
 from rooflinec.assemble.builder import Builder
-from rooflinec.catalog import Example, ExampleFigures, Expectation
+from rooflinec.assemble.reserve import reserve_share
+from rooflinec.catalog import Example, ExampleFigures, ExampleMemory, Expectation
 from rooflinec.engine.terms import LIMITED_BY
 from rooflinec.errors import json_path
 from rooflinec.loader import Document, PathKey
@@ -24,7 +25,10 @@ _OUTPUT_DIMENSIONS: dict[str, Dimension] = {
     "time": Dimension.TIME,
     "share_of_peak": Dimension.SHARE,
     "efficiency": Dimension.SHARE,
+    "weights": Dimension.BYTES,
+    "kv_cache": Dimension.BYTES,
 }
+_MEMORY_OUTPUTS = ("weights", "kv_cache", "max_batch", "max_context")
 
 
 def build_examples(builder: Builder, doc: Document) -> tuple[Example, ...]:
@@ -63,6 +67,7 @@ def build_examples(builder: Builder, doc: Document) -> tuple[Example, ...]:
                 ex.get("model"),
                 ex.get("phase"),
                 _figures(builder, doc, (*path, "figures"), ex.get("figures")),
+                _memory(builder, doc, (*path, "memory"), ex.get("memory")),
             )
         )
     examples = tuple(out)
@@ -96,6 +101,31 @@ def _figures(
     )
 
 
+def _memory(
+    builder: Builder, doc: Document, path: PathKey, raw: dict[str, Any] | None
+) -> ExampleMemory | None:
+    """An example's memory settings, each parsed exactly."""
+    if raw is None:
+        return None
+    if "model" not in doc.data["examples"][path[1]]:
+        builder.error(
+            doc, path, "memory settings belong to an example about a model", code="examples"
+        )
+        return None
+    capacity = activations = reserve = None
+    if "capacity" in raw:
+        parsed = builder.quantity(doc, (*path, "capacity"), raw["capacity"], Dimension.BYTES)
+        capacity = None if parsed is None else parsed[0]
+    if "activations" in raw:
+        parsed = builder.quantity(doc, (*path, "activations"), raw["activations"], Dimension.BYTES)
+        activations = None if parsed is None else parsed[0]
+    if "reserve" in raw:
+        reserve = reserve_share(builder, doc, (*path, "reserve"), raw["reserve"])
+    return ExampleMemory(
+        capacity, activations, raw.get("activations"), reserve, dict(raw.get("variables") or {})
+    )
+
+
 def _expectation(
     builder: Builder, doc: Document, path: PathKey, e: dict[str, Any], *, about_model: bool = False
 ) -> Expectation | None:
@@ -108,7 +138,7 @@ def _expectation(
             return None
         tolerance = parsed[0]
     value: Fraction | int | str
-    if output == "memory_bound_count":
+    if output in ("memory_bound_count", "max_batch", "max_context"):
         if not isinstance(raw, int):
             builder.error(doc, (*path, "value"), "expected a whole number", code="examples")
             return None
@@ -150,6 +180,8 @@ def _expectation(
             problem = "an example about a model names steps, not cases"
         elif output in ("peak", "bandwidth", "ridge", "memory_bound_count", "share_of_peak"):
             problem = f"{output} is not an output of a model or its steps"
+        elif output in _MEMORY_OUTPUTS and e.get("step"):
+            problem = f"{output} is the whole pass's memory ledger's, not a step's"
         elif output in ("intensity", "limited_by") and not e.get("step"):
             problem = f"an expected {output} names the step it is for"
         elif output == "efficiency" and e.get("step"):
@@ -161,6 +193,9 @@ def _expectation(
         builder.error(
             doc, (*path, "step"), "a step belongs to an example about a model", code="examples"
         )
+        return None
+    elif output in _MEMORY_OUTPUTS:
+        builder.error(doc, path, f"{output} belongs to an example about a model", code="examples")
         return None
     elif needs_case and not e.get("case"):
         builder.error(doc, path, f"an expected {output} names the case it is for", code="examples")

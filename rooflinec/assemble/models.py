@@ -11,27 +11,32 @@ Steps name catalog kernels, so a model is typed after every kernel file.
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from typing import Any
 
 from rooflinec.assemble.builder import Builder
 from rooflinec.assemble.cases import bind_widths
 from rooflinec.assemble.kernels import reserved_reason
+from rooflinec.assemble.reserve import reserve_share
 from rooflinec.assemble.typed import TypedFile
 from rooflinec.catalog import (
+    DEFAULT_RESERVE,
     DEPLOYMENT_VARIABLES,
     ONE_CHIP,
     Kernel,
+    LedgerTerm,
+    MemoryLedger,
     Model,
     ModelMeasured,
     ModelStep,
     Precision,
 )
-from rooflinec.engine.evaluate import count_problem, width_values
+from rooflinec.engine.evaluate import MAX_COUNT, count_problem, width_values
 from rooflinec.errors import short_number
-from rooflinec.formulas import EvaluationError, Formula, FormulaError
+from rooflinec.formulas import WIDTH, EvaluationError, Formula, FormulaError
 from rooflinec.loader import Document, PathKey
-from rooflinec.quantities import Dimension
+from rooflinec.quantities import Dimension, QuantityError, parse_quantity
 
 MAX_SHAPE = 10**15  # as a case's shape values
 MAX_STEP_COUNT = 10**9  # runs of one step in one pass
@@ -85,6 +90,7 @@ def build_model(
             steps.append(step)
     sources = builder.sources(doc)
     measured = _measured(builder, doc, phases, sources, precisions)
+    memory = _memory(builder, doc, names, parameters, phases, precisions)
     finished = typed.finish()
     if finished is None or tokens is None:
         return None
@@ -110,6 +116,7 @@ def build_model(
         tuple(data.get("assumptions") or ()),
         versions,
         doc,
+        memory,
     )
 
 
@@ -417,3 +424,176 @@ def _measured(
             )
         )
     return tuple(out)
+
+
+# ---------------------------------------------------------------------- memory ledger
+
+# A term written as a number followed by a unit is a quantity (`6.56 MB`), not a formula.
+_QUANTITY = re.compile(r"\s*[0-9][0-9.,_ \u00a0\u2009\u202f]*[A-Za-zµ%]")
+LEDGER_TERMS = ("weights", "kv", "kv_per_token", "activations")
+
+
+def _memory(
+    builder: Builder,
+    doc: Document,
+    names: list[str],
+    parameters: dict[str, int],
+    phases: dict[str, dict[str, int]],
+    precisions: dict[str, Precision],
+) -> MemoryLedger | None:
+    """The `memory:` ledger, every term checked in every phase at every width on one chip:
+    a byte count that is not positive (activations: negative) is an error at its formula."""
+    raw: dict[str, Any] | None = doc.data.get("memory")
+    if raw is None:
+        return None
+    errors_before = len(builder.out.errors)
+    path: PathKey = ("memory",)
+    widths: dict[str, str] = dict(raw.get("widths") or {})
+    for name, pid in widths.items():
+        reason = reserved_reason(name)
+        if name in names or name == "kv_per_token" or reason is not None:
+            builder.error(
+                doc,
+                (*path, "widths", name),
+                f"width symbol '{name}' is already a name of this model's formulas"
+                f" ({reason or 'a parameter, variable or ledger term'}); choose another name",
+                key=True,
+                code="widths",
+            )
+        builder.precision_ref(doc, (*path, "widths", name), pid, precisions)
+    reserved = (WIDTH, *widths)
+    terms: dict[str, LedgerTerm | None] = {}
+    for term in LEDGER_TERMS:
+        symbols = [*names, "kv_per_token"] if term == "kv" and "kv_per_token" in raw else names
+        terms[term] = _term(builder, doc, (*path, term), raw.get(term), symbols, reserved)
+    reserve, reserve_text = _reserve(builder, doc, (*path, "reserve"), raw.get("reserve"))
+    if len(builder.out.errors) > errors_before or terms["weights"] is None:
+        return None
+    if any(pid not in precisions for pid in widths.values()):
+        return None  # precisions.yaml failed: the widths' bytes are not known
+    ledger = MemoryLedger(
+        terms["weights"],
+        terms["kv"],
+        terms["kv_per_token"],
+        terms["activations"],
+        reserve,
+        reserve_text,
+        widths,
+        doc.locate(path),
+    )
+    _check_ledger(builder, doc, ledger, parameters, phases, precisions)
+    return None if len(builder.out.errors) > errors_before else ledger
+
+
+def _term(
+    builder: Builder,
+    doc: Document,
+    path: PathKey,
+    raw: Any,
+    names: list[str],
+    reserved: tuple[str, ...],
+) -> LedgerTerm | None:
+    """A ledger term: a quantity of bytes with its unit, or a formula counting bytes."""
+    if raw is None:
+        return None
+    text = str(raw) if isinstance(raw, int) else raw
+    if _QUANTITY.match(text):
+        allow_zero = path[-1] == "activations"
+        try:
+            q = parse_quantity(text, Dimension.BYTES, positive=not allow_zero)
+        except QuantityError as exc:
+            message = exc.message + (f" ({exc.hint})" if exc.hint else "")
+            builder.error(doc, path, f"{path[-1]}: {message}", offset=exc.column, code="units")
+            return None
+        return LedgerTerm(text, None, q.value, doc.locate(path))
+    formula = builder.formula(doc, path, text, names, reserved=reserved)
+    if formula is None:
+        return None
+    return LedgerTerm(text, formula, None, doc.locate(path))
+
+
+def _reserve(builder: Builder, doc: Document, path: PathKey, raw: Any) -> tuple[Fraction, str]:
+    """The share of a chip's memory held back: a per cent from 0 up to, not including, 100."""
+    if raw is None:
+        return DEFAULT_RESERVE, "10%"
+    return reserve_share(builder, doc, path, raw), str(raw)
+
+
+def _check_ledger(
+    builder: Builder,
+    doc: Document,
+    ledger: MemoryLedger,
+    parameters: dict[str, int],
+    phases: dict[str, dict[str, int]],
+    precisions: dict[str, Precision],
+) -> None:
+    """Each formula term in every phase at every precision's width, on one chip."""
+    all_widths = sorted({p.bytes for p in precisions.values()}) or [Fraction(1)]
+    bound = {name: precisions[pid].bytes for name, pid in ledger.widths.items()}
+    default_kv = ledger.kv is None and ledger.kv_per_token is not None
+    for term_name in LEDGER_TERMS:
+        term: LedgerTerm | None = getattr(ledger, term_name)
+        if term is None or term.formula is None:
+            continue
+        path: PathKey = ("memory", term_name)
+        formula = term.formula
+        for phase, values in phases.items():
+            if default_kv and term_name == "kv_per_token":
+                missing = [v for v in ("b", "L") if v not in values]
+                if missing:
+                    builder.error(
+                        doc,
+                        path,
+                        f"phase '{phase}' gives no value for '{missing[0]}': the cache is"
+                        " b*L*kv_per_token (write `kv:` for another form)",
+                        code="models",
+                    )
+                    return
+            problem = _term_problem(
+                formula,
+                {**parameters, **values, **ONE_CHIP.variables()},
+                all_widths,
+                bound,
+                ledger,
+                zero=term_name == "activations",
+            )
+            if problem is not None:
+                message, offset = problem
+                builder.error(
+                    doc,
+                    path,
+                    f"{term_name} in phase '{phase}': {message}",
+                    offset=offset,
+                    code="models",
+                )
+                return
+
+
+def _term_problem(
+    formula: Formula,
+    values: dict[str, int],
+    all_widths: list[Fraction],
+    bound: dict[str, Fraction],
+    ledger: MemoryLedger,
+    *,
+    zero: bool,
+) -> tuple[str, int] | None:
+    """Why a ledger formula is no byte count at these values (at some width), or None."""
+    for w in all_widths if formula.reserved else all_widths[:1]:
+        scope: dict[str, int | Fraction] = {**values, WIDTH: w, **bound}
+        if "kv_per_token" in formula.symbols and ledger.kv_per_token is not None:
+            try:
+                scope["kv_per_token"] = ledger.kv_per_token.evaluate(scope)
+            except (EvaluationError, FormulaError):
+                return None  # reported at kv_per_token itself
+        try:
+            value = formula.evaluate(scope)
+        except (EvaluationError, FormulaError) as exc:
+            if exc.token is not None and exc.token in formula.symbols:
+                return f"no value for '{exc.token}'", exc.column
+            return exc.message, exc.column
+        if value < 0 or (value == 0 and not zero):
+            return f"{formula.text} = {short_number(value)} B with w={w}: it must be more than 0", 0
+        if value > MAX_COUNT:
+            return f"{formula.text} = {short_number(value)} B is implausibly large", 0
+    return None

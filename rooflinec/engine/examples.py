@@ -6,12 +6,13 @@ and the site (expected beside computed on the method page).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from rooflinec.catalog import Example, Expectation
+from rooflinec.catalog import Example, Expectation, LedgerTerm
 from rooflinec.engine.cells import Result
 from rooflinec.engine.compiler import Compiled
+from rooflinec.engine.memory import MemoryFit, device_capacity, evaluate_fit
 from rooflinec.engine.models import ModelResult
 from rooflinec.engine.terms import COMPUTE
 from rooflinec.errors import Diagnostic
@@ -53,6 +54,47 @@ def model_row(compiled: Compiled, example: Example) -> ModelResult | None:
     return compiled.model_engine.evaluate(
         model, example.phase, figures, example.precision, f.latency
     )
+
+
+def memory_fit(compiled: Compiled, example: Example) -> MemoryFit | None:
+    """The memory ledger an example is about: the model's, with the example's settings
+    (capacity, activations per sequence, reserve, run variables) in place of its own."""
+    model = compiled.catalog.models.get(example.model or "")
+    if model is None or model.memory is None or example.phase not in model.phases:
+        return None
+    settings = example.memory
+    ledger = model.memory
+    capacity = None
+    if example.device in compiled.catalog.devices:
+        capacity = device_capacity(compiled.catalog.devices[example.device])
+    run = dict(model.phases[example.phase])
+    if settings is not None:
+        if settings.activations is not None:
+            text = settings.activations_text or ""
+            term = LedgerTerm(text, None, settings.activations, example.location)
+            ledger = replace(ledger, activations=term)
+        if settings.reserve is not None:
+            ledger = replace(ledger, reserve=settings.reserve)
+        capacity = settings.capacity if settings.capacity is not None else capacity
+        run.update(settings.variables)
+    return evaluate_fit(
+        compiled.catalog, model, example.phase, example.precision, capacity, run=run, ledger=ledger
+    )
+
+
+def _memory_actual(fit: MemoryFit | None, e: Expectation) -> Fraction | int | None:
+    if fit is None:
+        return None
+    values: dict[str, Fraction | int | None] = {
+        "weights": fit.ledger.weights,
+        "kv_cache": fit.ledger.kv_cache,
+        "max_batch": fit.max_batch,
+        "max_context": fit.max_context,
+    }
+    return values.get(e.output)
+
+
+MEMORY_OUTPUTS = ("weights", "kv_cache", "max_batch", "max_context")
 
 
 def _model_actual(row: ModelResult, e: Expectation) -> Fraction | int | str | None:
@@ -120,9 +162,13 @@ def _actual(
 def run_example(compiled: Compiled, example: Example) -> list[Outcome]:
     row = model_row(compiled, example) if example.model is not None else None
     results = _results(compiled, example) if example.model is None else []
+    wants_memory = any(e.output in MEMORY_OUTPUTS for e in example.expect)
+    fit = memory_fit(compiled, example) if example.model is not None and wants_memory else None
     outcomes = []
     for e in example.expect:
-        if example.model is not None:
+        if e.output in MEMORY_OUTPUTS:
+            actual: Fraction | int | str | None = _memory_actual(fit, e)
+        elif example.model is not None:
             actual = None if row is None else _model_actual(row, e)
         else:
             actual = _actual(compiled, example, e, results)
@@ -146,6 +192,8 @@ _BASE_UNITS = {
     "intensity": "FLOP/B",
     "flops": "FLOP",
     "bytes": "B",
+    "weights": "B",
+    "kv_cache": "B",
     "time": "s",
 }
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from rooflinec.catalog import LEVELS, Catalog, Model, ModelStep
 from rooflinec.engine.evaluate import width_values
+from rooflinec.engine.memory import MemoryEngine, MemoryFit
 from rooflinec.engine.roof import slowest
 from rooflinec.engine.terms import COMPUTE, LATENCY
 from rooflinec.errors import Diagnostic
@@ -155,6 +156,7 @@ _FIELDS = (
     "measured_time",
     "steps",
     "measured_source",
+    "fit",
 )
 
 # One run of each step on one device: its time as (numerator, denominator) integers (not
@@ -174,6 +176,7 @@ class ModelResult:
         "bytes",
         "declared",
         "device",
+        "fit",
         "flops",
         "latency",
         "measured_source",
@@ -207,6 +210,7 @@ class ModelResult:
         plan: Plan | None = None,
         runs: Runs = (),
         latency: Fraction | None = None,
+        fit: MemoryFit | None = None,
     ) -> None:
         self.model = model
         self.phase = phase
@@ -224,6 +228,7 @@ class ModelResult:
         self.plan = plan  # with `runs`, what `steps` is made from when not given
         self.runs = runs
         self.latency = latency  # the device's latency floor of one run, s
+        self.fit = fit  # the memory ledger per chip; None: no ledger or not one chip's row
 
     @property
     def steps(self) -> tuple[StepResult, ...]:
@@ -263,6 +268,7 @@ class ModelResult:
             self.measured_time,
             self.steps,
             self.measured_source,
+            self.fit,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -289,6 +295,33 @@ class ModelResult:
     def efficiency(self) -> Fraction | None:
         """The roofline time over the measured time (1 would be a pass at the bound)."""
         return None if self.measured_time is None else self.time / self.measured_time
+
+    @property
+    def fits(self) -> bool | None:
+        """Whether the ledger fits the device's capacity per chip; None when the model has
+        no ledger or the device no capacity."""
+        return None if self.fit is None else self.fit.fits
+
+    @property
+    def memory(self) -> dict[str, Fraction | None] | None:
+        return None if self.fit is None else self.fit.ledger.as_dict()
+
+    @property
+    def max_batch(self) -> int | None:
+        return None if self.fit is None else self.fit.max_batch
+
+    @property
+    def max_context(self) -> int | None:
+        return None if self.fit is None else self.fit.max_context
+
+    @property
+    def max_context_note(self) -> str | None:
+        return None if self.fit is None else self.fit.max_context_note
+
+    @property
+    def needs_chips(self) -> int | None:
+        """The fewest chips (tp) on which a pass that does not fit would; None otherwise."""
+        return None if self.fit is None else self.fit.needs_chips
 
     def step(self, step_id: str) -> StepResult | None:
         return next((s for s in self.steps if s.step == step_id), None)
@@ -383,6 +416,7 @@ class ModelEngine:
         self._runs: dict[tuple[object, ...], _Run] = {}
         self._rows: dict[tuple[str, str, str, str], ModelResult] = {}
         self._devices: dict[str, _DeviceBounds] = {}
+        self.memory = MemoryEngine(catalog)
 
     # ------------------------------------------------------------------ selection
     def keys(
@@ -450,7 +484,7 @@ class ModelEngine:
             ),
             None,
         )
-        return self.evaluate(
+        row = self.evaluate(
             model,
             phase,
             self.devices[device],
@@ -459,6 +493,9 @@ class ModelEngine:
             measured.time if measured else None,
             measured.source if measured else None,
         )
+        if device in self.catalog.devices:
+            row.fit = self.memory.fit(model, phase, precision, device)
+        return row
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(

@@ -26,6 +26,7 @@ from operator import attrgetter
 from typing import Any, TextIO
 
 from rooflinec.catalog import LEVELS, Catalog
+from rooflinec.engine.memory import CHIP_DEGREES, LEDGER_KEYS
 from rooflinec.engine.models import ModelResult, PlanStep, StepResult, collector_paused
 from rooflinec.engine.terms import LIMITED_BY
 from rooflinec.formatting import format_percent, format_si
@@ -37,6 +38,7 @@ __all__ = [
     "MODEL_CSV_PLAIN_COLUMNS",
     "MODEL_FIELDS",
     "STEP_FIELDS",
+    "fit_text",
     "model_data",
     "step_data",
     "write_model_csv",
@@ -126,6 +128,14 @@ MODEL_FIELDS: tuple[ModelField, ...] = (
     ),
     _read("measured_time", "row", ("measured_time [s]",)),
     _read("efficiency", "row", ("efficiency [1]",), table="efficiency", show=_percent),
+    # The memory ledger per chip (`rooflinec.engine.memory`); null without a ledger or a
+    # capacity. The table shows the fit in place of tokens/s (`fit_text`).
+    _read("fits", "row", ("fits",), kind="flag"),
+    _read("memory", "row", tuple(f"memory_{k} [B]" for k in LEDGER_KEYS), LEDGER_KEYS),
+    _read("max_batch", "row", ("max_batch",)),
+    _read("max_context", "row", ("max_context",)),
+    _read("max_context_note", "row", ("max_context_note",), kind="text"),
+    _read("needs_chips", "row", ("needs_chips",)),
     # JSON nests the steps themselves (`STEP_FIELDS`); CSV, one row per model row, counts them.
     Field("steps", "row", _each(_step_count), ("steps",), json=False),
 )
@@ -455,7 +465,8 @@ def model_csv_lines(rows: Sequence[ModelResult]) -> Iterator[str]:
     for f in MODEL_FIELDS:
         values = f.values(rows, at)
         if f.keys:
-            columns.extend([v.get(k) for v in values] for k in f.keys)
+            # a mapping may be absent (null): a model row without a memory ledger
+            columns.extend([None if v is None else v.get(k) for v in values] for k in f.keys)
         else:
             columns.append(values)
     for cells in zip(*columns, strict=True):
@@ -465,6 +476,17 @@ def model_csv_lines(rows: Sequence[ModelResult]) -> Iterator[str]:
 # ------------------------------------------------------------------------------- table
 
 
+def fit_text(r: ModelResult) -> str:
+    """What the table, `explain` and the site print in place of tokens/s for a pass whose
+    ledger does not fit one chip's memory."""
+    if r.needs_chips is not None:
+        return f"does not fit (needs {r.needs_chips} chips)"
+    return f"does not fit on any deployment up to {CHIP_LIMIT} chips"
+
+
+CHIP_LIMIT = CHIP_DEGREES[-1]  # the most chips `needs_chips` tries
+
+
 def write_model_table(catalog: Catalog, rows: Sequence[ModelResult], out: TextIO) -> None:
     """A readable table; `*` marks a precision other than the model's own."""
     fields = [f for f in MODEL_FIELDS if f.table is not None]
@@ -472,9 +494,12 @@ def write_model_table(catalog: Catalog, rows: Sequence[ModelResult], out: TextIO
     at = range(len(rows))
     columns = [f.values(rows, at) for f in fields]
     table = [header]
+    rate = header.index("tokens/s")
     for n, r in enumerate(rows):
         unit = catalog.precisions[r.precision].unit
         line = [f.show(column[n], unit) for f, column in zip(fields, columns, strict=True)]
+        if r.fits is False:
+            line[rate] = fit_text(r)  # no rate is shown for a pass that does not fit
         if not r.declared:
             line[header.index("precision")] += "*"
         table.append(line)

@@ -15,6 +15,7 @@ from rooflinec.engine.compiler import Compiled
 from rooflinec.engine.models import ModelEngine, ModelResult
 from rooflinec.engine.terms import COMPUTE, LATENCY
 from rooflinec.formatting import format_number, format_percent, format_si
+from rooflinec.outputs.model_rows import fit_text
 from rooflinec.prose.explain import width_lines
 
 
@@ -146,13 +147,19 @@ def explain_model(compiled: Compiled, row: ModelResult) -> str:
     )
     add("")
     add("5. Tokens per second")
-    add(
-        f"   tokens / time = {row.tokens:,} / {format_si(row.time, 's', digits=6)}"
-        f" = {format_number(row.tokens_per_second, 6)} tokens/s"
-    )
+    if row.fits is False:
+        add(f"   {fit_text(row)}: no rate is given for a pass whose memory does not fit")
+    else:
+        add(
+            f"   tokens / time = {row.tokens:,} / {format_si(row.time, 's', digits=6)}"
+            f" = {format_number(row.tokens_per_second, 6)} tokens/s"
+        )
+    add("")
+    add("6. Memory per chip")
+    lines.extend(memory_lines(compiled, row))
     if row.measured_time is not None and row.efficiency is not None:
         add("")
-        add("6. Measured")
+        add("7. Measured")
         add(
             f"   measured time = {format_si(row.measured_time, 's', digits=6)}"
             f"    [source: {row.measured_source}]"
@@ -196,3 +203,62 @@ def step_instance(
         None,
         engine.latencies.get(device),
     )
+
+
+def _bytes(value: Fraction) -> str:
+    return f"{_exact(value)} B ({format_si(value, 'B')})"
+
+
+def memory_lines(compiled: Compiled, row: ModelResult) -> list[str]:
+    """The memory ledger of a row, term by term, with the formulas it evaluates."""
+    catalog = compiled.catalog
+    model = catalog.models[row.model]
+    ledger = model.memory
+    fit = row.fit
+    if ledger is None or fit is None:
+        return ["   no memory ledger: the model spec has no `memory:` section; fits is unknown"]
+    out: list[str] = []
+    add = out.append
+    w = catalog.precisions[row.precision].bytes
+    bound = "".join(
+        f", {n} = {format_number(catalog.precisions[p].bytes)} B ({p})"
+        for n, p in ledger.widths.items()
+    )
+    add(f"   w = {format_number(w)} B per value ({row.precision}){bound}; tp = pp = ep = dp = 1")
+    m = fit.ledger
+    add(f"   weights = {ledger.weights.text} = {_bytes(m.weights)}")
+    if ledger.kv is not None:
+        add(f"   kv cache = {ledger.kv.text} = {_bytes(m.kv_cache)}")
+    elif ledger.kv_per_token is not None:
+        add(
+            f"   kv cache = b*L*kv_per_token, kv_per_token = {ledger.kv_per_token.text}"
+            f" = {_bytes(m.kv_cache)}"
+        )
+    else:
+        add("   kv cache = 0 B (the ledger gives no cache)")
+    if ledger.activations is None:
+        add(
+            "   activations = the largest step's inputs and outputs of one run"
+            f" (the method note's rule) = {_bytes(m.activations)}"
+        )
+    elif ledger.activations.value is not None:
+        add(
+            f"   activations = b × {ledger.activations.text} per sequence = {_bytes(m.activations)}"
+        )
+    else:
+        add(f"   activations = {ledger.activations.text} = {_bytes(m.activations)}")
+    if m.capacity is None or m.reserve is None:
+        add(f"   total = {_bytes(m.total)}; the device gives no DRAM capacity: fits is unknown")
+        return out
+    add(f"   reserve = {format_percent(ledger.reserve)} of the capacity = {_bytes(m.reserve)}")
+    add(f"   total = {_bytes(m.total)}")
+    verdict = "fits" if fit.fits else fit_text(row)
+    add(f"   capacity = {_bytes(m.capacity)} (DRAM, per chip): {verdict}")
+    add(f"   largest batch at this L: {_or_none(fit.max_batch, 'none: b = 1 does not fit')}")
+    context = fit.max_context_note or "none: L = 1 does not fit"
+    add(f"   longest context at this b: {_or_none(fit.max_context, context)}")
+    return out
+
+
+def _or_none(value: int | None, otherwise: str) -> str:
+    return otherwise if value is None else f"{value:,}"

@@ -16,10 +16,16 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from rooflinec.catalog import LEVELS, Model
+from rooflinec.engine.memory import evaluate_fit
 from rooflinec.engine.step_crossover import BATCH, decode_phases, step_crossover
 from rooflinec.engine.terms import COMPUTE, LIMITED_BY
 from rooflinec.formatting import format_number, format_percent, format_si
-from rooflinec.outputs.model_rows import dominant_limit, model_csv_header, model_csv_lines
+from rooflinec.outputs.model_rows import (
+    dominant_limit,
+    fit_text,
+    model_csv_header,
+    model_csv_lines,
+)
 from rooflinec.prose.model_explain import step_instance
 from rooflinec.site import charts
 from rooflinec.site.escape import md, md_row
@@ -99,7 +105,10 @@ def most_time(r: ModelResult) -> str:
 
 
 def tokens_text(r: ModelResult) -> str:
-    """Tokens per second as the site shows it: four significant figures, no prefix."""
+    """Tokens per second as the site shows it: four significant figures, no prefix; a
+    pass whose memory does not fit one chip shows that instead, never a rate."""
+    if r.fits is False:
+        return fit_text(r)
     return format_number(r.tokens_per_second, 4)
 
 
@@ -213,6 +222,7 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
                 "note": m.note,
             }
         )
+    memory = _memory_table(site, model)
     page.assets[f"models/{model.id}.csv"] = model_csv(site, model)
     text = site.render(
         "model.md.j2",
@@ -230,6 +240,7 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
         roofline=roofline,
         crossovers=crossovers,
         measured=measured,
+        memory=memory,
         csv=f"{model.id}.csv",
         tokens=page.href(TOKENS_PAGE),
         sources=sources_context(site, page, model.id, model.sources, f"{path}#source-"),
@@ -238,13 +249,58 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
     return GeneratedPage(path, model.name, text, page.slots, page.assets)
 
 
+def _memory_table(site: Site, model: Model) -> dict[str, Any] | None:
+    """The memory ledger as written, with the value of each size that does not depend on
+    the phase, on one chip at the model's precision (the reserve and the fit depend on
+    the device: the passes show them; explain and the downloads give every term)."""
+    ledger = model.memory
+    if ledger is None:
+        return None
+    cat = site.catalog
+    first = next(iter(model.phases))
+    fit = evaluate_fit(cat, model, first, model.precision, None)
+    run = model.phases[first]
+    per_token = None
+    if fit is not None and ledger.kv is None and ledger.kv_per_token is not None:
+        per_token = fit.ledger.kv_cache / (run.get("b", 1) * run.get("L", 1))
+    written = [
+        {
+            "name": "weights",
+            "text": ledger.weights.text,
+            "value": format_si(fit.ledger.weights, "B") if fit is not None else None,
+        }
+    ]
+    if ledger.kv_per_token is not None:
+        value = format_si(per_token, "B") if per_token is not None else None
+        written.append({"name": "KV per token", "text": ledger.kv_per_token.text, "value": value})
+    if ledger.kv is not None:
+        written.append({"name": "KV cache", "text": ledger.kv.text, "value": None})
+    written += [
+        {"name": md(f"width {n}"), "text": cat.precisions[p].label, "value": None}
+        for n, p in ledger.widths.items()
+    ]
+    act = ledger.activations
+    if act is None:
+        activations = "the method note's rule"
+    elif act.value is not None:
+        activations = f"{act.text} per sequence"
+    else:
+        activations = act.text
+    return {
+        "written": written,
+        "activations": md(activations),
+        "reserve": format_percent(ledger.reserve),
+    }
+
+
 def _pass_cell(site: Site, r: ModelResult | None) -> Markup:
     """One pass in a phase × device cell: tokens per second (bold), time, attainable,
     the shares of the time by limit, and the measured time and efficiency if any."""
     if r is None:
         return Markup("–")
+    rate = Markup("**{}**") if r.fits is False else Markup("**{}** tokens/s")
     lines = [
-        Markup("**{}** tokens/s").format(md(tokens_text(r))),
+        rate.format(md(tokens_text(r))),
         md(time_text(r)),
         md(site.rate(r.attainable, r.precision)),
         md(limit_shares(r)),
@@ -398,7 +454,8 @@ def tokens_pages(site: Site) -> list[GeneratedPage]:
     cat = site.catalog
     order = {m: i for i, m in enumerate(cat.models)}
     rows = sorted(
-        model_rows(site).values(), key=lambda r: (order[r.model], -r.tokens_per_second, r.phase)
+        model_rows(site).values(),
+        key=lambda r: (order[r.model], r.fits is False, -r.tokens_per_second, r.phase),
     )
     featured: dict[str, set[str]] = {}
     for model in cat.models.values():
@@ -429,6 +486,7 @@ def tokens_pages(site: Site) -> list[GeneratedPage]:
             "bound": texts(r)[3],
         }
         for r in rows
+        if r.fits is not False  # the chart draws rates: a pass that does not fit has none
     ]
     vendors = list(dict.fromkeys(d.vendor for d in cat.devices.values()))
     chart = charts.tokens_chart(data, passes, vendors) if data else None

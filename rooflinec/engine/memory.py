@@ -1,0 +1,434 @@
+"""Memory fit: a model's `memory:` ledger per chip against a device's DRAM capacity.
+
+Per model, phase, precision and deployment the ledger holds, per chip and exactly:
+
+- `weights`: the spec's formula (every expert counted, layers divided by `pp`);
+- `kv_cache`: the spec's `kv` formula over `b` and `L`, else `b*L*kv_per_token`, else 0;
+- `activations`: a quantity per sequence times `b`, a formula as written, or the rule
+  (`activation_rule`): per sequence, the largest step's inputs and outputs of one run,
+  the bytes its kernel moves at the compute width `w` with every other width symbol
+  (weights `wb`, the cache `wkv`) at 0, at the phase's `b` and `s` with `L = s` (the
+  cached keys are `kv`'s), divided by `b`; times `b`. Layers run in turn, so one step's
+  buffers are live at a time;
+- `reserve`: the ledger's share (default 10 %) of the capacity, held for the framework;
+
+and `fits` is total <= capacity. `max_batch` is the largest `b` that fits at the phase's
+`L`, `max_context` the largest `L` at the phase's `b`, each found exactly: in closed form
+when the ledger is linear in them (the default cache and per-sequence activations), else
+by an exponential then bisecting search over the integers, which needs the ledger to grow
+with `b` and `L` (every bundled form does; a test checks the property). `needs_chips` is
+the fewest chips, tp = chips and pp = 1, tried at 1, 2, 4, ... 1024, at which it fits.
+
+A device without a DRAM capacity has no `fits` (None): nothing is claimed either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from rooflinec.catalog import ONE_CHIP, Deployment, MemoryLedger, Model
+from rooflinec.formulas import WIDTH, EvaluationError, Formula, FormulaError
+
+if TYPE_CHECKING:
+    from rooflinec.catalog import Catalog, Device
+
+__all__ = [
+    "CHIP_DEGREES",
+    "MAX_SEARCH",
+    "Ledger",
+    "MemoryEngine",
+    "MemoryFit",
+    "activation_rule",
+    "device_capacity",
+    "evaluate_fit",
+]
+
+#: The chip counts `needs_chips` tries (tp = chips, pp = 1).
+CHIP_DEGREES: tuple[int, ...] = tuple(2**i for i in range(11))
+#: The largest batch or context searched (as a shape value's limit).
+MAX_SEARCH = 10**15
+LEDGER_KEYS = ("weights", "kv_cache", "activations", "reserve", "total", "capacity")
+NO_L_NOTE = "every L fits: no term of the ledger depends on L"
+
+
+class InvalidDeployment(Exception):
+    """A step's shape or a ledger formula has no whole value at this deployment."""
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """Bytes per chip; `reserve` and `capacity` are None on a device with no capacity."""
+
+    weights: Fraction
+    kv_cache: Fraction
+    activations: Fraction
+    reserve: Fraction | None
+    total: Fraction
+    capacity: Fraction | None
+
+    def as_dict(self) -> dict[str, Fraction | None]:
+        return {key: getattr(self, key) for key in LEDGER_KEYS}
+
+
+@dataclass(frozen=True)
+class MemoryFit:
+    """A row's ledger and what follows from it."""
+
+    ledger: Ledger
+    fits: bool | None
+    max_batch: int | None  # None: even b = 1 does not fit (or no capacity, or no b)
+    max_context: int | None  # None: L = 1 does not fit, or every L fits (see the note)
+    max_context_note: str | None
+    needs_chips: int | None  # fewest chips (tp) that fit when this does not; None: none
+
+
+def device_capacity(device: Device) -> Fraction | None:
+    """The DRAM capacity of one chip, B, or None when the spec gives none."""
+    dram = device.memory.get("dram")
+    if dram is None or dram.capacity is None:
+        return None
+    return dram.capacity.per_chip
+
+
+def _whole(value: Fraction) -> int:
+    if value.denominator != 1 or value <= 0:
+        raise InvalidDeployment(str(value))
+    return value.numerator
+
+
+def activation_rule(
+    catalog: Catalog,
+    model: Model,
+    scope: dict[str, int | Fraction],
+    precision: str,
+) -> Fraction:
+    """The largest step's inputs and outputs of one run, B per chip (see the module)."""
+    best = Fraction(0)
+    for step in model.steps:
+        kernel = catalog.kernels[step.kernel]
+        formula = kernel.bytes.get("dram")
+        if formula is None:
+            continue
+        shape = tuple((name, _at(f, scope)) for name, f in step.shape.items())
+        width = catalog.precisions[step.precision or precision].bytes
+        best = max(best, _activation_bytes(formula, shape, width, tuple(kernel.widths)))
+    return best
+
+
+def _at(formula: Formula, scope: dict[str, int | Fraction]) -> int:
+    """A shape formula's whole value (the same formula over the same values, once)."""
+    return _shape_value(formula, tuple((n, scope[n]) for n in sorted(formula.symbols)))
+
+
+@lru_cache(maxsize=1 << 14)
+def _shape_value(formula: Formula, values: tuple[tuple[str, int | Fraction], ...]) -> int:
+    return _whole(formula.evaluate(dict(values)))
+
+
+@lru_cache(maxsize=1 << 14)
+def _activation_bytes(
+    formula: Formula,
+    shape: tuple[tuple[str, int], ...],
+    width: Fraction,
+    others: tuple[str, ...],
+) -> Fraction:
+    """A kernel's bytes at `shape` with `w` = `width` and its other widths at 0."""
+    values: dict[str, int | Fraction] = {**dict(shape), WIDTH: width, **dict.fromkeys(others, 0)}
+    return formula.evaluate(values)
+
+
+def _rule_per_sequence(
+    catalog: Catalog,
+    model: Model,
+    scope: dict[str, int | Fraction],
+    run: dict[str, int],
+    precision: str,
+) -> Fraction:
+    """The rule per sequence: at the run's b and s with L = s (the keys of the new tokens
+    alone: the cached ones are the ledger's `kv`), over b. So it depends on neither L nor
+    (for steps whose shapes grow with b*s, as every bundled one's do) on b."""
+    at = dict(scope)
+    if "L" in run and "s" in run:
+        at["L"] = run["s"]
+    try:
+        rule = activation_rule(catalog, model, at, precision)
+    except (InvalidDeployment, EvaluationError, FormulaError, ZeroDivisionError):
+        rule = activation_rule(catalog, model, scope, precision)  # a shape needs the run's L
+    return rule / run.get("b", 1)
+
+
+class _Terms:
+    """A ledger's terms for one model, run, precision and deployment, as functions of
+    `b` and `L` (everything else bound)."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        model: Model,
+        ledger: MemoryLedger,
+        run: dict[str, int],
+        precision: str,
+        deployment: Deployment,
+    ) -> None:
+        self.ledger = ledger
+        self.run = run
+        scope: dict[str, int | Fraction] = {**model.parameters, **run, **deployment.variables()}
+        scope[WIDTH] = catalog.precisions[precision].bytes
+        for name, pid in ledger.widths.items():
+            scope[name] = catalog.precisions[pid].bytes
+        self.scope = scope
+        try:
+            self.weights = ledger.weights.evaluate(scope)
+            self.per_sequence: Fraction | None = None  # activations per sequence, if so
+            act = ledger.activations
+            if act is None:
+                self.per_sequence = _rule_per_sequence(catalog, model, scope, run, precision)
+            elif act.value is not None:
+                self.per_sequence = act.value
+            kvpt = ledger.kv_per_token
+            # b*L*kv_per_token with a kv_per_token that does not vary with them: linear
+            self.per_token: Fraction | None = None
+            if ledger.kv is None:
+                if kvpt is None:
+                    self.per_token = Fraction(0)
+                elif not kvpt.symbols & {"b", "L"}:
+                    self.per_token = kvpt.evaluate(scope)
+            self.kv_at(run.get("b", 1), run.get("L", 1))
+            self.activations_at(run.get("b", 1), run.get("L", 1))
+        except (EvaluationError, FormulaError, ZeroDivisionError) as exc:
+            raise InvalidDeployment(str(exc)) from exc
+
+    @property
+    def linear(self) -> bool:
+        return self.per_token is not None and self.per_sequence is not None
+
+    def _at(self, b: int, L: int) -> dict[str, int | Fraction]:
+        return {**self.scope, "b": b, "L": L}
+
+    def kv_at(self, b: int, L: int) -> Fraction:
+        if self.per_token is not None:
+            return b * L * self.per_token
+        values = self._at(b, L)
+        kvpt = self.ledger.kv_per_token
+        if kvpt is not None:
+            values["kv_per_token"] = kvpt.evaluate(values)
+        if self.ledger.kv is None:
+            return b * L * Fraction(values["kv_per_token"])
+        return self.ledger.kv.evaluate(values)
+
+    def activations_at(self, b: int, L: int) -> Fraction:
+        if self.per_sequence is not None:
+            return b * self.per_sequence
+        assert self.ledger.activations is not None
+        return self.ledger.activations.evaluate(self._at(b, L))
+
+    def varies_with_L(self) -> bool:
+        """Whether some term of the ledger grows with L."""
+        if self.linear:
+            return self.per_token != 0
+        ledger = self.ledger
+        if ledger.kv is None and ledger.kv_per_token is not None:
+            return True  # b*L*kv_per_token
+        terms = (ledger.kv, ledger.kv_per_token, ledger.activations)
+        return any("L" in t.symbols for t in terms if t is not None)
+
+
+def _largest(fits: Callable[[int], bool]) -> int | None:
+    """The largest n in 1..MAX_SEARCH with fits(n), for a `fits` true up to some n and
+    false after it; None when fits(1) is false (MAX_SEARCH when all fit)."""
+    if not fits(1):
+        return None
+    low = 1  # fits
+    high = 2
+    while high <= MAX_SEARCH and fits(high):
+        low, high = high, high * 2
+    if high > MAX_SEARCH:
+        if fits(MAX_SEARCH):
+            return MAX_SEARCH
+        high = MAX_SEARCH
+    while high - low > 1:  # fits(low), not fits(high)
+        mid = (low + high) // 2
+        if fits(mid):
+            low = mid
+        else:
+            high = mid
+    return low
+
+
+def _floor_or_none(room: Fraction, per: Fraction) -> int | None:
+    """The largest n >= 1 with n * per <= room, capped at MAX_SEARCH; None when n = 1
+    does not fit (`per` > 0)."""
+    if room < per:
+        return None
+    return min(int(room // per), MAX_SEARCH)
+
+
+def evaluate_fit(
+    catalog: Catalog,
+    model: Model,
+    phase: str,
+    precision: str,
+    capacity: Fraction | None,
+    deployment: Deployment = ONE_CHIP,
+    *,
+    run: dict[str, int] | None = None,
+    ledger: MemoryLedger | None = None,
+    needs: bool = True,
+    terms: _Terms | None = None,
+    terms_at: Callable[[Deployment], _Terms | None] | None = None,
+) -> MemoryFit | None:
+    """The ledger of `model`'s `phase` (or of the variables `run` instead of the phase's)
+    at `precision` and `deployment` against `capacity` (B per chip); None when the model
+    has no ledger (`ledger` stands in for the model's) or the deployment is not one."""
+    ledger = ledger if ledger is not None else model.memory
+    if ledger is None:
+        return None
+    values = dict(model.phases[phase]) if run is None else dict(run)
+    if terms is None:
+        try:
+            terms = _Terms(catalog, model, ledger, values, precision, deployment)
+        except InvalidDeployment:
+            return None
+    b, L = values.get("b", 1), values.get("L", 1)
+    used = terms.weights + terms.kv_at(b, L) + terms.activations_at(b, L)
+    if capacity is None:
+        return MemoryFit(
+            Ledger(terms.weights, terms.kv_at(b, L), terms.activations_at(b, L), None, used, None),
+            None,
+            None,
+            None,
+            None,
+            None,
+        )
+    reserve = ledger.reserve * capacity
+    total = used + reserve
+    fits = total <= capacity
+    room = capacity - reserve - terms.weights
+    max_batch = _max_batch(terms, room, L) if "b" in values else None
+    max_context, note = _max_context(terms, room, b) if "L" in values else (None, None)
+    needs_chips = None
+    if not fits and needs:
+        if terms_at is None:
+            terms_at = _fresh_terms(catalog, model, ledger, values, precision)
+        needs_chips = _needs_chips(capacity, values, terms_at)
+    return MemoryFit(
+        Ledger(
+            terms.weights, terms.kv_at(b, L), terms.activations_at(b, L), reserve, total, capacity
+        ),
+        fits,
+        max_batch,
+        max_context,
+        note,
+        needs_chips,
+    )
+
+
+def _max_batch(terms: _Terms, room: Fraction, L: int) -> int | None:
+    if terms.linear:
+        assert terms.per_token is not None and terms.per_sequence is not None
+        per = L * terms.per_token + terms.per_sequence
+        if per == 0:
+            return MAX_SEARCH if room >= 0 else None
+        return _floor_or_none(room, per)
+    return _largest(lambda b: terms.kv_at(b, L) + terms.activations_at(b, L) <= room)
+
+
+def _max_context(terms: _Terms, room: Fraction, b: int) -> tuple[int | None, str | None]:
+    if not terms.varies_with_L():
+        return None, NO_L_NOTE
+    if terms.linear:
+        assert terms.per_token is not None and terms.per_sequence is not None
+        return _floor_or_none(room - b * terms.per_sequence, b * terms.per_token), None
+    found = _largest(lambda L: terms.kv_at(b, L) + terms.activations_at(b, L) <= room)
+    if found == MAX_SEARCH:
+        return None, NO_L_NOTE
+    return found, None
+
+
+def _needs_chips(
+    capacity: Fraction,
+    run: dict[str, int],
+    terms_at: Callable[[Deployment], _Terms | None],
+) -> int | None:
+    """The fewest chips, tp = chips, whose ledger fits `capacity` at the run's b and L."""
+    b, L = run.get("b", 1), run.get("L", 1)
+    for chips in CHIP_DEGREES:
+        terms = terms_at(Deployment(tp=chips))
+        if terms is None:
+            continue  # not a deployment of this model
+        total = terms.weights + terms.kv_at(b, L) + terms.activations_at(b, L)
+        if total + terms.ledger.reserve * capacity <= capacity:
+            return chips
+    return None
+
+
+def _fresh_terms(
+    catalog: Catalog, model: Model, ledger: MemoryLedger, run: dict[str, int], precision: str
+) -> Callable[[Deployment], _Terms | None]:
+    def at(deployment: Deployment) -> _Terms | None:
+        try:
+            return _Terms(catalog, model, ledger, run, precision, deployment)
+        except InvalidDeployment:
+            return None
+
+    return at
+
+
+class MemoryEngine:
+    """The memory fit of every row, each (model, phase, precision, deployment, capacity)
+    found once: a device's rows share the ledger with every device of the same capacity."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self._fits: dict[tuple[str, str, str, Deployment, Fraction | None], MemoryFit | None] = {}
+        self._terms: dict[tuple[str, str, str, Deployment], _Terms | None] = {}
+
+    def fit(
+        self,
+        model: Model,
+        phase: str,
+        precision: str,
+        device: str,
+        deployment: Deployment = ONE_CHIP,
+    ) -> MemoryFit | None:
+        capacity = device_capacity(self.catalog.devices[device])
+        key = (model.id, phase, precision, deployment, capacity)
+        if key not in self._fits:
+            self._fits[key] = evaluate_fit(
+                self.catalog,
+                model,
+                phase,
+                precision,
+                capacity,
+                deployment,
+                terms=self._terms_of(model, phase, precision, deployment),
+                terms_at=lambda d: self._terms_of(model, phase, precision, d),
+            )
+        return self._fits[key]
+
+    def _terms_of(
+        self, model: Model, phase: str, precision: str, deployment: Deployment
+    ) -> _Terms | None:
+        """The ledger's terms, the same on every device (None: no ledger, or not a
+        deployment; `evaluate_fit` then says so itself)."""
+        key = (model.id, phase, precision, deployment)
+        if key not in self._terms:
+            found = None
+            if model.memory is not None:
+                try:
+                    found = _Terms(
+                        self.catalog,
+                        model,
+                        model.memory,
+                        dict(model.phases[phase]),
+                        precision,
+                        deployment,
+                    )
+                except InvalidDeployment:
+                    found = None
+            self._terms[key] = found
+        return self._terms[key]
