@@ -28,6 +28,10 @@ INTERCONNECT_NAMES = {"scale_up": "scale-up fabric", "scale_out": "scale-out net
 Direction = Literal["bidirectional", "per-direction", "unstated"]
 # The deployment variables every model formula may use; 1 on one chip.
 DEPLOYMENT_VARIABLES: tuple[str, ...] = ("tp", "pp", "ep", "dp")
+# The collective kernels a kernel spec may declare itself (`collective:`).
+COLLECTIVES: tuple[str, ...] = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "send")
+# The factor a collective's bytes are written with, bound per interconnect level by the engine.
+RED = "red"
 
 
 @dataclass(frozen=True)
@@ -425,6 +429,8 @@ class Kernel:
     document: Document = field(repr=False, compare=False)
     # Width symbols beside w (name -> meaning): each is w unless a case or step binds it.
     widths: dict[str, str] = field(default_factory=dict)
+    # A collective's kind (`COLLECTIVES`): bytes under `scale_up` with `red`, no cases.
+    collective: str | None = None
 
 
 @dataclass(frozen=True)

@@ -21,13 +21,14 @@ from rooflinec.assemble.typed import TypedFile
 from rooflinec.catalog import (
     DEPLOYMENT_VARIABLES,
     ONE_CHIP,
+    RED,
     Kernel,
     Model,
     ModelMeasured,
     ModelStep,
     Precision,
 )
-from rooflinec.engine.evaluate import count_problem, width_values
+from rooflinec.engine.evaluate import collective_runs, count_problem, width_values
 from rooflinec.errors import short_number
 from rooflinec.formulas import EvaluationError, Formula, FormulaError
 from rooflinec.loader import Document, PathKey
@@ -45,7 +46,7 @@ class _Memo:
 
     def __init__(self) -> None:
         self.formulas: dict[str, Formula] = {}
-        self.values: dict[tuple[str, int], dict[str, int]] = {}
+        self.values: dict[tuple[str, int, int], dict[str, int]] = {}
         self.kernels: set[tuple[str, tuple[tuple[str, int], ...], tuple[tuple[str, str], ...]]] = (
             set()
         )
@@ -176,10 +177,12 @@ def _per_phase(
     *,
     limit: int = MAX_SHAPE,
     memo: _Memo | None = None,
+    least: int = 1,
 ) -> dict[str, int]:
-    """The formula's value in every phase; each problem reported at the formula, once."""
+    """The formula's value in every phase; each problem reported at the formula, once.
+    `least` is 0 for a collective's count (`pp - 1` is 0 on one stage: no step)."""
     if memo is not None:
-        hit = memo.values.get((formula.text, limit))
+        hit = memo.values.get((formula.text, limit, least))
         if hit is not None:
             return hit
     out: dict[str, int] = {}
@@ -198,8 +201,8 @@ def _per_phase(
         else:
             if value.denominator != 1:
                 problem = f"{formula.text} = {short_number(value)}, not a whole number"
-            elif value <= 0:
-                problem = f"{formula.text} = {short_number(value)}: it must be 1 or more"
+            elif value < least:
+                problem = f"{formula.text} = {short_number(value)}: it must be {least} or more"
             elif value > limit:
                 problem = f"{formula.text} = {short_number(value)} is implausibly large"
             else:
@@ -210,7 +213,7 @@ def _per_phase(
             )
             return {}
     if memo is not None:
-        memo.values[formula.text, limit] = out
+        memo.values[formula.text, limit, least] = out
     return out
 
 
@@ -314,12 +317,19 @@ def _step(
             "count",
             limit=MAX_STEP_COUNT,
             memo=memo,
+            least=0 if kernel.collective is not None else 1,
         )
     if len(builder.out.errors) > errors_before or count is None:
         return None
     if any(pid not in precisions for pid in widths.values()):
         return None  # precisions.yaml failed: the widths' bytes are not known
-    _evaluate_kernel(builder, doc, path, kernel, shapes, widths, precisions, memo)
+    # A collective of one chip (or none) is not evaluated: on one chip, no bundled one is.
+    active = {
+        phase: shape
+        for phase, shape in shapes.items()
+        if kernel.collective is None or collective_runs(shape, counts[phase])
+    }
+    _evaluate_kernel(builder, doc, path, kernel, active, widths, precisions, memo)
     if len(builder.out.errors) > errors_before:
         return None
     return ModelStep(
@@ -350,7 +360,7 @@ def _evaluate_kernel(
     """The kernel's formulas at each phase's shape: positive and plausible, at every width
     (once for each kernel, shape and width binding that passed)."""
     all_widths = sorted({p.bytes for p in precisions.values()}) or [Fraction(1)]
-    formulas = [("operation count", kernel.flops)]
+    formulas = [] if kernel.collective is not None else [("operation count", kernel.flops)]
     formulas += [(f"{level} byte count", f) for level, f in kernel.bytes.items()]
     bound = tuple(widths.items())
     at_width = [width_values(kernel.widths, w, widths, precisions) for w in all_widths]
@@ -361,7 +371,7 @@ def _evaluate_kernel(
         for what, formula in formulas:
             for i in range(len(all_widths)) if formula.reserved else range(1):
                 w = all_widths[i]
-                values: dict[str, int | Fraction] = {**shape, **at_width[i]}
+                values: dict[str, int | Fraction] = {**shape, **at_width[i], RED: 1}
                 try:
                     result = formula.evaluate(values)
                 except (EvaluationError, FormulaError) as exc:
