@@ -17,8 +17,9 @@ from rooflinec.errors import UsageError, one_line
 from rooflinec.pipeline import checked, compiled_or_raise, specs_folder
 
 if TYPE_CHECKING:
-    from rooflinec.catalog import Catalog
+    from rooflinec.catalog import Catalog, Deployment
     from rooflinec.engine.cells import Result
+    from rooflinec.engine.compiler import Compiled
 
 
 def cmd_check(opts: Options, out: TextIO) -> int:
@@ -78,6 +79,7 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
     # the kernel cells alone.
     by_model = fmt.rows == "by-model"
     only_models = bool(opts.models) and (by_model or not opts.cases)
+    deployment = _chosen_deployment(opts, compiled)
     cells = select(
         compiled,
         devices=opts.devices or None,
@@ -87,6 +89,7 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
     )
     models = (
         compiled.model_engine.rows(
+            deployment,
             models=opts.models or None,
             phases=opts.phases or None,
             devices=opts.devices or None,
@@ -145,6 +148,58 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
             text.flush()
             text.detach()  # `atomic_file` closes the file itself
     return EXIT_OK
+
+
+def _deployment_of(opts: Options) -> Deployment:
+    """The deployment `--tp/--pp/--ep/--chips` name (one chip without them); a usage
+    error when the degrees are not one."""
+    from rooflinec.catalog import Deployment
+
+    deployment = Deployment(opts.tp or 1, opts.pp or 1, opts.ep or 1, opts.chips)
+    problem = deployment.problem()
+    if problem is not None:
+        raise UsageError(f"not a deployment: {problem}")
+    return deployment
+
+
+def _chosen_deployment(opts: Options, compiled: Compiled) -> Deployment:
+    """The deployment of `compile`'s model rows. A model named with `--model` that cannot
+    run it, or a device named with `--device` without the fabric its collectives cross,
+    is a usage error; in a whole-catalog run such models and devices are left out and
+    named on stderr."""
+    from rooflinec.catalog import ONE_CHIP
+
+    deployment = _deployment_of(opts)
+    if deployment == ONE_CHIP:
+        return deployment
+    engine = compiled.model_engine
+    catalog = compiled.catalog
+    models = [catalog.models[m] for m in opts.models] or list(catalog.models.values())
+    kept = []
+    for model in models:
+        problem = engine.deployment_problem(model, deployment)
+        if problem is None:
+            kept.append(model)
+        elif opts.models:
+            raise UsageError(f"{_degrees(deployment)} is not a deployment of {problem}")
+        else:
+            sys.stderr.write(f"rooflinec: skipped model '{model.id}': {problem}\n")
+    devices = opts.devices or tuple(compiled.devices)
+    for model in kept:
+        for device in devices:
+            problem = engine.fabric_problem(model, device, deployment)
+            if problem is None:
+                continue
+            if opts.devices:
+                raise UsageError(f"{_degrees(deployment)}: {problem}")
+            sys.stderr.write(
+                f"rooflinec: skipped device '{device}' under {_degrees(deployment)}: {problem}\n"
+            )
+    return deployment
+
+
+def _degrees(deployment: Deployment) -> str:
+    return f"tp={deployment.tp}, pp={deployment.pp}, ep={deployment.ep}, chips={deployment.total}"
 
 
 def _is_terminal(stream: TextIO) -> bool:
@@ -255,7 +310,15 @@ def _explain_model(opts: Options, out: TextIO) -> int:
     device = catalog.devices[opts.devices[0]]
     precision = opts.precisions[0] if opts.precisions else model.precision
     _unknown("precision", [precision], catalog.precisions)
-    row = compiled.model_result(model.id, opts.phases[0], device.id, precision)
+    deployment = _deployment_of(opts)
+    engine = compiled.model_engine
+    problem = engine.deployment_problem(model, deployment)
+    if problem is not None:
+        raise UsageError(f"{_degrees(deployment)} is not a deployment of {problem}")
+    problem = engine.fabric_problem(model, device.id, deployment)
+    if problem is not None:
+        raise UsageError(f"{_degrees(deployment)}: {problem}")
+    row = compiled.model_result(model.id, opts.phases[0], device.id, precision, deployment)
     if row is None:
         needed = sorted({precision, *(s.precision for s in model.steps if s.precision)})
         raise UsageError(

@@ -712,6 +712,11 @@ class ModelEngine:
                     continue
                 span = group_span(step, shape["n"], deployment)
                 role = fabric_role(span, links)
+                if not links:
+                    return (
+                        f"device '{device}' gives no interconnect (scale_up, scale_out) for"
+                        f" step '{step.id}' of model '{model.id}' over {span} chips"
+                    )
                 if role not in links:
                     level = "scale-up fabric" if role == "scale_up" else "scale-out network"
                     return (

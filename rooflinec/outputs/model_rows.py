@@ -24,9 +24,9 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any, TextIO
 
-from rooflinec.catalog import LEVELS, Catalog
+from rooflinec.catalog import INTERCONNECT_ROLES, LEVELS, Catalog
 from rooflinec.engine.models import ModelResult, PlanStep, StepResult, collector_paused
-from rooflinec.engine.terms import LIMITED_BY
+from rooflinec.engine.terms import MODEL_LIMITS
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.outputs.cells import aligned_lines, csv_text, num, scalar_text
 from rooflinec.outputs.fields import Field, Scope
@@ -45,6 +45,7 @@ __all__ = [
 ]
 
 ModelField = Field[Sequence[ModelResult]]
+_BYTE_KEYS = (*LEVELS, *INTERCONNECT_ROLES)
 StepField = Field[Sequence[StepResult]]
 
 
@@ -80,7 +81,7 @@ def dominant_limit(r: ModelResult) -> str:
 
 def _dominant(time_by_limit: dict[str, Fraction]) -> str:
     longest = max(time_by_limit.values())
-    return next(name for name in LIMITED_BY if time_by_limit.get(name) == longest)
+    return next(name for name in MODEL_LIMITS if time_by_limit.get(name) == longest)
 
 
 def _most_time(value: dict[str, Fraction], counting: str) -> str:
@@ -103,10 +104,17 @@ MODEL_FIELDS: tuple[ModelField, ...] = (
     _read("device", "row", ("device",), table="device", kind="text"),
     _read("precision", "plan", ("precision",), table="precision", kind="text"),
     _read("declared", "plan", ("declared",), kind="flag"),
+    # The deployment: chips = tp × pp × dp (a row is one replica's pass).
+    _read("chips", "plan", ("chips",)),
+    _read("tp", "plan", ("tp",)),
+    _read("pp", "plan", ("pp",)),
+    _read("ep", "plan", ("ep",)),
     _read("tokens", "plan", ("tokens",)),
     _read("flops", "plan", ("flops [OP]",), table="operations", show=_si("{}")),
-    _read("bytes", "plan", tuple(f"bytes_{lv} [B]" for lv in LEVELS), LEVELS),
+    # A collective's bytes (scale_up, scale_out) are the device's: see `_fields`.
+    _read("bytes", "plan", tuple(f"bytes_{lv} [B]" for lv in _BYTE_KEYS), _BYTE_KEYS),
     _read("time", "row", ("time [s]",), table="time", show=_si("s")),
+    _read("time_overlapped", "row", ("time_overlapped [s]",)),
     _read("attainable", "row", ("attainable [OP/s]",), table="attainable", show=_si("{}/s")),
     _read(
         "tokens_per_second",
@@ -118,11 +126,12 @@ MODEL_FIELDS: tuple[ModelField, ...] = (
     _read(
         "time_by_limit",
         "row",
-        tuple(f"time_{name} [s]" for name in LIMITED_BY),
-        LIMITED_BY,
+        tuple(f"time_{name} [s]" for name in MODEL_LIMITS),
+        MODEL_LIMITS,
         table="most time",
         show=_most_time,
     ),
+    _read("limited_by", "row", ("limited_by",), kind="text"),
     _read("measured_time", "row", ("measured_time [s]",)),
     _read("efficiency", "row", ("efficiency [1]",), table="efficiency", show=_percent),
     # JSON nests the steps themselves (`STEP_FIELDS`); CSV, one row per model row, counts them.
@@ -137,9 +146,9 @@ STEP_FIELDS: tuple[StepField, ...] = (
     _read("precision", "step", ("precision",), kind="text"),
     _read("widths", "step", ("widths",), mapping=True, kind="text"),
     _read("flops", "step", ("flops [OP]",)),
-    _read("bytes", "step", ("bytes [B]",), LEVELS),
+    _read("bytes", "step", ("bytes [B]",), _BYTE_KEYS),
     _read("time", "run", ("time [s]",)),
-    _read("intensity", "step", ("intensity [OP/B]",), LEVELS),
+    _read("intensity", "step", ("intensity [OP/B]",), _BYTE_KEYS),
     _read("attainable", "run", ("attainable [OP/s]",)),
     _read("limited_by", "run", ("limited_by",), kind="text"),
 )
@@ -315,7 +324,8 @@ _ROW_FIELDS = _own(MODEL_FIELDS, "plan")
 def _step_lines(r: ModelResult, texts: _Texts, lead: str = "") -> list[str]:
     """`json.dumps(step_data(s))` for each step of `r`, from its plan and runs (without
     making its steps' results), each line after `lead` (its indentation)."""
-    if r.plan is None:
+    if r.plan is None or r.plan.collectives:
+        # A collective's bytes and time are its device's: each step written from its result.
         return [lead + _line(step_data(s)) for s in r.steps]
     fragments = texts.steps.get((id(r.plan), lead))
     if fragments is None:
@@ -370,10 +380,12 @@ def _fields(r: ModelResult, pad: str, texts: _Texts) -> str:
     precision): written once per plan."""
     member = _indented(pad)
     key = (id(r.plan), pad)
-    heads = None if r.plan is None else texts.heads.get(key)
+    # A row with collectives carries its device's fabric bytes: its head is its own.
+    shared = r.plan is not None and not r.plan.collectives
+    heads = texts.heads.get(key) if shared else None
     if heads is None:
         heads = _between(_shared(MODEL_FIELDS, "plan", r, member), ",\n")
-        if r.plan is not None:
+        if shared:
             texts.heads[key] = heads
     out = ["{\n", heads[0]]
     for f, head in zip(_ROW_FIELDS, heads[1:], strict=True):
