@@ -289,3 +289,26 @@ def test_one_chip_is_the_default_deployment(bundled: Compiled) -> None:
     assert bundled.model_engine.row(
         "test-13b", "decode", "nvidia-h100-sxm", "bf16"
     ) is bundled.model_engine.row("test-13b", "decode", "nvidia-h100-sxm", "bf16", ONE_CHIP)
+
+
+def test_rows_over_chips_follow_the_results_schema() -> None:
+    """A compile at tp = 8, pp = 2 validates against results.schema.json, fabric keys too."""
+    from rooflinec.schema import validator
+
+    code, text = _run(
+        "compile",
+        "--model",
+        "test-13b",
+        "--device",
+        "nvidia-h100-sxm",
+        "--device",
+        "amd-mi300x",
+        "--tp",
+        "8",
+        "--pp",
+        "2",
+        "--format",
+        "json",
+    )
+    assert 0 == code
+    assert [] == list(validator("results").iter_errors(json.loads(text)))

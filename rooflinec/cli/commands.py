@@ -7,6 +7,7 @@ for `--help`) loads none of it; nothing below the command line imports this modu
 from __future__ import annotations
 
 import io
+import re
 import sys
 from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, TextIO
@@ -58,6 +59,7 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
             f"--format {fmt.name} holds the results of kernel cases; model rows (--model) are "
             f"written by {taking('models')}"
         )
+    _deployment_of(opts)  # a bad degree stops the command before any work
     folder = specs_folder(opts.specs)
     if opts.out is not None:  # a target that cannot be written fails now, not after the work
         from rooflinec.outputs.outfile import check_file_target, check_folder_target
@@ -155,11 +157,31 @@ def _deployment_of(opts: Options) -> Deployment:
     error when the degrees are not one."""
     from rooflinec.catalog import Deployment
 
-    deployment = Deployment(opts.tp or 1, opts.pp or 1, opts.ep or 1, opts.chips)
+    deployment = Deployment(
+        _degree("--tp", opts.tp) or 1,
+        _degree("--pp", opts.pp) or 1,
+        _degree("--ep", opts.ep) or 1,
+        _degree("--chips", opts.chips),
+    )
     problem = deployment.problem()
     if problem is not None:
         raise UsageError(f"not a deployment: {problem}")
     return deployment
+
+
+MAX_DEGREE = 1 << 20  # more chips than any fabric joins: a typo
+
+
+def _degree(flag: str, text: str | None) -> int | None:
+    """A degree or chip count as typed: a whole number from 1 (None when not given)."""
+    if text is None:
+        return None
+    if not re.fullmatch(r"[1-9][0-9]{0,6}", text) or int(text) > MAX_DEGREE:
+        shown = text[:40] + ("…" if len(text) > 40 else "")
+        raise UsageError(
+            f"{flag} {shown!r} is not a degree: a whole number from 1 to {MAX_DEGREE:,}"
+        )
+    return int(text)
 
 
 def _chosen_deployment(opts: Options, compiled: Compiled) -> Deployment:
@@ -301,6 +323,7 @@ def _explain_model(opts: Options, out: TextIO) -> int:
         raise UsageError("explain --model M needs --phase PH (and --phase needs --model)")
     if opts.symbolic:
         raise UsageError("--symbolic explains a case, not a model")
+    _deployment_of(opts)  # a bad degree stops the command before any work
     compiled = compiled_or_raise(specs_folder(opts.specs))
     catalog = compiled.catalog
     _unknown("model", opts.models, catalog.models)

@@ -190,18 +190,6 @@ def _compile(p: argparse.ArgumentParser) -> None:
     _deployment(p)
 
 
-MAX_DEGREE = 1 << 20  # more chips than any fabric joins: a typo
-
-
-def _degree(text: str) -> int:
-    """A parallel degree or chip count: a whole number from 1."""
-    if not re.fullmatch(r"[1-9][0-9]{0,6}", text) or int(text) > MAX_DEGREE:
-        raise argparse.ArgumentTypeError(
-            f"{text[:80]!r} is not a degree: a whole number from 1 to {MAX_DEGREE:,}"
-        )
-    return int(text)
-
-
 def _deployment(p: argparse.ArgumentParser) -> None:
     """`--tp N --pp N --ep N [--chips N]`: the deployment of the model rows."""
     for flag, what in (
@@ -209,10 +197,9 @@ def _deployment(p: argparse.ArgumentParser) -> None:
         ("--pp", "pipeline-parallel degree: stages holding a share of the layers (default 1)"),
         ("--ep", "expert-parallel degree: chips of a stage spreading the experts (default 1)"),
     ):
-        p.add_argument(flag, type=_degree, metavar="N", help=f"the model rows' {what}")
+        p.add_argument(flag, metavar="N", help=f"the model rows' {what}")
     p.add_argument(
         "--chips",
-        type=_degree,
         metavar="N",
         help="the deployment's chips, tp × pp × dp (default lcm(tp, ep) × pp)",
     )

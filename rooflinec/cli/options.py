@@ -40,11 +40,12 @@ class Options:
     partition: str | None = None  # compile --format parquet: a column to partition by
     models: tuple[str, ...] = ()  # compile: repeatable; explain: at most one
     phases: tuple[str, ...] = ()
-    # compile and explain: the deployment of the model rows (None: 1; chips None: the least)
-    tp: int | None = None
-    pp: int | None = None
-    ep: int | None = None
-    chips: int | None = None
+    # compile and explain: the deployment of the model rows, as typed (checked by the
+    # command, one line: None is 1, chips None the least)
+    tp: str | None = None
+    pp: str | None = None
+    ep: str | None = None
+    chips: str | None = None
     # explain
     case: str = ""
     shape: str = ""  # explain and solve: `M=1,N=2` picks one shape of a grid case

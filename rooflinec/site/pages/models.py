@@ -168,11 +168,20 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
         for phase, values in model.phases.items()
     ]
     steps = []
-    for n, step in enumerate(model.steps, start=1):
-        shape = Markup(", ").join(
-            Markup("<code>{}</code> = ").format(md(sym)) + page.math(f)
-            for sym, f in step.shape.items()
+    collectives = []
+    for step in model.steps:
+        if cat.kernels[step.kernel].collective is None:
+            continue
+        # Plain text, not MathML: they are not evaluated on one chip, and the page stays small.
+        collectives.append(
+            {
+                "id": step.id,
+                "name": step.name,
+                "kernel": page.kernel_link(step.kernel, step.kernel),
+                "group": step.shape["n"].text,
+            }
         )
+    for n, (_, step) in enumerate(on_one_chip(site, model), start=1):
         bound = [f"{k}: {cat.precisions[v].label}" for k, v in step.widths.items()]
         steps.append(
             {
@@ -180,9 +189,7 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
                 "id": step.id,
                 "name": step.name,
                 "kernel": page.kernel_link(step.kernel),
-                "shape": shape,
                 "written": ", ".join(f"{k}: {f.text}" for k, f in step.shape.items()),
-                "latex": ", ".join(f"{k} = {f.latex()}" for k, f in step.shape.items()),
                 "count": step.count.text,
                 "precision": ", ".join(
                     [cat.precisions[step.precision or model.precision].label, *bound]
@@ -222,6 +229,7 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
         parameters=parameters,
         phases=phases,
         steps=steps,
+        collectives=collectives,
         passes=passes,
         devices=[page.device_link(d) for d in devices],
         shown=len(devices),
