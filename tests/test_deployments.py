@@ -257,7 +257,8 @@ def test_whole_catalog_compile_skips_and_names_what_cannot_run(
     assert 0 == code
     devices = {r["device"] for r in json.loads(text)["models"]}
     assert "nvidia-l4" not in devices and "nvidia-h100-sxm" in devices
-    assert "skipped device 'nvidia-l4'" in err
+    assert "skipped under tp=2, pp=1, ep=1, chips=2: device 'nvidia-l4' gives no" in err
+    assert 1 == err.count("'nvidia-l4'")  # one note per device
     code, _ = _run("compile", "--tp", "3", "--format", "json")
     err = capsys.readouterr().err
     assert 0 == code

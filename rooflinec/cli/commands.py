@@ -207,6 +207,7 @@ def _chosen_deployment(opts: Options, compiled: Compiled) -> Deployment:
         else:
             sys.stderr.write(f"rooflinec: skipped model '{model.id}': {problem}\n")
     devices = opts.devices or tuple(compiled.devices)
+    skipped: dict[str, str] = {}  # one note per device: the first model's reason
     for model in kept:
         for device in devices:
             problem = engine.fabric_problem(model, device, deployment)
@@ -214,9 +215,9 @@ def _chosen_deployment(opts: Options, compiled: Compiled) -> Deployment:
                 continue
             if opts.devices:
                 raise UsageError(f"{_degrees(deployment)}: {problem}")
-            sys.stderr.write(
-                f"rooflinec: skipped device '{device}' under {_degrees(deployment)}: {problem}\n"
-            )
+            skipped.setdefault(device, problem)
+    for problem in skipped.values():
+        sys.stderr.write(f"rooflinec: skipped under {_degrees(deployment)}: {problem}\n")
     return deployment
 
 
