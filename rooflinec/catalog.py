@@ -489,6 +489,17 @@ class ModelMeasured:
 
 
 @dataclass(frozen=True)
+class NamedDeployment:
+    """A system people buy, named in a model spec: a device and the model's split."""
+
+    name: str
+    device: str
+    deployment: Deployment
+    note: str | None
+    location: Location
+
+
+@dataclass(frozen=True)
 class Model:
     """Catalog kernels composed into one forward pass, evaluated per phase."""
 
@@ -506,6 +517,7 @@ class Model:
     assumptions: tuple[str, ...]
     versions: tuple[Version, ...]
     document: Document = field(repr=False, compare=False)
+    deployments: dict[str, NamedDeployment] = field(default_factory=dict)
 
     def variables(self, phase: str, deployment: Deployment = ONE_CHIP) -> dict[str, int]:
         """The parameters, the phase's variables and the deployment's: what every formula

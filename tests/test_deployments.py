@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -313,3 +314,70 @@ def test_rows_over_chips_follow_the_results_schema() -> None:
     )
     assert 0 == code
     assert [] == list(validator("results").iter_errors(json.loads(text)))
+
+
+# --- named deployments ------------------------------------------------------------------------
+
+
+def test_every_bundled_named_deployment_runs(bundled: Compiled) -> None:
+    """Each system a bundled model names is a deployment of that model on a device with
+    the fabric its collectives cross, within the device's scale-up domain."""
+    engine = bundled.model_engine
+    named = [(m, d) for m in bundled.catalog.models.values() for d in m.deployments.values()]
+    assert len(named) >= 6 * 9
+    for model, d in named:
+        assert engine.deployment_problem(model, d.deployment) is None, (model.id, d.name)
+        assert engine.fabric_problem(model, d.device, d.deployment) is None, (model.id, d.name)
+        domain = bundled.catalog.devices[d.device].interconnect["scale_up"].chips
+        assert domain is not None and d.deployment.total <= domain
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ("{device: no-such-device, tp: 8}", "unknown device 'no-such-device'"),
+        (
+            "{device: nvidia-h100-sxm, tp: 8, chips: 16}",
+            "deployment 'bad' joins 16 chips, more than the 8 of device 'nvidia-h100-sxm''s"
+            " scale-up domain",
+        ),
+        ("{device: nvidia-l4, tp: 2}", "device 'nvidia-l4' quotes no scale-up domain"),
+        ("{device: nvidia-h100-sxm, tp: 4, chips: 6}", "chips = 6 is not a multiple of tp"),
+    ],
+)
+def test_a_bad_named_deployment_is_an_error_at_its_place(
+    tmp_path: Path, entry: str, message: str
+) -> None:
+    """A named deployment on an unknown device, over more chips than the device's scale-up
+    domain, on a device without one, or with degrees that are no split: one error, at the
+    entry's line."""
+    from tests.specfactory import copy_bundled
+
+    specs = copy_bundled(tmp_path)
+    path = specs / "models" / "test-13b.yaml"
+    text = path.read_text("utf-8").replace("deployments:\n", f"deployments:\n  bad: {entry}\n", 1)
+    path.write_text(text, "utf-8")
+    report = io.StringIO()
+    code = main(["check", "--specs", str(specs)], out=report)
+    lines = [line for line in report.getvalue().splitlines() if message in line]
+    assert 1 == code
+    assert 1 == len(lines)
+    line_no = text.splitlines().index(f"  bad: {entry}") + 1
+    assert lines[0].startswith(f"{path}:{line_no}:")
+
+
+def test_compile_runs_a_named_deployment() -> None:
+    code, text = _run(
+        "compile",
+        "--model",
+        "llama-3-70b",
+        "--deployment",
+        "gb200-nvl72",
+        "--format",
+        "json",
+        "--phase",
+        "decode-b32-l8192",
+    )
+    assert 0 == code
+    rows = json.loads(text)["models"]
+    assert [("nvidia-gb200", 72, 8)] == [(r["device"], r["chips"], r["tp"]) for r in rows]

@@ -22,10 +22,12 @@ from rooflinec.catalog import (
     DEPLOYMENT_VARIABLES,
     ONE_CHIP,
     RED,
+    Deployment,
     Kernel,
     Model,
     ModelMeasured,
     ModelStep,
+    NamedDeployment,
     Precision,
 )
 from rooflinec.engine.evaluate import collective_runs, count_problem, width_values
@@ -86,6 +88,7 @@ def build_model(
             steps.append(step)
     sources = builder.sources(doc)
     measured = _measured(builder, doc, phases, sources, precisions)
+    deployments = _deployments(builder, doc)
     finished = typed.finish()
     if finished is None or tokens is None:
         return None
@@ -111,6 +114,7 @@ def build_model(
         tuple(data.get("assumptions") or ()),
         versions,
         doc,
+        deployments,
     )
 
 
@@ -389,6 +393,25 @@ def _evaluate_kernel(
                 )
                 return
         memo.kernels.add(key)
+
+
+def _deployments(builder: Builder, doc: Document) -> dict[str, NamedDeployment]:
+    """The named deployments, each a split that is one (`Deployment.problem`); the device
+    and its domain are checked once the devices are known (`rooflinec.assemble.references`)."""
+    out: dict[str, NamedDeployment] = {}
+    for name, entry in (doc.data.get("deployments") or {}).items():
+        path: PathKey = ("deployments", name)
+        deployment = Deployment(
+            entry.get("tp", 1), entry.get("pp", 1), entry.get("ep", 1), entry.get("chips")
+        )
+        problem = deployment.problem()
+        if problem is not None:
+            builder.error(doc, path, f"deployment '{name}': {problem}", key=True, code="models")
+            continue
+        out[name] = NamedDeployment(
+            name, entry["device"], deployment, entry.get("note"), doc.locate(path)
+        )
+    return out
 
 
 def _measured(

@@ -82,6 +82,9 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
     by_model = fmt.rows == "by-model"
     only_models = bool(opts.models) and (by_model or not opts.cases)
     deployment = _chosen_deployment(opts, compiled)
+    devices = opts.devices
+    if opts.deployment is not None and not devices:
+        devices = (catalog.models[opts.models[0]].deployments[opts.deployment].device,)
     cells = select(
         compiled,
         devices=opts.devices or None,
@@ -94,7 +97,7 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
             deployment,
             models=opts.models or None,
             phases=opts.phases or None,
-            devices=opts.devices or None,
+            devices=devices or None,
             precisions=opts.precisions or None,
             declared_only=opts.declared_only,
         )
@@ -192,6 +195,8 @@ def _chosen_deployment(opts: Options, compiled: Compiled) -> Deployment:
     from rooflinec.catalog import ONE_CHIP
 
     deployment = _deployment_of(opts)
+    if opts.deployment is not None:
+        deployment = _named(opts, compiled, deployment)
     if deployment == ONE_CHIP:
         return deployment
     engine = compiled.model_engine
@@ -207,18 +212,44 @@ def _chosen_deployment(opts: Options, compiled: Compiled) -> Deployment:
         else:
             sys.stderr.write(f"rooflinec: skipped model '{model.id}': {problem}\n")
     devices = opts.devices or tuple(compiled.devices)
+    if opts.deployment is not None and not opts.devices:
+        devices = (catalog.models[opts.models[0]].deployments[opts.deployment].device,)
     skipped: dict[str, str] = {}  # one note per device: the first model's reason
     for model in kept:
         for device in devices:
             problem = engine.fabric_problem(model, device, deployment)
             if problem is None:
                 continue
-            if opts.devices:
+            if opts.devices or opts.deployment is not None:
                 raise UsageError(f"{_degrees(deployment)}: {problem}")
             skipped.setdefault(device, problem)
     for problem in skipped.values():
         sys.stderr.write(f"rooflinec: skipped under {_degrees(deployment)}: {problem}\n")
     return deployment
+
+
+def _named(opts: Options, compiled: Compiled, given: Deployment) -> Deployment:
+    """`--deployment NAME`: the split a model's spec names, on its device (which becomes
+    the `--device` selection when none is given)."""
+    from rooflinec.catalog import ONE_CHIP
+
+    if len(opts.models) != 1:
+        raise UsageError("--deployment NAME names a deployment of one model: give one --model M")
+    if given != ONE_CHIP:
+        raise UsageError("--deployment NAME gives the split: leave out --tp, --pp, --ep, --chips")
+    model = compiled.catalog.models[opts.models[0]]
+    named = model.deployments.get(opts.deployment or "")
+    if named is None:
+        names = ", ".join(sorted(model.deployments)) or "none"
+        raise UsageError(
+            f"model '{model.id}' names no deployment '{opts.deployment}' (deployments: {names})"
+        )
+    if opts.devices and named.device not in opts.devices:
+        raise UsageError(
+            f"deployment '{named.name}' runs on device '{named.device}', not on the devices"
+            " --device names"
+        )
+    return named.deployment
 
 
 def _degrees(deployment: Deployment) -> str:

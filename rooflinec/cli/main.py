@@ -188,6 +188,12 @@ def _compile(p: argparse.ArgumentParser) -> None:
     )
     _repeated(p, "--phase", "phases", "PH", "only phase PH of the models selected (repeatable)")
     _deployment(p)
+    p.add_argument(
+        "--deployment",
+        metavar="NAME",
+        help="the deployment the model's spec names NAME (its device and split), instead of"
+        " --tp/--pp/--ep/--chips; with one --model",
+    )
 
 
 def _deployment(p: argparse.ArgumentParser) -> None:
