@@ -381,3 +381,21 @@ def test_compile_runs_a_named_deployment() -> None:
     assert 0 == code
     rows = json.loads(text)["models"]
     assert [("nvidia-gb200", 72, 8)] == [(r["device"], r["chips"], r["tp"]) for r in rows]
+
+
+def test_json_text_of_a_row_over_chips_is_its_steps_data(bundled: Compiled) -> None:
+    """The JSON writers' shared texts (a plan's steps, a collective's bound) give each row
+    exactly `model_data(r)`: the same steps in the same order, every number the same."""
+    from rooflinec.outputs.model_rows import model_data, write_model_jsonl
+
+    engine = bundled.model_engine
+    rows = [
+        engine.row(m, ph, d, "bf16", Deployment(tp=8, pp=2))
+        for m in ("test-13b", "mixtral-8x7b")
+        for ph in list(bundled.catalog.models[m].phases)[:2]
+        for d in ("nvidia-h100-sxm", "amd-mi300x")
+    ]
+    out = io.StringIO()
+    write_model_jsonl(rows, out)
+    written = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [json.loads(json.dumps(model_data(r))) for r in rows] == written

@@ -134,9 +134,11 @@ class CollectiveStep:
     on the device's fabric, so they are found per device (`CollectiveBound`)."""
 
     __slots__ = (
+        "by_red",
         "count",
         "flops",
         "formula",
+        "key",
         "kind",
         "n",
         "position",
@@ -165,6 +167,9 @@ class CollectiveStep:
         self.shape = shape
         self.formula = formula  # the kernel's scale_up bytes, over `values` and `red`
         self.values = values
+        self.by_red: dict[Fraction, Fraction] = {}
+        # What a device's bound of one run depends on
+        self.key = (kind, span, precision, formula.text, flops, tuple(values.items()))
         self.count = count
         self.kind = kind
         self.n = shape["n"]
@@ -173,8 +178,12 @@ class CollectiveStep:
         self.position = position  # its place among the pass's steps
 
     def bytes_at(self, red: Fraction) -> Fraction:
-        """One run's bytes per chip and direction with `red` bound."""
-        return self.formula.evaluate({**self.values, RED: red})
+        """One run's bytes per chip and direction with `red` bound (kept per `red`: every
+        device with the same kind of link gets the same)."""
+        hit = self.by_red.get(red)
+        if hit is None:
+            hit = self.by_red[red] = self.formula.evaluate({**self.values, RED: red})
+        return hit
 
 
 @dataclass(frozen=True)
@@ -437,7 +446,16 @@ class ModelResult:
         made = self._memory_steps()
         if not self.plan.collectives:
             return made
-        out = list(made)
+        out = [*made, *self.collective_steps()]
+        positions = [p.position for p in self.plan.steps]
+        positions += [c.position for c in self.plan.collectives]
+        order = sorted(range(len(out)), key=positions.__getitem__)
+        return tuple(out[i] for i in order)
+
+    def collective_steps(self) -> list[StepResult]:
+        """The results of the collective steps alone, in the plan's order."""
+        assert self.plan is not None
+        out = []
         for c, b in zip(self.plan.collectives, self.collective_bounds, strict=True):
             total = b.bytes * c.count
             out.append(
@@ -456,10 +474,7 @@ class ModelResult:
                     self.latency,
                 )
             )
-        positions = [p.position for p in self.plan.steps]
-        positions += [c.position for c in self.plan.collectives]
-        order = sorted(range(len(out)), key=positions.__getitem__)
-        return tuple(out[i] for i in order)
+        return out
 
     def _memory_steps(self) -> tuple[StepResult, ...]:
         assert self.plan is not None
@@ -566,7 +581,7 @@ class _DeviceBounds:
         self.figures = figures
         self.latency = latency
         self.links = links or {}
-        self.collectives: dict[int, CollectiveBound] = {}
+        self.collectives: dict[tuple[object, ...], CollectiveBound] = {}
         self.bandwidths = {
             lv: (bw.numerator, bw.denominator) for lv, bw in figures.bandwidths.items()
         }
@@ -584,10 +599,12 @@ class _DeviceBounds:
         return hit
 
     def collective(self, c: CollectiveStep) -> CollectiveBound:
-        """One run of a collective step on this device's fabric (`collective_bound`)."""
-        hit = self.collectives.get(id(c))
+        """One run of a collective step on this device's fabric (`collective_bound`), once
+        per distinct run: a layer's all-reduces share one (the same kind, group and
+        message), as the steps on a memory roofline share theirs."""
+        hit = self.collectives.get(c.key)
         if hit is None:
-            hit = self.collectives[id(c)] = collective_bound(
+            hit = self.collectives[c.key] = collective_bound(
                 c, self.figures.peaks[c.precision], self.links, self.latency
             )
         return hit
@@ -680,6 +697,8 @@ class ModelEngine:
         self._values: dict[tuple[str, str, Deployment], tuple[tuple[dict[str, int], int], ...]] = {}
         self._problems: dict[tuple[str, Deployment], str | None] = {}
         self._links: dict[str, dict[str, Link]] = {}
+        self._spans: dict[tuple[str, Deployment], list[tuple[str, int]]] = {}
+        self._checked: set[tuple[object, ...]] = set()  # kernel runs whose counts are positive
 
     # ------------------------------------------------------------------ deployments
     def deployment_problem(self, model: Model, deployment: Deployment) -> str | None:
@@ -703,27 +722,38 @@ class ModelEngine:
         """Why `device` cannot run `model`'s collectives under `deployment` (a level its
         spec does not give), or None."""
         links = self.links(device)
-        for phase in model.phases:
-            values = self.step_values(model, phase, deployment)
-            for step, (shape, count) in zip(model.steps, values, strict=True):
-                if self.catalog.kernels[step.kernel].collective is None:
-                    continue
-                if not collective_runs(shape, count):
-                    continue
-                span = group_span(step, shape["n"], deployment)
-                role = fabric_role(span, links)
-                if not links:
-                    return (
-                        f"device '{device}' gives no interconnect (scale_up, scale_out) for"
-                        f" step '{step.id}' of model '{model.id}' over {span} chips"
-                    )
-                if role not in links:
-                    level = "scale-up fabric" if role == "scale_up" else "scale-out network"
-                    return (
-                        f"device '{device}' gives no {level} (interconnect.{role}) for step"
-                        f" '{step.id}' of model '{model.id}' over {span} chips"
-                    )
+        for step_id, span in self._groups(model, deployment):
+            role = fabric_role(span, links)
+            if not links:
+                return (
+                    f"device '{device}' gives no interconnect (scale_up, scale_out) for"
+                    f" step '{step_id}' of model '{model.id}' over {span} chips"
+                )
+            if role not in links:
+                level = "scale-up fabric" if role == "scale_up" else "scale-out network"
+                return (
+                    f"device '{device}' gives no {level} (interconnect.{role}) for step"
+                    f" '{step_id}' of model '{model.id}' over {span} chips"
+                )
         return None
+
+    def _groups(self, model: Model, deployment: Deployment) -> list[tuple[str, int]]:
+        """Each collective step evaluated in some phase and the chips its group spans, the
+        widest first: the same on every device."""
+        key = (model.id, deployment)
+        hit = self._spans.get(key)
+        if hit is None:
+            spans: dict[str, int] = {}
+            for phase in model.phases:
+                values = self.step_values(model, phase, deployment)
+                for step, (shape, count) in zip(model.steps, values, strict=True):
+                    if self.catalog.kernels[step.kernel].collective is None:
+                        continue
+                    if collective_runs(shape, count):
+                        span = group_span(step, shape["n"], deployment)
+                        spans[step.id] = max(span, spans.get(step.id, 0))
+            hit = self._spans[key] = sorted(spans.items(), key=lambda item: -item[1])
+        return hit
 
     def links(self, device: str) -> dict[str, Link]:
         """A catalog device's interconnect levels as collectives see them."""
@@ -809,6 +839,9 @@ class ModelEngine:
                 continue
             precision = step.precision or model.precision
             width = self.catalog.precisions[precision].bytes
+            same = (step.kernel, tuple(shape.items()), tuple(step.widths.items()), width)
+            if same in self._checked:
+                continue  # the same kernel at the same shape: checked already
             bound: dict[str, int | Fraction] = {
                 **shape,
                 **width_values(kernel.widths, width, step.widths, self.catalog.precisions),
@@ -822,6 +855,7 @@ class ModelEngine:
                         f"model '{model.id}', step '{step.id}' in phase '{phase}': kernel"
                         f" '{kernel.id}' at {shown}: the {what} count {problem}"
                     )
+            self._checked.add(same)
 
     # ------------------------------------------------------------------ selection
     def keys(

@@ -25,7 +25,14 @@ from operator import attrgetter
 from typing import Any, TextIO
 
 from rooflinec.catalog import INTERCONNECT_ROLES, LEVELS, Catalog
-from rooflinec.engine.models import ModelResult, PlanStep, StepResult, collector_paused
+from rooflinec.engine.models import (
+    CollectiveBound,
+    CollectiveStep,
+    ModelResult,
+    PlanStep,
+    StepResult,
+    collector_paused,
+)
 from rooflinec.engine.terms import MODEL_LIMITS
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.outputs.cells import aligned_lines, csv_text, num, scalar_text
@@ -111,8 +118,8 @@ MODEL_FIELDS: tuple[ModelField, ...] = (
     _read("ep", "plan", ("ep",)),
     _read("tokens", "plan", ("tokens",)),
     _read("flops", "plan", ("flops [OP]",), table="operations", show=_si("{}")),
-    # A collective's bytes (scale_up, scale_out) are the device's: see `_fields`.
-    _read("bytes", "plan", tuple(f"bytes_{lv} [B]" for lv in _BYTE_KEYS), _BYTE_KEYS),
+    # Of scope row: a collective's bytes (scale_up, scale_out) are its device's.
+    _read("bytes", "row", tuple(f"bytes_{lv} [B]" for lv in _BYTE_KEYS), _BYTE_KEYS),
     _read("time", "row", ("time [s]",), table="time", show=_si("s")),
     _read("time_overlapped", "row", ("time_overlapped [s]",)),
     _read("attainable", "row", ("attainable [OP/s]",), table="attainable", show=_si("{}/s")),
@@ -241,12 +248,15 @@ class _Texts:
     are written once per device, kernel, shape and count.
     """
 
-    __slots__ = ("heads", "runs", "steps")
+    __slots__ = ("bounds", "collectives", "heads", "runs", "steps")
 
     def __init__(self) -> None:
         self.heads: dict[tuple[int, str], tuple[str, ...]] = {}
         self.steps: dict[tuple[int, str], tuple[_Fragment, ...]] = {}
         self.runs: dict[tuple[int, int], tuple[str, ...]] = {}
+        # a collective step's shared members, and its device's members per bound and count
+        self.collectives: dict[int, str] = {}
+        self.bounds: dict[tuple[int, int], str] = {}
 
 
 def _between(groups: list[list[str]], separator: str) -> tuple[str, ...]:
@@ -324,8 +334,7 @@ _ROW_FIELDS = _own(MODEL_FIELDS, "plan")
 def _step_lines(r: ModelResult, texts: _Texts, lead: str = "") -> list[str]:
     """`json.dumps(step_data(s))` for each step of `r`, from its plan and runs (without
     making its steps' results), each line after `lead` (its indentation)."""
-    if r.plan is None or r.plan.collectives:
-        # A collective's bytes and time are its device's: each step written from its result.
+    if r.plan is None:
         return [lead + _line(step_data(s)) for s in r.steps]
     fragments = texts.steps.get((id(r.plan), lead))
     if fragments is None:
@@ -336,7 +345,47 @@ def _step_lines(r: ModelResult, texts: _Texts, lead: str = "") -> list[str]:
     new = {key: (e, bound) for key, e, bound in runs if key not in done}
     if new:
         done.update(zip(new, _run_texts(list(new.values())), strict=True))
-    return [f.format(*done[key]) for f, key in zip(fragments, keys, strict=True)]
+    lines = [f.format(*done[key]) for f, key in zip(fragments, keys, strict=True)]
+    if not r.plan.collectives:
+        return lines
+    # A collective's bytes and time are its device's: written from its own result, in place.
+    positions = [e.position for e in r.plan.steps]
+    positions += [c.position for c in r.plan.collectives]
+    lines += [
+        lead + _collective_line(c, b, texts)
+        for c, b in zip(r.plan.collectives, r.collective_bounds, strict=True)
+    ]
+    return [line for _, line in sorted(zip(positions, lines, strict=True))]
+
+
+def _collective_line(c: CollectiveStep, b: CollectiveBound, texts: _Texts) -> str:
+    """`_line(step_data(s))` of a collective step, written from its plan entry and its
+    device's bound: what the plan gives once per plan, what the bound gives once per
+    bound and count (a layer's all-reduces share both)."""
+    head = texts.collectives.get(id(c))
+    if head is None:
+        shared = {
+            "step": c.step.id,
+            "kernel": c.step.kernel,
+            "count": c.count,
+            "shape": c.shape,
+            "precision": c.precision,
+            "widths": c.step.widths,
+            "flops": num(c.flops * c.count),
+        }
+        head = texts.collectives[id(c)] = _line(shared)[:-1]
+    key = (id(b), c.count)
+    tail = texts.bounds.get(key)
+    if tail is None:
+        role = _string(b.role)
+        tail = texts.bounds[key] = (
+            f', "bytes": {{{role}: {_flat(num(b.bytes * c.count))}}},'
+            f' "time": {_flat(num(b.time * c.count))},'
+            f' "intensity": {{{role}: {_flat(num(c.flops / b.bytes))}}},'
+            f' "attainable": {_flat(num(c.flops / b.time))},'
+            f' "limited_by": {_string(b.limited_by)}}}'
+        )
+    return head + tail
 
 
 def _run_texts(runs: list[tuple[PlanStep, tuple[int, int, str]]]) -> list[tuple[str, ...]]:
@@ -380,12 +429,10 @@ def _fields(r: ModelResult, pad: str, texts: _Texts) -> str:
     precision): written once per plan."""
     member = _indented(pad)
     key = (id(r.plan), pad)
-    # A row with collectives carries its device's fabric bytes: its head is its own.
-    shared = r.plan is not None and not r.plan.collectives
-    heads = texts.heads.get(key) if shared else None
+    heads = None if r.plan is None else texts.heads.get(key)
     if heads is None:
         heads = _between(_shared(MODEL_FIELDS, "plan", r, member), ",\n")
-        if shared:
+        if r.plan is not None:
             texts.heads[key] = heads
     out = ["{\n", heads[0]]
     for f, head in zip(_ROW_FIELDS, heads[1:], strict=True):
