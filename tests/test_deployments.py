@@ -9,6 +9,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import ONE_CHIP, Deployment
@@ -399,3 +401,90 @@ def test_json_text_of_a_row_over_chips_is_its_steps_data(bundled: Compiled) -> N
     write_model_jsonl(rows, out)
     written = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [json.loads(json.dumps(model_data(r))) for r in rows] == written
+
+
+def test_csv_rows_carry_the_deployment_columns() -> None:
+    """CSV model rows carry chips, tp, pp, ep, the fabric's bytes and time,
+    time_overlapped and limited_by; a one-chip row leaves the fabric's cells empty."""
+    import csv
+
+    code, text = _run(
+        "compile",
+        "--model",
+        "test-13b",
+        "--device",
+        "nvidia-h100-sxm",
+        "--tp",
+        "8",
+        "--phase",
+        "decode",
+        "--format",
+        "csv",
+        "--csv-header",
+        "plain",
+    )
+    assert 0 == code
+    (row,) = list(csv.DictReader(io.StringIO(text)))
+    assert ("8", "8", "1", "1") == (row["chips"], row["tp"], row["pp"], row["ep"])
+    # Present (0 here: each all-reduce is held by the 2 µs launch floor) and absent.
+    assert ("0", "") == (row["time_scale_up"], row["time_scale_out"])
+    assert 40 * 2 * 5120 * 2 == int(row["bytes_scale_up"])  # 80 all-reduces of b*s*h at BF16
+    assert "8" == row["steps"]  # the six on memory rooflines and the two all-reduces
+    assert row["limited_by"] in ("dram", "latency", "scale_up")
+    assert float(row["time_overlapped"]) <= float(row["time"])
+    code, text = _run(
+        "compile",
+        "--model",
+        "test-13b",
+        "--device",
+        "nvidia-h100-sxm",
+        "--phase",
+        "decode",
+        "--format",
+        "csv",
+        "--csv-header",
+        "plain",
+    )
+    (one,) = list(csv.DictReader(io.StringIO(text)))
+    assert ("1", "", "") == (one["chips"], one["time_scale_up"], one["bytes_scale_up"])
+    assert one["time"] == one["time_overlapped"]
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    model=st.sampled_from(["test-13b", "llama-3-8b", "mixtral-8x7b"]),
+    tp=st.sampled_from([1, 2, 4, 8]),
+    pp=st.sampled_from([1, 2]),
+    ep=st.sampled_from([1, 2, 8]),
+    device=st.sampled_from(["nvidia-h100-sxm", "amd-mi300x", "nvidia-gb200", "intel-gaudi3"]),
+)
+def test_a_row_over_chips_adds_up(
+    bundled_for_property: Compiled, model: str, tp: int, pp: int, ep: int, device: str
+) -> None:
+    """Whatever the split: the times by limit sum to the time; time_overlapped lies between
+    the larger part (steps on memory rooflines, collectives) and the sum; limited_by holds
+    the largest share; a collective of one chip is never a step."""
+    engine = bundled_for_property.model_engine
+    spec = bundled_for_property.catalog.models[model]
+    deployment = Deployment(tp=tp, pp=pp, ep=ep)
+    if deployment.problem() or engine.deployment_problem(spec, deployment):
+        return
+    phase = next(iter(spec.phases))
+    row = engine.row(model, phase, device, "bf16", deployment)
+    assert row.time == sum(row.time_by_limit.values())
+    assert row.plan is not None
+    pairs = zip(row.plan.collectives, row.collective_bounds, strict=True)
+    talk = sum((b.time * c.count for c, b in pairs), Fraction(0))
+    assert max(row.time - talk, talk) == row.time_overlapped <= row.time
+    assert row.time_by_limit[row.limited_by] == max(row.time_by_limit.values())
+    kernels = bundled_for_property.catalog.kernels
+    for s in row.steps:
+        if kernels[s.kernel].collective is not None:
+            assert s.shape["n"] > 1 and s.count > 0
+
+
+@pytest.fixture(scope="module")
+def bundled_for_property() -> Compiled:
+    return compile_catalog(catalog_or_raise(BUNDLED))

@@ -98,7 +98,9 @@ def _most_time(value: dict[str, Fraction], counting: str) -> str:
 
 
 def _step_count(r: ModelResult) -> int:
-    return len(r.steps) if r.plan is None else len(r.plan.steps)  # without making them
+    if r.plan is None:
+        return len(r.steps)
+    return len(r.plan.steps) + len(r.plan.collectives)  # without making them
 
 
 def _percent(value: Any, counting: str) -> str:
