@@ -32,6 +32,7 @@ DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "d-serve": ("serve: edit a device spec until its page shows it", "< 1.0x (2 s)"),
     "e-models-check": ("check of the bundled catalog with its models vs without", "<= 1.25x"),
     "e-models-compile": ("compile --format json with the models vs without", "<= 1.25x"),
+    "e-models-tp": ("model rows at tp 1, 2, 4, 8 vs as many rows at tp 1, per row", "<= 1.5x"),
     "f-csv": ("YAML to CSV, 1M rows, vs ruamel.yaml + numpy + pyarrow", "<= 1.5x"),
     "f-parquet": ("YAML to Parquet vs YAML to CSV, 1M rows", "<= 1.0x"),
     "f-grid-memory": ("peak memory, grid of 10.6M rows to Parquet", "<= 1.0x (2 GB)"),

@@ -1,5 +1,7 @@
 """(e) What the bundled models cost: `check` and `compile --format json` of the bundled
-catalog, with its `models/` folder, against the same catalog without it.
+catalog, with its `models/` folder, against the same catalog without it; and model rows
+over several chips (every bundled model × device × tp ∈ {1, 2, 4, 8} × phase) against as
+many rows on one chip.
 
 The baseline is a copy of the bundled catalog with `models/` removed and the method
 note's reference examples about a model taken out (they name a model, so they would
@@ -17,6 +19,8 @@ from pathlib import Path
 from benchmarks.common import Row, Timing, info, rooflinec_argv, run_timed
 
 TARGET = 1.25
+TP_TARGET = 1.5
+DEGREES = (1, 2, 4, 8)
 
 
 def without_models(specs: Path, work: Path) -> Path:
@@ -78,3 +82,68 @@ def measure(specs: Path, work: Path, repeat: int) -> list[Row]:
             )
         )
     return rows
+
+
+def _rows_cpu(specs: Path, degrees: tuple[int, ...], together: bool) -> tuple[float, int]:
+    """CPU seconds to make and write as JSON every model row of `specs` at each tensor
+    degree in `degrees`, and how many rows that is: `together`, as one compile of them
+    all (one engine, one write); else as one compile per degree. A degree a model cannot
+    take or a device without a fabric gives no rows, as in `compile --tp N`."""
+    import io
+    import time
+
+    from rooflinec.assemble import catalog_or_raise
+    from rooflinec.catalog import Deployment
+    from rooflinec.engine.compiler import compile_catalog
+    from rooflinec.engine.models import ModelEngine
+    from rooflinec.outputs.model_rows import write_model_json_rows
+
+    compiled = compile_catalog(catalog_or_raise(specs))
+
+    def engine() -> ModelEngine:
+        return ModelEngine(compiled.catalog, compiled.devices, compiled.counts.latencies)
+
+    started = time.process_time()
+    rows = 0
+    if together:
+        shared = engine()
+        made = [row for tp in degrees for row in shared.rows(Deployment(tp=tp))]
+        write_model_json_rows(made, io.StringIO())
+        rows = len(made)
+    else:
+        for tp in degrees:
+            one = engine().rows(Deployment(tp=tp))
+            write_model_json_rows(one, io.StringIO())
+            rows += len(one)
+    return time.process_time() - started, rows
+
+
+def measure_tp(specs: Path, repeat: int) -> Row:
+    """One compile of the rows at tp 1, 2, 4 and 8 against compiles at tp 1 repeated to as
+    many rows, CPU time per row, in process (the catalog is built outside the timing)."""
+    ours_runs: list[float] = []
+    base_runs: list[float] = []
+    count = base_count = 0
+    for _ in range(max(repeat, 1)):
+        seconds, count = _rows_cpu(specs, DEGREES, together=True)
+        ours_runs.append(seconds / count)
+        # As many rows on one chip: the tp = 1 compile, repeated.
+        times = max(1, round(count / max(_rows_cpu(specs, (1,), together=False)[1], 1)))
+        seconds, base_count = _rows_cpu(specs, (1,) * times, together=False)
+        base_runs.append(seconds / base_count)
+    ours, base = statistics.median(ours_runs), statistics.median(base_runs)
+    info(
+        f"model rows at tp {', '.join(map(str, DEGREES))}: {count} rows,"
+        f" {ours * 1e6:.1f} µs CPU each; {base_count} rows at tp 1: {base * 1e6:.1f} µs each"
+    )
+    return Row(
+        "e-models-tp",
+        f"every bundled model x device x tp in {{1, 2, 4, 8}} x phase ({count} rows), made"
+        " and written as JSON",
+        f"{base_count} rows at tp 1 {base * 1e6:.1f} µs/row",
+        f"{ours * 1e6:.1f} µs/row",
+        ours / base,
+        f"<= {TP_TARGET}x",
+        ours / base <= TP_TARGET,
+        f"CPU time per row, median of {max(repeat, 1)}, in process",
+    )

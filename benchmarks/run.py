@@ -156,6 +156,7 @@ def run_e(size: Size, work: Path, record: Record) -> None:
 
     for row in models_bench.measure(bundled_specs_dir(), work, size.check_repeat):
         record(row)
+    record(models_bench.measure_tp(bundled_specs_dir(), size.check_repeat))
 
 
 def run_f(size: Size, work: Path, record: Record) -> None:

@@ -28,6 +28,10 @@ INTERCONNECT_NAMES = {"scale_up": "scale-up fabric", "scale_out": "scale-out net
 Direction = Literal["bidirectional", "per-direction", "unstated"]
 # The deployment variables every model formula may use; 1 on one chip.
 DEPLOYMENT_VARIABLES: tuple[str, ...] = ("tp", "pp", "ep", "dp")
+# The collective kernels a kernel spec may declare itself (`collective:`).
+COLLECTIVES: tuple[str, ...] = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "send")
+# The factor a collective's bytes are written with, bound per interconnect level by the engine.
+RED = "red"
 
 
 @dataclass(frozen=True)
@@ -438,6 +442,8 @@ class Kernel:
     document: Document = field(repr=False, compare=False)
     # Width symbols beside w (name -> meaning): each is w unless a case or step binds it.
     widths: dict[str, str] = field(default_factory=dict)
+    # A collective's kind (`COLLECTIVES`): bytes under `scale_up` with `red`, no cases.
+    collective: str | None = None
 
 
 @dataclass(frozen=True)
@@ -548,6 +554,17 @@ class MemoryLedger:
 
 
 @dataclass(frozen=True)
+class NamedDeployment:
+    """A system people buy, named in a model spec: a device and the model's split."""
+
+    name: str
+    device: str
+    deployment: Deployment
+    note: str | None
+    location: Location
+
+
+@dataclass(frozen=True)
 class Model:
     """Catalog kernels composed into one forward pass, evaluated per phase."""
 
@@ -566,6 +583,7 @@ class Model:
     versions: tuple[Version, ...]
     document: Document = field(repr=False, compare=False)
     memory: MemoryLedger | None = None  # None: the spec gives no ledger (fits unknown)
+    deployments: dict[str, NamedDeployment] = field(default_factory=dict)
 
     def variables(self, phase: str, deployment: Deployment = ONE_CHIP) -> dict[str, int]:
         """The parameters, the phase's variables and the deployment's: what every formula

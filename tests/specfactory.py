@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import textwrap
 from pathlib import Path
@@ -76,3 +77,11 @@ def copy_bundled(root: Path) -> Path:
     target = root / "specs"
     shutil.copytree(BUNDLED, target)
     return target
+
+
+def without_named_deployments(specs: Path) -> None:
+    """The models of `specs` without their `deployments:` (for a copy of the bundled
+    catalog that keeps only some devices: the named systems are on the others)."""
+    for path in (specs / "models").glob("*.yaml"):
+        text = path.read_text("utf-8")
+        path.write_text(re.sub(r"(?ms)^deployments:\n.*?\n\n", "", text), "utf-8")

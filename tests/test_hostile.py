@@ -125,6 +125,10 @@ COMMANDS: tuple[Run, ...] = (
         "compile-model",
         ("compile", "--specs", "{specs}", "--model", "test-13b", "--format", "json"),
     ),
+    Run(
+        "compile-model-tp",
+        ("compile", "--specs", "{specs}", "--model", "test-13b", "--tp", "2", "--pp", "2"),
+    ),
     Run("explain", ("explain", "axpy-big", "--device", "gpu-a", "--specs", "{specs}")),
     Run(
         "explain-model",
@@ -245,11 +249,13 @@ def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
     measured pass and the kernels its steps name."""
     specs = write_measured(tmp_path_factory.mktemp("hostile"))
     shutil.copy(BUNDLED / "precisions.yaml", specs)  # int4, which `linear` names
-    for kernel in ("linear", "attention-mha"):
+    for kernel in ("linear", "attention-mha", "all-reduce", "send"):
         shutil.copy(BUNDLED / "kernels" / f"{kernel}.yaml", specs / "kernels")
     (specs / "kernels" / "hostile-grid.yaml").write_text(GRID_KERNEL, "utf-8")
     (specs / "models").mkdir()
     model = (BUNDLED / "models" / "test-13b.yaml").read_text("utf-8")
+    # Its named deployments are on bundled devices this catalog does not have.
+    model = re.sub(r"(?ms)^deployments:\n.*?\n\n", "", model)
     (specs / "models" / "test-13b.yaml").write_text(
         model.replace("\nsources:\n", MEASURED), "utf-8"
     )
@@ -463,6 +469,28 @@ def test_the_site_build_holds_under_a_mutated_catalog(
     file = data.draw(st.sampled_from(_files(catalog)), label="file")
     work = tmp_path_factory.mktemp("site")
     run_everywhere(catalog, work, file, mutation, at, token, SITE_COMMANDS)
+
+
+@pytest.mark.parametrize("flag", ["--tp", "--pp", "--ep", "--chips"])
+@pytest.mark.parametrize("token", [*HOSTILE, "", " 1", "1\n", "08", "²", "1048577"])
+@pytest.mark.parametrize("command", ["compile", "explain"])
+def test_a_hostile_degree_is_one_line_exit_2(
+    catalog: Path, tmp_path: Path, flag: str, token: str, command: str
+) -> None:
+    """Any value of a deployment option that is not a whole number from 1 (a formula, a
+    unit, a huge or negative number, markup, a control character) is a usage error: one
+    line, exit 2, nothing written."""
+    out = tmp_path / "out.json"
+    argv = ["--specs", str(catalog), flag, token]
+    if command == "compile":
+        argv = ["compile", *argv, "--model", "test-13b", "--out", str(out)]
+    else:
+        argv = ["explain", *argv, "--model", "test-13b", "--phase", "decode", "--device", "gpu-a"]
+    outcome = run(argv)
+    assert_invariants(outcome, tmp_path, f"{command} {flag} {token[:20]!r}")
+    assert 2 == outcome.code
+    assert 1 == len(outcome.stderr.splitlines())
+    assert not out.exists()
 
 
 def test_the_bound_stops_a_hang() -> None:

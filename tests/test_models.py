@@ -261,9 +261,13 @@ def test_model_csv_has_one_row_per_model_row() -> None:
     )  # fmt: skip
     lines = text.splitlines()
     assert 0 == code
-    assert lines[0].startswith("model,phase,device,precision,declared,tokens,flops [OP]")
+    assert lines[0].startswith(
+        "model,phase,device,precision,declared,chips,tp,pp,ep,tokens,flops [OP]"
+    )
     assert 3 == len(lines)
-    assert lines[1].startswith("test-13b,prefill,nvidia-h100-sxm,bf16,true,512,13363220316160,")
+    assert lines[1].startswith(
+        "test-13b,prefill,nvidia-h100-sxm,bf16,true,1,1,1,1,512,13363220316160,"
+    )
 
 
 def test_explain_model_derives_steps_sums_and_tokens() -> None:
@@ -273,7 +277,7 @@ def test_explain_model_derives_steps_sums_and_tokens() -> None:
         "--device", "nvidia-h100-sxm",
     )  # fmt: skip
     assert 0 == code
-    assert "shape: M = b*s = 512, N = 3*h = 15,360, K = h = 5,120" in text
+    assert "shape: M = b*s = 512, N = 3*h/tp = 15,360, K = h = 5,120" in text
     assert "count = layers = 40" in text
     assert "FLOP = 13,363,220,316,160" in text
     assert "5. Tokens per second" in text

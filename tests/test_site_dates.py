@@ -15,6 +15,7 @@ import pytest
 
 from rooflinec.cli.main import main
 from rooflinec.site.plugin import sitemap_date
+from tests.specfactory import without_named_deployments
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / "specs"
@@ -32,6 +33,7 @@ def _specs_dated(root: Path, date: str) -> Path:
     for path in (specs / "devices").glob("*.yaml"):
         if path.name not in KEEP:
             path.unlink()
+    without_named_deployments(specs)
     for path in specs.rglob("*.yaml"):
         text = path.read_text("utf-8")
         path.write_text(VERSION_DATE.sub(lambda m: m.group(1) + date, text), "utf-8")

@@ -16,6 +16,7 @@ from rooflinec.errors import UsageError
 from rooflinec.resources import site_dir
 from rooflinec.site import plugin
 from rooflinec.site.build import SiteSource, build_site, serve_site, site_source
+from tests.specfactory import without_named_deployments
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / "specs"
@@ -32,6 +33,7 @@ def _small_specs(project: Path) -> Path:
     for path in (specs / "devices").glob("*.yaml"):
         if path.name not in KEPT_DEVICES:
             path.unlink()
+    without_named_deployments(specs)
     return specs
 
 

@@ -18,8 +18,9 @@ _SHOWN = 4
 def memory_ceilings(builder: Builder, catalog: Catalog) -> None:
     """One error per kernel that shares no memory level with some device."""
     for kernel in catalog.kernels.values():
-        if not kernel.bytes:
-            continue  # the schema or the formulas already refused the byte counts
+        if not kernel.bytes or kernel.collective is not None:
+            # refused already, or a collective's: its ceiling is the fabric, its rows a model's
+            continue
         levels = [lv for lv in LEVELS if lv in kernel.bytes]
         apart = [
             device.id

@@ -11,7 +11,7 @@ from fractions import Fraction
 from rooflinec.assemble.builder import Builder
 from rooflinec.assemble.cases import build_case
 from rooflinec.assemble.typed import TypedFile
-from rooflinec.catalog import Case, Kernel, Precision
+from rooflinec.catalog import INTERCONNECT_ROLES, RED, Case, Kernel, Precision
 from rooflinec.engine import WIDTH
 from rooflinec.engine.evaluate import MAX_COUNT, count_problem, width_values
 from rooflinec.errors import short_number
@@ -42,6 +42,8 @@ def build_kernel(
                     key=True,
                     code="formula",
                 )
+    collective: str | None = data.get("collective")
+    _check_collective(builder, doc, collective, symbols)
     reserved = (RESERVED_SYMBOL, *(name for name in widths if name not in symbols))
     flops = builder.formula(doc, ("flops",), data["flops"], symbols, reserved=reserved)
     if flops is not None and flops.reserved:
@@ -54,7 +56,11 @@ def build_kernel(
         )
     byte_formulas: dict[str, Formula] = {}
     for role, text in data["bytes"].items():
-        formula = builder.formula(doc, ("bytes", role), text, symbols, reserved=reserved)
+        # `red` belongs to a collective's fabric bytes: the engine binds it per level.
+        own = (
+            (*reserved, RED) if collective is not None and role in INTERCONNECT_ROLES else reserved
+        )
+        formula = builder.formula(doc, ("bytes", role), text, symbols, reserved=own)
         if formula is not None:
             byte_formulas[role] = formula
     sources = builder.sources(doc)
@@ -86,7 +92,58 @@ def build_kernel(
         examples,
         doc,
         dict(widths),
+        collective,
     )
+
+
+def _check_collective(
+    builder: Builder, doc: Document, collective: str | None, symbols: dict[str, str]
+) -> None:
+    """A collective kernel moves its bytes over the fabric (`scale_up`), binds its group
+    `n` and message `m`, and has no cases; every other kernel has cases and no fabric."""
+    data = doc.data
+    roles = set(data["bytes"])
+    if collective is None:
+        for role in sorted(roles & set(INTERCONNECT_ROLES)):
+            builder.error(
+                doc,
+                ("bytes", role),
+                f"bytes over '{role}' are a collective's: declare `collective:` or move them"
+                " to a memory level",
+                key=True,
+                code="formula",
+            )
+        if not data["cases"]:
+            builder.error(doc, ("cases",), "a kernel needs one case or more", code="shape")
+        return
+    for role in sorted(roles - {"scale_up"}):
+        builder.error(
+            doc,
+            ("bytes", role),
+            f"a collective kernel ({collective}) moves its bytes over 'scale_up' only,"
+            f" not '{role}'",
+            key=True,
+            code="formula",
+        )
+    if "scale_up" not in roles:
+        builder.error(
+            doc, ("bytes",), "a collective kernel gives its bytes under 'scale_up'", code="formula"
+        )
+    for name, meaning in (("n", "the group size"), ("m", "the values of the whole message")):
+        if name not in symbols:
+            builder.error(
+                doc,
+                ("symbols",),
+                f"a collective kernel declares '{name}' ({meaning})",
+                code="shape",
+            )
+    if data["cases"]:
+        builder.error(
+            doc,
+            ("cases",),
+            "a collective kernel has no cases (`cases: []`): its rows come from model steps",
+            code="shape",
+        )
 
 
 def _evaluate_all(
@@ -213,6 +270,8 @@ def reserved_reason(name: str) -> str | None:
     """Why a kernel may not declare the symbol `name`, or None when it may."""
     if name == RESERVED_SYMBOL:
         return "it is the bytes per value of the precision evaluated"
+    if name == RED:
+        return "it is a collective's traffic factor, bound per interconnect level"
     if name in FUNCTIONS:
         return "it is a function formulas may call"
     if keyword.iskeyword(name):

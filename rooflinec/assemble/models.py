@@ -24,15 +24,18 @@ from rooflinec.catalog import (
     DEFAULT_RESERVE,
     DEPLOYMENT_VARIABLES,
     ONE_CHIP,
+    RED,
+    Deployment,
     Kernel,
     LedgerTerm,
     MemoryLedger,
     Model,
     ModelMeasured,
     ModelStep,
+    NamedDeployment,
     Precision,
 )
-from rooflinec.engine.evaluate import MAX_COUNT, count_problem, width_values
+from rooflinec.engine.evaluate import MAX_COUNT, collective_runs, count_problem, width_values
 from rooflinec.errors import short_number
 from rooflinec.formulas import WIDTH, EvaluationError, Formula, FormulaError
 from rooflinec.loader import Document, PathKey
@@ -50,7 +53,7 @@ class _Memo:
 
     def __init__(self) -> None:
         self.formulas: dict[str, Formula] = {}
-        self.values: dict[tuple[str, int], dict[str, int]] = {}
+        self.values: dict[tuple[str, int, int], dict[str, int]] = {}
         self.kernels: set[tuple[str, tuple[tuple[str, int], ...], tuple[tuple[str, str], ...]]] = (
             set()
         )
@@ -91,6 +94,7 @@ def build_model(
     sources = builder.sources(doc)
     measured = _measured(builder, doc, phases, sources, precisions)
     memory = _memory(builder, doc, names, parameters, phases, precisions)
+    deployments = _deployments(builder, doc)
     finished = typed.finish()
     if finished is None or tokens is None:
         return None
@@ -117,6 +121,7 @@ def build_model(
         versions,
         doc,
         memory,
+        deployments,
     )
 
 
@@ -183,10 +188,12 @@ def _per_phase(
     *,
     limit: int = MAX_SHAPE,
     memo: _Memo | None = None,
+    least: int = 1,
 ) -> dict[str, int]:
-    """The formula's value in every phase; each problem reported at the formula, once."""
+    """The formula's value in every phase; each problem reported at the formula, once.
+    `least` is 0 for a collective's count (`pp - 1` is 0 on one stage: no step)."""
     if memo is not None:
-        hit = memo.values.get((formula.text, limit))
+        hit = memo.values.get((formula.text, limit, least))
         if hit is not None:
             return hit
     out: dict[str, int] = {}
@@ -205,8 +212,8 @@ def _per_phase(
         else:
             if value.denominator != 1:
                 problem = f"{formula.text} = {short_number(value)}, not a whole number"
-            elif value <= 0:
-                problem = f"{formula.text} = {short_number(value)}: it must be 1 or more"
+            elif value < least:
+                problem = f"{formula.text} = {short_number(value)}: it must be {least} or more"
             elif value > limit:
                 problem = f"{formula.text} = {short_number(value)} is implausibly large"
             else:
@@ -217,7 +224,7 @@ def _per_phase(
             )
             return {}
     if memo is not None:
-        memo.values[formula.text, limit] = out
+        memo.values[formula.text, limit, least] = out
     return out
 
 
@@ -321,12 +328,19 @@ def _step(
             "count",
             limit=MAX_STEP_COUNT,
             memo=memo,
+            least=0 if kernel.collective is not None else 1,
         )
     if len(builder.out.errors) > errors_before or count is None:
         return None
     if any(pid not in precisions for pid in widths.values()):
         return None  # precisions.yaml failed: the widths' bytes are not known
-    _evaluate_kernel(builder, doc, path, kernel, shapes, widths, precisions, memo)
+    # A collective of one chip (or none) is not evaluated: on one chip, no bundled one is.
+    active = {
+        phase: shape
+        for phase, shape in shapes.items()
+        if kernel.collective is None or collective_runs(shape, counts[phase])
+    }
+    _evaluate_kernel(builder, doc, path, kernel, active, widths, precisions, memo)
     if len(builder.out.errors) > errors_before:
         return None
     return ModelStep(
@@ -357,7 +371,7 @@ def _evaluate_kernel(
     """The kernel's formulas at each phase's shape: positive and plausible, at every width
     (once for each kernel, shape and width binding that passed)."""
     all_widths = sorted({p.bytes for p in precisions.values()}) or [Fraction(1)]
-    formulas = [("operation count", kernel.flops)]
+    formulas = [] if kernel.collective is not None else [("operation count", kernel.flops)]
     formulas += [(f"{level} byte count", f) for level, f in kernel.bytes.items()]
     bound = tuple(widths.items())
     at_width = [width_values(kernel.widths, w, widths, precisions) for w in all_widths]
@@ -368,7 +382,7 @@ def _evaluate_kernel(
         for what, formula in formulas:
             for i in range(len(all_widths)) if formula.reserved else range(1):
                 w = all_widths[i]
-                values: dict[str, int | Fraction] = {**shape, **at_width[i]}
+                values: dict[str, int | Fraction] = {**shape, **at_width[i], RED: 1}
                 try:
                     result = formula.evaluate(values)
                 except (EvaluationError, FormulaError) as exc:
@@ -386,6 +400,25 @@ def _evaluate_kernel(
                 )
                 return
         memo.kernels.add(key)
+
+
+def _deployments(builder: Builder, doc: Document) -> dict[str, NamedDeployment]:
+    """The named deployments, each a split that is one (`Deployment.problem`); the device
+    and its domain are checked once the devices are known (`rooflinec.assemble.references`)."""
+    out: dict[str, NamedDeployment] = {}
+    for name, entry in (doc.data.get("deployments") or {}).items():
+        path: PathKey = ("deployments", name)
+        deployment = Deployment(
+            entry.get("tp", 1), entry.get("pp", 1), entry.get("ep", 1), entry.get("chips")
+        )
+        problem = deployment.problem()
+        if problem is not None:
+            builder.error(doc, path, f"deployment '{name}': {problem}", key=True, code="models")
+            continue
+        out[name] = NamedDeployment(
+            name, entry["device"], deployment, entry.get("note"), doc.locate(path)
+        )
+    return out
 
 
 def _measured(

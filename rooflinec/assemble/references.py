@@ -110,6 +110,42 @@ def _model_refs(builder: Builder, catalog: Catalog, model: Model) -> None:
             m.precision,
             precision_known=m.precision in catalog.precisions,
         )
+    _named_deployments(builder, catalog, model)
+
+
+def _named_deployments(builder: Builder, catalog: Catalog, model: Model) -> None:
+    """A named deployment's device exists and joins its chips in one scale-up domain: the
+    chip count is what the device's `interconnect.scale_up.domain` quotes, or fewer."""
+    doc = model.document
+    for name, named in model.deployments.items():
+        path: PathKey = ("deployments", name, "device")
+        device = catalog.devices.get(named.device)
+        if device is None:
+            if not builder.broken.covers("device", named.device):
+                known = ", ".join(sorted(catalog.devices)) or "none"
+                builder.error(
+                    doc, path, f"unknown device '{named.device}' (devices: {known})", code="refs"
+                )
+            continue
+        chips = named.deployment.total
+        fabric = device.interconnect.get("scale_up")
+        domain = None if fabric is None else fabric.chips
+        if chips > 1 and domain is None:
+            builder.error(
+                doc,
+                path,
+                f"deployment '{name}' joins {chips} chips, but device '{device.id}' quotes no"
+                " scale-up domain (interconnect.scale_up.domain)",
+                code="refs",
+            )
+        elif domain is not None and chips > domain:
+            builder.error(
+                doc,
+                path,
+                f"deployment '{name}' joins {chips} chips, more than the {domain} of device"
+                f" '{device.id}''s scale-up domain",
+                code="refs",
+            )
 
 
 def _check_examples(

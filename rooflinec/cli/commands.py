@@ -7,6 +7,7 @@ for `--help`) loads none of it; nothing below the command line imports this modu
 from __future__ import annotations
 
 import io
+import re
 import sys
 from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, TextIO
@@ -17,8 +18,9 @@ from rooflinec.errors import UsageError, one_line
 from rooflinec.pipeline import checked, compiled_or_raise, specs_folder
 
 if TYPE_CHECKING:
-    from rooflinec.catalog import Catalog
+    from rooflinec.catalog import Catalog, Deployment
     from rooflinec.engine.cells import Result
+    from rooflinec.engine.compiler import Compiled
 
 
 def cmd_check(opts: Options, out: TextIO) -> int:
@@ -57,6 +59,7 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
             f"--format {fmt.name} holds the results of kernel cases; model rows (--model) are "
             f"written by {taking('models')}"
         )
+    _deployment_of(opts)  # a bad degree stops the command before any work
     folder = specs_folder(opts.specs)
     if opts.out is not None:  # a target that cannot be written fails now, not after the work
         from rooflinec.outputs.outfile import check_file_target, check_folder_target
@@ -78,6 +81,10 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
     # the kernel cells alone.
     by_model = fmt.rows == "by-model"
     only_models = bool(opts.models) and (by_model or not opts.cases)
+    deployment = _chosen_deployment(opts, compiled)
+    devices = opts.devices
+    if opts.deployment is not None and not devices:
+        devices = (catalog.models[opts.models[0]].deployments[opts.deployment].device,)
     cells = select(
         compiled,
         devices=opts.devices or None,
@@ -87,9 +94,10 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
     )
     models = (
         compiled.model_engine.rows(
+            deployment,
             models=opts.models or None,
             phases=opts.phases or None,
-            devices=opts.devices or None,
+            devices=devices or None,
             precisions=opts.precisions or None,
             declared_only=opts.declared_only,
         )
@@ -145,6 +153,107 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
             text.flush()
             text.detach()  # `atomic_file` closes the file itself
     return EXIT_OK
+
+
+def _deployment_of(opts: Options) -> Deployment:
+    """The deployment `--tp/--pp/--ep/--chips` name (one chip without them); a usage
+    error when the degrees are not one."""
+    from rooflinec.catalog import Deployment
+
+    deployment = Deployment(
+        _degree("--tp", opts.tp) or 1,
+        _degree("--pp", opts.pp) or 1,
+        _degree("--ep", opts.ep) or 1,
+        _degree("--chips", opts.chips),
+    )
+    problem = deployment.problem()
+    if problem is not None:
+        raise UsageError(f"not a deployment: {problem}")
+    return deployment
+
+
+MAX_DEGREE = 1 << 20  # more chips than any fabric joins: a typo
+
+
+def _degree(flag: str, text: str | None) -> int | None:
+    """A degree or chip count as typed: a whole number from 1 (None when not given)."""
+    if text is None:
+        return None
+    if not re.fullmatch(r"[1-9][0-9]{0,6}", text) or int(text) > MAX_DEGREE:
+        shown = text[:40] + ("…" if len(text) > 40 else "")
+        raise UsageError(
+            f"{flag} {shown!r} is not a degree: a whole number from 1 to {MAX_DEGREE:,}"
+        )
+    return int(text)
+
+
+def _chosen_deployment(opts: Options, compiled: Compiled) -> Deployment:
+    """The deployment of `compile`'s model rows. A model named with `--model` that cannot
+    run it, or a device named with `--device` without the fabric its collectives cross,
+    is a usage error; in a whole-catalog run such models and devices are left out and
+    named on stderr."""
+    from rooflinec.catalog import ONE_CHIP
+
+    deployment = _deployment_of(opts)
+    if opts.deployment is not None:
+        deployment = _named(opts, compiled, deployment)
+    if deployment == ONE_CHIP:
+        return deployment
+    engine = compiled.model_engine
+    catalog = compiled.catalog
+    models = [catalog.models[m] for m in opts.models] or list(catalog.models.values())
+    kept = []
+    for model in models:
+        problem = engine.deployment_problem(model, deployment)
+        if problem is None:
+            kept.append(model)
+        elif opts.models:
+            raise UsageError(f"{_degrees(deployment)} is not a deployment of {problem}")
+        else:
+            sys.stderr.write(f"rooflinec: skipped model '{model.id}': {problem}\n")
+    devices = opts.devices or tuple(compiled.devices)
+    if opts.deployment is not None and not opts.devices:
+        devices = (catalog.models[opts.models[0]].deployments[opts.deployment].device,)
+    skipped: dict[str, str] = {}  # one note per device: the first model's reason
+    for model in kept:
+        for device in devices:
+            problem = engine.fabric_problem(model, device, deployment)
+            if problem is None:
+                continue
+            if opts.devices or opts.deployment is not None:
+                raise UsageError(f"{_degrees(deployment)}: {problem}")
+            skipped.setdefault(device, problem)
+    for problem in skipped.values():
+        sys.stderr.write(f"rooflinec: skipped under {_degrees(deployment)}: {problem}\n")
+    return deployment
+
+
+def _named(opts: Options, compiled: Compiled, given: Deployment) -> Deployment:
+    """`--deployment NAME`: the split a model's spec names, on its device (which becomes
+    the `--device` selection when none is given)."""
+    from rooflinec.catalog import ONE_CHIP
+
+    if len(opts.models) != 1:
+        raise UsageError("--deployment NAME names a deployment of one model: give one --model M")
+    if given != ONE_CHIP:
+        raise UsageError("--deployment NAME gives the split: leave out --tp, --pp, --ep, --chips")
+    model = compiled.catalog.models[opts.models[0]]
+    named = model.deployments.get(opts.deployment or "")
+    if named is None:
+        names = ", ".join(sorted(model.deployments)) or "none"
+        raise UsageError(
+            f"model '{model.id}' names no deployment '{opts.deployment}' (deployments: {names})"
+        )
+    if opts.devices and named.device not in opts.devices:
+        raise UsageError(
+            f"deployment '{named.name}' runs on device '{named.device}', not on the devices"
+            " --device names"
+        )
+    return named.deployment
+
+
+def _degrees(deployment: Deployment) -> str:
+    return f"tp={deployment.tp}, pp={deployment.pp}, ep={deployment.ep}, chips={deployment.total}"
 
 
 def _is_terminal(stream: TextIO) -> bool:
@@ -246,6 +355,7 @@ def _explain_model(opts: Options, out: TextIO) -> int:
         raise UsageError("explain --model M needs --phase PH (and --phase needs --model)")
     if opts.symbolic:
         raise UsageError("--symbolic explains a case, not a model")
+    _deployment_of(opts)  # a bad degree stops the command before any work
     compiled = compiled_or_raise(specs_folder(opts.specs))
     catalog = compiled.catalog
     _unknown("model", opts.models, catalog.models)
@@ -255,7 +365,15 @@ def _explain_model(opts: Options, out: TextIO) -> int:
     device = catalog.devices[opts.devices[0]]
     precision = opts.precisions[0] if opts.precisions else model.precision
     _unknown("precision", [precision], catalog.precisions)
-    row = compiled.model_result(model.id, opts.phases[0], device.id, precision)
+    deployment = _deployment_of(opts)
+    engine = compiled.model_engine
+    problem = engine.deployment_problem(model, deployment)
+    if problem is not None:
+        raise UsageError(f"{_degrees(deployment)} is not a deployment of {problem}")
+    problem = engine.fabric_problem(model, device.id, deployment)
+    if problem is not None:
+        raise UsageError(f"{_degrees(deployment)}: {problem}")
+    row = compiled.model_result(model.id, opts.phases[0], device.id, precision, deployment)
     if row is None:
         needed = sorted({precision, *(s.precision for s in model.steps if s.precision)})
         raise UsageError(

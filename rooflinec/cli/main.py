@@ -187,6 +187,28 @@ def _compile(p: argparse.ArgumentParser) -> None:
         "only model M's rows (repeatable); without --case, no kernel results",
     )
     _repeated(p, "--phase", "phases", "PH", "only phase PH of the models selected (repeatable)")
+    _deployment(p)
+    p.add_argument(
+        "--deployment",
+        metavar="NAME",
+        help="the deployment the model's spec names NAME (its device and split), instead of"
+        " --tp/--pp/--ep/--chips; with one --model",
+    )
+
+
+def _deployment(p: argparse.ArgumentParser) -> None:
+    """`--tp N --pp N --ep N [--chips N]`: the deployment of the model rows."""
+    for flag, what in (
+        ("--tp", "tensor-parallel degree: chips sharing every layer (default 1)"),
+        ("--pp", "pipeline-parallel degree: stages holding a share of the layers (default 1)"),
+        ("--ep", "expert-parallel degree: chips of a stage spreading the experts (default 1)"),
+    ):
+        p.add_argument(flag, metavar="N", help=f"the model rows' {what}")
+    p.add_argument(
+        "--chips",
+        metavar="N",
+        help="the deployment's chips, tp × pp × dp (default lcm(tp, ep) × pp)",
+    )
 
 
 def _device_and_precision(p: argparse.ArgumentParser) -> None:
@@ -211,6 +233,7 @@ def _explain(p: argparse.ArgumentParser) -> None:
     _once(p, "--model", "models", "M", "a model id")
     _once(p, "--phase", "phases", "PH", "the model's phase")
     _device_and_precision(p)
+    _deployment(p)
     _shape(p, "required for a grid case")
     p.add_argument(
         "--symbolic",

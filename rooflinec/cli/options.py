@@ -40,6 +40,13 @@ class Options:
     partition: str | None = None  # compile --format parquet: a column to partition by
     models: tuple[str, ...] = ()  # compile: repeatable; explain: at most one
     phases: tuple[str, ...] = ()
+    # compile and explain: the deployment of the model rows, as typed (checked by the
+    # command, one line: None is 1, chips None the least)
+    tp: str | None = None
+    pp: str | None = None
+    ep: str | None = None
+    chips: str | None = None
+    deployment: str | None = None  # compile: a model's named deployment
     # explain
     case: str = ""
     shape: str = ""  # explain and solve: `M=1,N=2` picks one shape of a grid case

@@ -21,7 +21,16 @@ from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from rooflinec.catalog import LEVELS, Case, Catalog, Device, Kernel, Measured
+from rooflinec.catalog import (
+    LEVELS,
+    ONE_CHIP,
+    Case,
+    Catalog,
+    Deployment,
+    Device,
+    Kernel,
+    Measured,
+)
 from rooflinec.engine.cells import Counts, DeviceFigures, Result, Run
 from rooflinec.engine.evaluate import bound_widths, evaluate_counts
 from rooflinec.errors import Diagnostic, Location
@@ -60,14 +69,24 @@ class Compiled:
         return self.model_engine.all
 
     def model_result(
-        self, model: str, phase: str, device: str, precision: str
+        self,
+        model: str,
+        phase: str,
+        device: str,
+        precision: str,
+        deployment: Deployment = ONE_CHIP,
     ) -> ModelResult | None:
-        """One model row, or None when the model, phase, device or peak is not there."""
+        """One model row, or None when the model, phase, device or peak is not there (or
+        the model or device cannot run `deployment`)."""
         keys = self.model_engine.keys(
-            models=[model], phases=[phase], devices=[device], precisions=[precision]
+            models=[model],
+            phases=[phase],
+            devices=[device],
+            precisions=[precision],
+            deployment=deployment,
         )
         key = next(keys, None)
-        return None if key is None else self.model_engine.row(*key)
+        return None if key is None else self.model_engine.row(*key, deployment=deployment)
 
     @cached_property
     def _pair_index(self) -> dict[tuple[str, str], int]:

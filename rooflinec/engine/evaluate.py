@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_COUNT",
     "bound_widths",
+    "collective_runs",
     "count_problem",
     "evaluate_counts",
     "width_values",
@@ -39,6 +40,12 @@ def count_problem(value: Fraction | int) -> str | None:
     if value > MAX_COUNT:
         return "is implausibly large"
     return None
+
+
+def collective_runs(shape: Mapping[str, int], count: int) -> bool:
+    """Whether a collective step at this shape and count is evaluated: a group of one
+    chip (`n` = 1) or a count of 0 moves nothing and is left out of the pass."""
+    return shape.get("n", 1) > 1 and count > 0
 
 
 def width_values(

@@ -24,19 +24,180 @@ from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from rooflinec.catalog import LEVELS, Catalog, Model, ModelStep
-from rooflinec.engine.evaluate import width_values
+from rooflinec.catalog import (
+    INTERCONNECT_ROLES,
+    LEVELS,
+    ONE_CHIP,
+    RED,
+    Catalog,
+    Deployment,
+    Device,
+    Model,
+    ModelStep,
+)
+from rooflinec.engine.evaluate import collective_runs, count_problem, width_values
 from rooflinec.engine.memory import MemoryEngine, MemoryFit
 from rooflinec.engine.roof import slowest
-from rooflinec.engine.terms import COMPUTE, LATENCY
-from rooflinec.errors import Diagnostic
+from rooflinec.engine.terms import COMPUTE, LATENCY, MODEL_LIMITS
+from rooflinec.errors import Diagnostic, short_number
+from rooflinec.formulas import EvaluationError, FormulaError
 
 if TYPE_CHECKING:
     from rooflinec.engine.cells import DeviceFigures
+    from rooflinec.formulas import Formula
 
-__all__ = ["ModelEngine", "ModelResult", "Plan", "PlanStep", "StepResult", "collector_paused"]
+__all__ = [
+    "CollectiveBound",
+    "CollectiveStep",
+    "DeploymentError",
+    "Link",
+    "ModelEngine",
+    "ModelResult",
+    "Plan",
+    "PlanStep",
+    "StepResult",
+    "collector_paused",
+    "red_factor",
+]
 
 _ZERO = Fraction(0)
+MAX_SHAPE = 10**15  # as the model builder's
+MAX_STEP_COUNT = 10**9
+
+
+class DeploymentError(Exception):
+    """A model (or device) that cannot run a deployment: why, in one line."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Link:
+    """One interconnect level as a collective sees it: the sustained bandwidth per chip and
+    per direction (B/s), the domain's chips, its topology, whether it reduces in-network,
+    and its least measured collective time (s)."""
+
+    role: str
+    bandwidth: Fraction
+    domain: int | None = None
+    topology: str | None = None
+    in_network: bool = False
+    latency: Fraction | None = None
+    label: str = ""
+
+    @classmethod
+    def of(cls, device: Device) -> dict[str, Link]:
+        """A catalog device's levels by role."""
+        return {
+            role: cls(
+                role,
+                fabric.sustained_per_direction,
+                fabric.chips,
+                fabric.topology,
+                fabric.reduction == "in-network",
+                fabric.latency.value if fabric.latency is not None else None,
+                fabric.label,
+            )
+            for role, fabric in device.interconnect.items()
+        }
+
+
+def red_factor(kind: str, n: int, in_network: bool) -> Fraction:
+    """The least values one chip sends per value of the whole message, per direction:
+    an all-reduce 2(n-1)/n over point-to-point links (a reduce-scatter, then an
+    all-gather) and 1 where the switch reduces (each value up once, its sum back once);
+    all-gather, reduce-scatter and all-to-all (n-1)/n (each chip's own share stays); a
+    send 1."""
+    if kind == "all-reduce":
+        ring = Fraction(2 * (n - 1), n)
+        return min(ring, Fraction(1)) if in_network else ring
+    if kind in ("all-gather", "reduce-scatter", "all-to-all"):
+        return Fraction(n - 1, n)
+    return Fraction(1)
+
+
+def group_span(step: ModelStep, n: int, deployment: Deployment) -> int:
+    """The chips a group of `n` spans once groups are packed, tp innermost: a tp or ep
+    group spans its own n chips, a group over pipeline stages n × tp, one over replicas
+    n × tp × pp. It stays in one scale-up domain when its span fits."""
+    symbols = step.shape["n"].symbols if "n" in step.shape else frozenset()
+    if "dp" in symbols:
+        return n * deployment.tp * deployment.pp
+    if "pp" in symbols:
+        return n * deployment.tp
+    return n
+
+
+class CollectiveStep:
+    """A collective step of a pass at a row precision (n ≥ 2, count ≥ 1): its bytes depend
+    on the device's fabric, so they are found per device (`CollectiveBound`)."""
+
+    __slots__ = (
+        "by_red",
+        "count",
+        "flops",
+        "formula",
+        "key",
+        "kind",
+        "n",
+        "position",
+        "precision",
+        "shape",
+        "span",
+        "step",
+        "values",
+    )
+
+    def __init__(
+        self,
+        step: ModelStep,
+        precision: str,
+        shape: dict[str, int],
+        count: int,
+        kind: str,
+        span: int,
+        flops: Fraction,
+        position: int,
+        formula: Formula,
+        values: dict[str, int | Fraction],
+    ) -> None:
+        self.step = step
+        self.precision = precision
+        self.shape = shape
+        self.formula = formula  # the kernel's scale_up bytes, over `values` and `red`
+        self.values = values
+        self.by_red: dict[Fraction, Fraction] = {}
+        # What a device's bound of one run depends on
+        self.key = (kind, span, precision, formula.text, flops, tuple(values.items()))
+        self.count = count
+        self.kind = kind
+        self.n = shape["n"]
+        self.span = span  # chips the group spans (packing)
+        self.flops = flops  # one run's operations
+        self.position = position  # its place among the pass's steps
+
+    def bytes_at(self, red: Fraction) -> Fraction:
+        """One run's bytes per chip and direction with `red` bound (kept per `red`: every
+        device with the same kind of link gets the same)."""
+        hit = self.by_red.get(red)
+        if hit is None:
+            hit = self.by_red[red] = self.formula.evaluate({**self.values, RED: red})
+        return hit
+
+
+@dataclass(frozen=True)
+class CollectiveBound:
+    """One run of a collective step on a device: the level it crosses and its time."""
+
+    role: str  # scale_up or scale_out
+    red: Fraction
+    bytes: Fraction  # one run's, per chip and direction
+    bandwidth: Fraction  # B/s the group gets (mesh share applied)
+    time: Fraction  # one run's, s
+    limited_by: str
+    link: Link
 
 
 @dataclass(slots=True)
@@ -99,13 +260,21 @@ _Run = tuple[Fraction, dict[str, Fraction], dict[str, Fraction], _RunKey]
 class PlanStep:
     """One step of a pass at a row precision: the same on every device."""
 
-    __slots__ = ("counts", "precision", "shape", "step")
+    __slots__ = ("counts", "position", "precision", "shape", "step")
 
-    def __init__(self, step: ModelStep, precision: str, shape: dict[str, int], counts: _Counts):
+    def __init__(
+        self,
+        step: ModelStep,
+        precision: str,
+        shape: dict[str, int],
+        counts: _Counts,
+        position: int = 0,
+    ):
         self.step = step
         self.precision = precision  # the step's own, or the row's
         self.shape = shape
         self.counts = counts
+        self.position = position  # its place among the pass's steps
 
 
 class Plan:
@@ -117,14 +286,21 @@ class Plan:
     `index` the position in `unique` of each step's run: a device's bound is found once
     per distinct run, and the pass's time per limit is a sum over them."""
 
-    __slots__ = ("flops", "index", "steps", "traffic", "unique")
+    __slots__ = ("collectives", "deployment", "flops", "index", "steps", "traffic", "unique")
 
     def __init__(
-        self, steps: tuple[PlanStep, ...], flops: Fraction, traffic: dict[str, Fraction]
+        self,
+        steps: tuple[PlanStep, ...],
+        flops: Fraction,
+        traffic: dict[str, Fraction],
+        collectives: tuple[CollectiveStep, ...] = (),
+        deployment: Deployment = ONE_CHIP,
     ) -> None:
-        self.steps = steps
-        self.flops = flops
-        self.traffic = traffic
+        self.steps = steps  # the steps on a memory roofline, in order
+        self.flops = flops  # every step's, collectives' too
+        self.traffic = traffic  # memory levels only: a collective's bytes are a device's
+        self.collectives = collectives  # the collective steps evaluated (n ≥ 2)
+        self.deployment = deployment
         positions: dict[tuple[int, str], int] = {}
         unique: list[tuple[_RunKey, str, int]] = []
         index: list[int] = []
@@ -174,6 +350,7 @@ class ModelResult:
     __slots__ = (
         "_steps",
         "bytes",
+        "collective_bounds",
         "declared",
         "device",
         "fit",
@@ -188,6 +365,7 @@ class ModelResult:
         "runs",
         "time",
         "time_by_limit",
+        "time_overlapped",
         "tokens",
     )
 
@@ -211,6 +389,8 @@ class ModelResult:
         runs: Runs = (),
         latency: Fraction | None = None,
         fit: MemoryFit | None = None,
+        collective_bounds: tuple[CollectiveBound, ...] = (),
+        time_overlapped: Fraction | None = None,
     ) -> None:
         self.model = model
         self.phase = phase
@@ -229,29 +409,97 @@ class ModelResult:
         self.runs = runs
         self.latency = latency  # the device's latency floor of one run, s
         self.fit = fit  # the memory ledger per chip; None: no ledger or not one chip's row
+        self.collective_bounds = collective_bounds  # one per `plan.collectives`
+        # No collective: nothing to overlap, the sum of the steps.
+        self.time_overlapped = time if time_overlapped is None else time_overlapped
+
+    @property
+    def deployment(self) -> Deployment:
+        return ONE_CHIP if self.plan is None else self.plan.deployment
+
+    @property
+    def chips(self) -> int:
+        return self.deployment.total
+
+    @property
+    def tp(self) -> int:
+        return self.deployment.tp
+
+    @property
+    def pp(self) -> int:
+        return self.deployment.pp
+
+    @property
+    def ep(self) -> int:
+        return self.deployment.ep
+
+    @property
+    def limited_by(self) -> str:
+        """The limit that holds the most of the pass's time (ties in the method's order)."""
+        longest = max(self.time_by_limit.values())
+        return next(n for n in MODEL_LIMITS if self.time_by_limit.get(n) == longest)
 
     @property
     def steps(self) -> tuple[StepResult, ...]:
         if self._steps is None:
             assert self.plan is not None
-            self._steps = tuple(
+            self._steps = self._made_steps()
+        return self._steps
+
+    def _made_steps(self) -> tuple[StepResult, ...]:
+        assert self.plan is not None
+        made = self._memory_steps()
+        if not self.plan.collectives:
+            return made
+        out = [*made, *self.collective_steps()]
+        positions = [p.position for p in self.plan.steps]
+        positions += [c.position for c in self.plan.collectives]
+        order = sorted(range(len(out)), key=positions.__getitem__)
+        return tuple(out[i] for i in order)
+
+    def collective_steps(self) -> list[StepResult]:
+        """The results of the collective steps alone, in the plan's order."""
+        assert self.plan is not None
+        out = []
+        for c, b in zip(self.plan.collectives, self.collective_bounds, strict=True):
+            total = b.bytes * c.count
+            out.append(
                 StepResult(
-                    p.step.id,
-                    p.step.kernel,
-                    p.counts.count,
-                    p.shape,
-                    p.precision,
-                    p.step.widths,
-                    p.counts.total_flops,
-                    p.counts.total_bytes,
-                    Fraction(n * p.counts.count, d),
-                    p.counts.intensity,
-                    limited_by,
+                    c.step.id,
+                    c.step.kernel,
+                    c.count,
+                    c.shape,
+                    c.precision,
+                    c.step.widths,
+                    c.flops * c.count,
+                    {b.role: total},
+                    b.time * c.count,
+                    {b.role: c.flops / b.bytes},
+                    b.limited_by,
                     self.latency,
                 )
-                for p, (n, d, limited_by) in zip(self.plan.steps, self.runs, strict=True)
             )
-        return self._steps
+        return out
+
+    def _memory_steps(self) -> tuple[StepResult, ...]:
+        assert self.plan is not None
+        return tuple(
+            StepResult(
+                p.step.id,
+                p.step.kernel,
+                p.counts.count,
+                p.shape,
+                p.precision,
+                p.step.widths,
+                p.counts.total_flops,
+                p.counts.total_bytes,
+                Fraction(n * p.counts.count, d),
+                p.counts.intensity,
+                limited_by,
+                self.latency,
+            )
+            for p, (n, d, limited_by) in zip(self.plan.steps, self.runs, strict=True)
+        )
 
     def _fields(self) -> tuple[object, ...]:
         return (
@@ -355,11 +603,18 @@ class _DeviceBounds:
     rate does for a kernel case.
     """
 
-    __slots__ = ("bandwidths", "bounds", "figures", "latency", "peaks")
+    __slots__ = ("bandwidths", "bounds", "collectives", "figures", "latency", "links", "peaks")
 
-    def __init__(self, figures: DeviceFigures, latency: Fraction | None) -> None:
+    def __init__(
+        self,
+        figures: DeviceFigures,
+        latency: Fraction | None,
+        links: dict[str, Link] | None = None,
+    ) -> None:
         self.figures = figures
         self.latency = latency
+        self.links = links or {}
+        self.collectives: dict[tuple[object, ...], CollectiveBound] = {}
         self.bandwidths = {
             lv: (bw.numerator, bw.denominator) for lv, bw in figures.bandwidths.items()
         }
@@ -375,6 +630,61 @@ class _DeviceBounds:
                 run, self.peaks[precision], self.bandwidths, self.latency
             )
         return hit
+
+    def collective(self, c: CollectiveStep) -> CollectiveBound:
+        """One run of a collective step on this device's fabric (`collective_bound`), once
+        per distinct run: a layer's all-reduces share one (the same kind, group and
+        message), as the steps on a memory roofline share theirs."""
+        hit = self.collectives.get(c.key)
+        if hit is None:
+            hit = self.collectives[c.key] = collective_bound(
+                c, self.figures.peaks[c.precision], self.links, self.latency
+            )
+        return hit
+
+
+def fabric_role(span: int, links: dict[str, Link]) -> str:
+    """The level a group spanning `span` chips crosses: the scale-up fabric when the
+    group fits in one of its domains (a level without a domain joins any group), else
+    the scale-out network."""
+    up = links.get("scale_up")
+    if up is not None and (up.domain is None or span <= up.domain):
+        return "scale_up"
+    return "scale_out"
+
+
+def collective_bound(
+    c: CollectiveStep,
+    peak: Fraction,
+    links: dict[str, Link],
+    launch: Fraction | None,
+) -> CollectiveBound:
+    """One run of a collective on a device: `red` bound for the level the group crosses,
+    bytes over the bandwidth the group gets (on a mesh, (n-1)/(domain-1) of the chip's),
+    and the time the longest of that, the operations over the peak, the level's measured
+    latency and the launch floor (a floor only where strictly longer)."""
+    role = fabric_role(c.span, links)
+    link = links.get(role)
+    if link is None:
+        raise DeploymentError(f"no {role.replace('_', '-')} level for a group of {c.span} chips")
+    bandwidth = link.bandwidth
+    if link.topology == "mesh" and link.domain is not None and 1 < c.n < link.domain:
+        bandwidth = bandwidth * Fraction(c.n - 1, link.domain - 1)
+    red = red_factor(c.kind, c.n, link.in_network)
+    nbytes = c.bytes_at(red)
+    floors: list[tuple[str, tuple[int, int]]] = []
+    if link.latency is not None:
+        floors.append((role, (link.latency.numerator, link.latency.denominator)))
+    if launch is not None:
+        floors.append((LATENCY, (launch.numerator, launch.denominator)))
+    ops = c.flops / peak
+    traffic = nbytes / bandwidth
+    n, d, limit = slowest(
+        (ops.numerator, ops.denominator),
+        ((role, (traffic.numerator, traffic.denominator)),),
+        floors,
+    )
+    return CollectiveBound(role, red, nbytes, bandwidth, Fraction(n, d), limit, link)
 
 
 def run_bound(
@@ -399,7 +709,8 @@ def run_bound(
 
 
 class ModelEngine:
-    """Model rows over a catalog's devices; counts cached per (model, phase, step, width)."""
+    """Model rows over a catalog's devices; counts cached per (model, phase, step, width)
+    and deployment."""
 
     def __init__(
         self,
@@ -410,13 +721,175 @@ class ModelEngine:
         self.catalog = catalog
         self.devices = devices
         self.latencies = latencies
-        self._counts: dict[tuple[str, str, int, Fraction], _Counts] = {}
-        self._plans: dict[tuple[str, str, str], Plan] = {}
+        self._counts: dict[tuple[str, str, int, Fraction, Deployment], _Counts] = {}
+        self._plans: dict[tuple[str, str, str, Deployment], Plan] = {}
         # one run's counts by kernel, shape, width bindings and width (see `_Counts.run`)
         self._runs: dict[tuple[object, ...], _Run] = {}
-        self._rows: dict[tuple[str, str, str, str], ModelResult] = {}
+        self._rows: dict[tuple[str, str, str, str, Deployment], ModelResult] = {}
         self._devices: dict[str, _DeviceBounds] = {}
         self.memory = MemoryEngine(catalog)
+        self._values: dict[tuple[str, str, Deployment], tuple[tuple[dict[str, int], int], ...]] = {}
+        self._problems: dict[tuple[str, Deployment], str | None] = {}
+        self._links: dict[str, dict[str, Link]] = {}
+        self._spans: dict[tuple[str, Deployment], list[tuple[str, int]]] = {}
+        self._checked: set[tuple[object, ...]] = set()  # kernel runs whose counts are positive
+
+    # ------------------------------------------------------------------ deployments
+    def deployment_problem(self, model: Model, deployment: Deployment) -> str | None:
+        """Why `model` cannot run `deployment` (a degree that leaves a shape or count not a
+        whole number, or a step with nothing to do), or None. One chip always can."""
+        if deployment == ONE_CHIP:
+            return None
+        key = (model.id, deployment)
+        if key not in self._problems:
+            problem = deployment.problem()
+            try:
+                if problem is None:
+                    for phase in model.phases:
+                        self._check_counts(model, phase, deployment)
+            except DeploymentError as exc:
+                problem = exc.message
+            self._problems[key] = problem
+        return self._problems[key]
+
+    def fabric_problem(self, model: Model, device: str, deployment: Deployment) -> str | None:
+        """Why `device` cannot run `model`'s collectives under `deployment` (a level its
+        spec does not give), or None."""
+        links = self.links(device)
+        for step_id, span in self._groups(model, deployment):
+            role = fabric_role(span, links)
+            if not links:
+                return (
+                    f"device '{device}' gives no interconnect (scale_up, scale_out) for"
+                    f" step '{step_id}' of model '{model.id}' over {span} chips"
+                )
+            if role not in links:
+                level = "scale-up fabric" if role == "scale_up" else "scale-out network"
+                return (
+                    f"device '{device}' gives no {level} (interconnect.{role}) for step"
+                    f" '{step_id}' of model '{model.id}' over {span} chips"
+                )
+        return None
+
+    def _groups(self, model: Model, deployment: Deployment) -> list[tuple[str, int]]:
+        """Each collective step evaluated in some phase and the chips its group spans, the
+        widest first: the same on every device."""
+        key = (model.id, deployment)
+        hit = self._spans.get(key)
+        if hit is None:
+            spans: dict[str, int] = {}
+            for phase in model.phases:
+                values = self.step_values(model, phase, deployment)
+                for step, (shape, count) in zip(model.steps, values, strict=True):
+                    if self.catalog.kernels[step.kernel].collective is None:
+                        continue
+                    if collective_runs(shape, count):
+                        span = group_span(step, shape["n"], deployment)
+                        spans[step.id] = max(span, spans.get(step.id, 0))
+            hit = self._spans[key] = sorted(spans.items(), key=lambda item: -item[1])
+        return hit
+
+    def links(self, device: str) -> dict[str, Link]:
+        """A catalog device's interconnect levels as collectives see them."""
+        hit = self._links.get(device)
+        if hit is None:
+            spec = self.catalog.devices.get(device)
+            hit = self._links[device] = {} if spec is None else Link.of(spec)
+        return hit
+
+    def step_values(
+        self, model: Model, phase: str, deployment: Deployment = ONE_CHIP
+    ) -> tuple[tuple[dict[str, int], int], ...]:
+        """Each step's shape and count in `phase` under `deployment`: on one chip those
+        the model was built with; otherwise evaluated here, and a `DeploymentError` when
+        one is not a whole number (or a step's count is not positive)."""
+        key = (model.id, phase, deployment)
+        hit = self._values.get(key)
+        if hit is None:
+            if deployment == ONE_CHIP:
+                hit = tuple((s.shapes[phase], s.counts[phase]) for s in model.steps)
+            else:
+                variables = model.variables(phase, deployment)
+                hit = tuple(self._evaluated(model, s, phase, variables) for s in model.steps)
+            self._values[key] = hit
+        return hit
+
+    def _evaluated(
+        self, model: Model, step: ModelStep, phase: str, variables: dict[str, int]
+    ) -> tuple[dict[str, int], int]:
+        collective = self.catalog.kernels[step.kernel].collective is not None
+        count = self._whole(model, step, phase, "count", step.count.text, variables, step.count)
+        if count < 0 or (count == 0 and not collective):
+            raise DeploymentError(
+                f"model '{model.id}', step '{step.id}' in phase '{phase}': its count"
+                f" {step.count.text} = {count}"
+            )
+        shape: dict[str, int] = {}
+        for symbol, formula in step.shape.items():
+            shape[symbol] = self._whole(
+                model, step, phase, symbol, formula.text, variables, formula
+            )
+        if collective and not collective_runs(shape, count):
+            return shape, count
+        for symbol, value in shape.items():
+            if value < 1:
+                raise DeploymentError(
+                    f"model '{model.id}', step '{step.id}' in phase '{phase}': {symbol} ="
+                    f" {step.shape[symbol].text} = {value}, not 1 or more"
+                )
+        return shape, count
+
+    @staticmethod
+    def _whole(
+        model: Model,
+        step: ModelStep,
+        phase: str,
+        what: str,
+        text: str,
+        variables: dict[str, int],
+        formula: Formula,
+    ) -> int:
+        where = f"model '{model.id}', step '{step.id}' in phase '{phase}'"
+        try:
+            value = formula.evaluate(variables)
+        except (EvaluationError, FormulaError) as exc:
+            raise DeploymentError(f"{where}: {what} = {text}: {exc.message}") from None
+        if value.denominator != 1:
+            raise DeploymentError(
+                f"{where}: {what} = {text} = {short_number(value)}, not a whole number"
+            )
+        limit = MAX_STEP_COUNT if what == "count" else MAX_SHAPE
+        if value > limit:
+            raise DeploymentError(f"{where}: {what} = {text} is implausibly large")
+        return int(value)
+
+    def _check_counts(self, model: Model, phase: str, deployment: Deployment) -> None:
+        """Every step's kernel at its shape under `deployment` gives positive counts at
+        the model's width, as the builder checks on one chip."""
+        values = self.step_values(model, phase, deployment)
+        for step, (shape, _) in zip(model.steps, values, strict=True):
+            kernel = self.catalog.kernels[step.kernel]
+            if kernel.collective is not None:
+                continue
+            precision = step.precision or model.precision
+            width = self.catalog.precisions[precision].bytes
+            same = (step.kernel, tuple(shape.items()), tuple(step.widths.items()), width)
+            if same in self._checked:
+                continue  # the same kernel at the same shape: checked already
+            bound: dict[str, int | Fraction] = {
+                **shape,
+                **width_values(kernel.widths, width, step.widths, self.catalog.precisions),
+            }
+            formulas = [("operations", kernel.flops), *kernel.bytes.items()]
+            for what, formula in formulas:
+                problem = count_problem(formula.evaluate(bound))
+                if problem is not None:
+                    shown = ", ".join(f"{k}={v}" for k, v in shape.items())
+                    raise DeploymentError(
+                        f"model '{model.id}', step '{step.id}' in phase '{phase}': kernel"
+                        f" '{kernel.id}' at {shown}: the {what} count {problem}"
+                    )
+            self._checked.add(same)
 
     # ------------------------------------------------------------------ selection
     def keys(
@@ -427,15 +900,21 @@ class ModelEngine:
         devices: Iterable[str] | None = None,
         precisions: Iterable[str] | None = None,
         declared_only: bool = False,
+        deployment: Deployment = ONE_CHIP,
     ) -> Iterator[tuple[str, str, str, str]]:
         """(model, phase, device, precision) of every row a selection keeps, in catalog
         order: models, their phases, devices, each device's peaks (`None` keeps all, but
-        precisions: `None` keeps the model's own precision only)."""
+        precisions: `None` keeps the model's own precision only). Under another
+        deployment than one chip, a model that cannot run it and a device without the
+        fabric its collectives cross are left out (`deployment_problem`,
+        `fabric_problem` say why)."""
         m, ph, d, p = (
             set(x) if x is not None else None for x in (models, phases, devices, precisions)
         )
         for model in self.catalog.models.values():
             if m is not None and model.id not in m:
+                continue
+            if self.deployment_problem(model, deployment) is not None:
                 continue
             own = {s.precision for s in model.steps if s.precision is not None}
             for phase in model.phases:
@@ -445,6 +924,10 @@ class ModelEngine:
                     if d is not None and figures.id not in d:
                         continue
                     if not own <= figures.peaks.keys():
+                        continue
+                    if deployment != ONE_CHIP and self.fabric_problem(
+                        model, figures.id, deployment
+                    ):
                         continue
                     for precision in figures.peaks:
                         # A model says what it computes at: unlike a kernel case, whose
@@ -457,24 +940,36 @@ class ModelEngine:
                             continue
                         yield model.id, phase, figures.id, precision
 
-    def rows(self, **selection: Iterable[str] | bool | None) -> list[ModelResult]:
+    def rows(
+        self, deployment: Deployment = ONE_CHIP, **selection: Iterable[str] | bool | None
+    ) -> list[ModelResult]:
         with collector_paused():
-            return [self.row(*key) for key in self.keys(**selection)]  # type: ignore[arg-type]
+            keys = self.keys(deployment=deployment, **selection)  # type: ignore[arg-type]
+            return [self.row(*key, deployment=deployment) for key in keys]
 
     @cached_property
     def all(self) -> tuple[ModelResult, ...]:
         """Every row, in catalog order."""
         return tuple(self.rows())
 
-    def row(self, model_id: str, phase: str, device: str, precision: str) -> ModelResult:
+    def row(
+        self,
+        model_id: str,
+        phase: str,
+        device: str,
+        precision: str,
+        deployment: Deployment = ONE_CHIP,
+    ) -> ModelResult:
         """The row of a catalog device (KeyError for an unknown id); made once."""
-        key = (model_id, phase, device, precision)
+        key = (model_id, phase, device, precision, deployment)
         hit = self._rows.get(key)
         if hit is None:
             hit = self._rows[key] = self._row(*key)
         return hit
 
-    def _row(self, model_id: str, phase: str, device: str, precision: str) -> ModelResult:
+    def _row(
+        self, model_id: str, phase: str, device: str, precision: str, deployment: Deployment
+    ) -> ModelResult:
         model = self.catalog.models[model_id]
         measured = next(
             (
@@ -484,6 +979,8 @@ class ModelEngine:
             ),
             None,
         )
+        if deployment != ONE_CHIP:
+            measured = None  # a measured pass time is of one chip
         row = self.evaluate(
             model,
             phase,
@@ -492,9 +989,10 @@ class ModelEngine:
             self.latencies.get(device),
             measured.time if measured else None,
             measured.source if measured else None,
+            deployment=deployment,
         )
         if device in self.catalog.devices:
-            row.fit = self.memory.fit(model, phase, precision, device)
+            row.fit = self.memory.fit(model, phase, precision, device, deployment)
         return row
 
     # ------------------------------------------------------------------ evaluation
@@ -507,16 +1005,21 @@ class ModelEngine:
         latency: Fraction | None = None,
         measured_time: Fraction | None = None,
         measured_source: str | None = None,
+        *,
+        deployment: Deployment = ONE_CHIP,
+        links: dict[str, Link] | None = None,
     ) -> ModelResult:
         """The pass of `phase` on a device's figures: each step on its own roofline.
 
         Each distinct run's bound comes from the device's `_DeviceBounds` (see
         `run_bound`). The steps' times are summed per limit as integers (their
         denominators are mostly the same ceiling's), so a row makes one `Fraction` per
-        limit and one for its time; its steps' results are made when first read.
+        limit and one for its time; its steps' results are made when first read. A
+        collective step's run is bound on the device's fabric (`collective_bound`;
+        `links` replaces the catalog device's levels, as an example's figures do).
         """
-        plan = self.plan(model, phase, precision)
-        device = self._device(figures, latency)
+        plan = self.plan(model, phase, precision, deployment)
+        device = self._device(figures, latency, links)
         bound_of = device.bound
         bounds: list[Bound] = []
         sums: dict[str, list[int]] = {}
@@ -539,12 +1042,6 @@ class ModelEngine:
         bandwidths = device.bandwidths
         found = {name: Fraction(n, d) for name, (n, d) in sums.items()}
         traffic = plan.traffic
-        by_limit = {COMPUTE: found.get(COMPUTE, _ZERO)}
-        for lv in LEVELS:
-            if lv in bandwidths and lv in traffic:
-                by_limit[lv] = found.get(lv, _ZERO)
-        if latency is not None:
-            by_limit[LATENCY] = found.get(LATENCY, _ZERO)
         # The pass's time: the limits' sums added as integers, one Fraction made.
         time_n, time_d = 0, 1
         for n, d in sums.values():
@@ -553,6 +1050,31 @@ class ModelEngine:
             else:
                 time_n, time_d = time_n * d + n * time_d, time_d * d
         time = Fraction(time_n, time_d)
+        collective_bounds: tuple[CollectiveBound, ...] = ()
+        overlapped: Fraction | None = None
+        roles: list[str] = []
+        if plan.collectives:
+            collective_bounds = tuple(device.collective(c) for c in plan.collectives)
+            talk = _ZERO
+            traffic = dict(traffic)
+            for c, b in zip(plan.collectives, collective_bounds, strict=True):
+                spent = b.time * c.count
+                talk += spent
+                found[b.limited_by] = found.get(b.limited_by, _ZERO) + spent
+                traffic[b.role] = traffic.get(b.role, _ZERO) + b.bytes * c.count
+                if b.role not in roles:
+                    roles.append(b.role)
+            overlapped = max(time, talk)
+            time += talk
+        by_limit = {COMPUTE: found.get(COMPUTE, _ZERO)}
+        for lv in LEVELS:
+            if lv in bandwidths and lv in traffic:
+                by_limit[lv] = found.get(lv, _ZERO)
+        if latency is not None:
+            by_limit[LATENCY] = found.get(LATENCY, _ZERO)
+        for role in INTERCONNECT_ROLES:
+            if role in roles:
+                by_limit[role] = found.get(role, _ZERO)
         return ModelResult(
             model.id,
             phase,
@@ -570,52 +1092,110 @@ class ModelEngine:
             plan=plan,
             runs=runs,
             latency=latency,
+            collective_bounds=collective_bounds,
+            time_overlapped=overlapped,
         )
 
-    def _device(self, figures: DeviceFigures, latency: Fraction | None) -> _DeviceBounds:
+    def _device(
+        self,
+        figures: DeviceFigures,
+        latency: Fraction | None,
+        links: dict[str, Link] | None = None,
+    ) -> _DeviceBounds:
         """The bounds of a catalog device's runs, kept for every row on it; figures of
-        no catalog device (an example's own) get theirs for the one pass."""
+        no catalog device (an example's own), or other links, get theirs for the one
+        pass."""
         hit = self._devices.get(figures.id)
-        if hit is None or hit.figures is not figures or hit.latency != latency:
-            hit = _DeviceBounds(figures, latency)
-            if self.devices.get(figures.id) is figures:
+        if links is not None or hit is None or hit.figures is not figures or hit.latency != latency:
+            own = links if links is not None else self.links(figures.id)
+            hit = _DeviceBounds(figures, latency, own)
+            if links is None and self.devices.get(figures.id) is figures:
                 self._devices[figures.id] = hit
         return hit
 
-    def plan(self, model: Model, phase: str, precision: str) -> Plan:
-        """The steps' counts and the pass's operations and bytes: the same on every device."""
-        key = (model.id, phase, precision)
+    def plan(
+        self, model: Model, phase: str, precision: str, deployment: Deployment = ONE_CHIP
+    ) -> Plan:
+        """The steps' counts and the pass's operations and bytes: the same on every device
+        (a collective's bytes are the device's: `evaluate` adds them)."""
+        key = (model.id, phase, precision, deployment)
         hit = self._plans.get(key)
         if hit is None:
-            steps = tuple(
-                PlanStep(
-                    step,
-                    step.precision or precision,
-                    step.shapes[phase],
-                    self.counts(model, phase, i, step.precision or precision),
-                )
-                for i, step in enumerate(model.steps)
-            )
-            counts = [entry.counts for entry in steps]
-            levels = [lv for lv in LEVELS if any(lv in c.bytes for c in counts)]
+            values = self.step_values(model, phase, deployment)
+            entries: list[PlanStep] = []
+            collectives: list[CollectiveStep] = []
+            for i, step in enumerate(model.steps):
+                shape, count = values[i]
+                at = step.precision or precision
+                kernel = self.catalog.kernels[step.kernel]
+                if kernel.collective is None:
+                    counts = self.counts(model, phase, i, at, deployment)
+                    entries.append(PlanStep(step, at, shape, counts, i))
+                elif collective_runs(shape, count):
+                    collectives.append(self._collective(model, i, shape, count, at, deployment))
+            steps = tuple(entries)
+            counts_all = [entry.counts for entry in steps]
+            levels = [lv for lv in LEVELS if any(lv in c.bytes for c in counts_all)]
+            flops = sum((c.total_flops for c in counts_all), Fraction(0))
+            for c in collectives:
+                flops += c.flops * c.count
             hit = self._plans[key] = Plan(
                 steps,
-                sum((c.total_flops for c in counts), Fraction(0)),
+                flops,
                 {
-                    lv: sum((c.total_bytes[lv] for c in counts if lv in c.bytes), Fraction(0))
+                    lv: sum((c.total_bytes[lv] for c in counts_all if lv in c.bytes), Fraction(0))
                     for lv in levels
                 },
+                tuple(collectives),
+                deployment,
             )
         return hit
 
-    def counts(self, model: Model, phase: str, index: int, precision: str) -> _Counts:
+    def _collective(
+        self,
+        model: Model,
+        index: int,
+        shape: dict[str, int],
+        count: int,
+        precision: str,
+        deployment: Deployment,
+    ) -> CollectiveStep:
+        step = model.steps[index]
+        kernel = self.catalog.kernels[step.kernel]
+        assert kernel.collective is not None
+        width = self.catalog.precisions[precision].bytes
+        values: dict[str, int | Fraction] = {
+            **shape,
+            **width_values(kernel.widths, width, step.widths, self.catalog.precisions),
+        }
+        return CollectiveStep(
+            step,
+            precision,
+            shape,
+            count,
+            kernel.collective,
+            group_span(step, shape["n"], deployment),
+            kernel.flops.evaluate(values),
+            index,
+            kernel.bytes["scale_up"],
+            values,
+        )
+
+    def counts(
+        self,
+        model: Model,
+        phase: str,
+        index: int,
+        precision: str,
+        deployment: Deployment = ONE_CHIP,
+    ) -> _Counts:
         """Operations and bytes of one run of step `index` at `precision`'s width."""
         width = self.catalog.precisions[precision].bytes
-        key = (model.id, phase, index, width)
+        key = (model.id, phase, index, width, deployment)
         hit = self._counts.get(key)
         if hit is None:
             step = model.steps[index]
-            shape = step.shapes[phase]
+            shape, count = self.step_values(model, phase, deployment)[index]
             same = (step.kernel, tuple(shape.items()), tuple(step.widths.items()), width)
             one = self._runs.get(same)
             if one is None:
@@ -642,7 +1222,6 @@ class ModelEngine:
                     run,
                 )
             flops, traffic, intensity, run = one
-            count = step.counts[phase]
             hit = self._counts[key] = _Counts(
                 flops,
                 traffic,

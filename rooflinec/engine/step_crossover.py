@@ -24,7 +24,7 @@ import tokenize
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rooflinec.catalog import Catalog, Kernel, Model, ModelStep
+from rooflinec.catalog import DEPLOYMENT_VARIABLES, Catalog, Kernel, Model, ModelStep
 from rooflinec.engine import WIDTH
 from rooflinec.engine.cells import DeviceFigures
 from rooflinec.engine.solve import Problem, Region, SolveError, crossover, solve_regions
@@ -91,6 +91,7 @@ def composed(
     cannot be written so (a model name that is also a width symbol, a formula over
     the parser's limits)."""
     names = frozenset(model.parameters) | {v for phase in model.phases.values() for v in phase}
+    names |= frozenset(DEPLOYMENT_VARIABLES)  # held at one chip's 1, as the pages show
     found = _composed(
         kernel.flops.text,
         tuple(kernel.bytes.items()),

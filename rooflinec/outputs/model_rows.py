@@ -25,10 +25,17 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any, TextIO
 
-from rooflinec.catalog import LEVELS, Catalog
+from rooflinec.catalog import INTERCONNECT_ROLES, LEVELS, Catalog
 from rooflinec.engine.memory import CHIP_DEGREES, LEDGER_KEYS
-from rooflinec.engine.models import ModelResult, PlanStep, StepResult, collector_paused
-from rooflinec.engine.terms import LIMITED_BY
+from rooflinec.engine.models import (
+    CollectiveBound,
+    CollectiveStep,
+    ModelResult,
+    PlanStep,
+    StepResult,
+    collector_paused,
+)
+from rooflinec.engine.terms import MODEL_LIMITS
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.outputs.cells import aligned_lines, csv_text, num, scalar_text
 from rooflinec.outputs.fields import Field, Scope
@@ -48,6 +55,7 @@ __all__ = [
 ]
 
 ModelField = Field[Sequence[ModelResult]]
+_BYTE_KEYS = (*LEVELS, *INTERCONNECT_ROLES)
 StepField = Field[Sequence[StepResult]]
 
 
@@ -83,7 +91,7 @@ def dominant_limit(r: ModelResult) -> str:
 
 def _dominant(time_by_limit: dict[str, Fraction]) -> str:
     longest = max(time_by_limit.values())
-    return next(name for name in LIMITED_BY if time_by_limit.get(name) == longest)
+    return next(name for name in MODEL_LIMITS if time_by_limit.get(name) == longest)
 
 
 def _most_time(value: dict[str, Fraction], counting: str) -> str:
@@ -93,7 +101,9 @@ def _most_time(value: dict[str, Fraction], counting: str) -> str:
 
 
 def _step_count(r: ModelResult) -> int:
-    return len(r.steps) if r.plan is None else len(r.plan.steps)  # without making them
+    if r.plan is None:
+        return len(r.steps)
+    return len(r.plan.steps) + len(r.plan.collectives)  # without making them
 
 
 def _percent(value: Any, counting: str) -> str:
@@ -106,10 +116,17 @@ MODEL_FIELDS: tuple[ModelField, ...] = (
     _read("device", "row", ("device",), table="device", kind="text"),
     _read("precision", "plan", ("precision",), table="precision", kind="text"),
     _read("declared", "plan", ("declared",), kind="flag"),
+    # The deployment: chips = tp × pp × dp (a row is one replica's pass).
+    _read("chips", "plan", ("chips",)),
+    _read("tp", "plan", ("tp",)),
+    _read("pp", "plan", ("pp",)),
+    _read("ep", "plan", ("ep",)),
     _read("tokens", "plan", ("tokens",)),
     _read("flops", "plan", ("flops [OP]",), table="operations", show=_si("{}")),
-    _read("bytes", "plan", tuple(f"bytes_{lv} [B]" for lv in LEVELS), LEVELS),
+    # Of scope row: a collective's bytes (scale_up, scale_out) are its device's.
+    _read("bytes", "row", tuple(f"bytes_{lv} [B]" for lv in _BYTE_KEYS), _BYTE_KEYS),
     _read("time", "row", ("time [s]",), table="time", show=_si("s")),
+    _read("time_overlapped", "row", ("time_overlapped [s]",)),
     _read("attainable", "row", ("attainable [OP/s]",), table="attainable", show=_si("{}/s")),
     _read(
         "tokens_per_second",
@@ -121,11 +138,12 @@ MODEL_FIELDS: tuple[ModelField, ...] = (
     _read(
         "time_by_limit",
         "row",
-        tuple(f"time_{name} [s]" for name in LIMITED_BY),
-        LIMITED_BY,
+        tuple(f"time_{name} [s]" for name in MODEL_LIMITS),
+        MODEL_LIMITS,
         table="most time",
         show=_most_time,
     ),
+    _read("limited_by", "row", ("limited_by",), kind="text"),
     _read("measured_time", "row", ("measured_time [s]",)),
     _read("efficiency", "row", ("efficiency [1]",), table="efficiency", show=_percent),
     # The memory ledger per chip (`rooflinec.engine.memory`); null without a ledger or a
@@ -148,9 +166,9 @@ STEP_FIELDS: tuple[StepField, ...] = (
     _read("precision", "step", ("precision",), kind="text"),
     _read("widths", "step", ("widths",), mapping=True, kind="text"),
     _read("flops", "step", ("flops [OP]",)),
-    _read("bytes", "step", ("bytes [B]",), LEVELS),
+    _read("bytes", "step", ("bytes [B]",), _BYTE_KEYS),
     _read("time", "run", ("time [s]",)),
-    _read("intensity", "step", ("intensity [OP/B]",), LEVELS),
+    _read("intensity", "step", ("intensity [OP/B]",), _BYTE_KEYS),
     _read("attainable", "run", ("attainable [OP/s]",)),
     _read("limited_by", "run", ("limited_by",), kind="text"),
 )
@@ -243,12 +261,15 @@ class _Texts:
     are written once per device, kernel, shape and count.
     """
 
-    __slots__ = ("heads", "runs", "steps")
+    __slots__ = ("bounds", "collectives", "heads", "runs", "steps")
 
     def __init__(self) -> None:
         self.heads: dict[tuple[int, str], tuple[str, ...]] = {}
         self.steps: dict[tuple[int, str], tuple[_Fragment, ...]] = {}
         self.runs: dict[tuple[int, int], tuple[str, ...]] = {}
+        # a collective step's shared members, and its device's members per bound and count
+        self.collectives: dict[int, str] = {}
+        self.bounds: dict[tuple[int, int], str] = {}
 
 
 def _between(groups: list[list[str]], separator: str) -> tuple[str, ...]:
@@ -337,7 +358,47 @@ def _step_lines(r: ModelResult, texts: _Texts, lead: str = "") -> list[str]:
     new = {key: (e, bound) for key, e, bound in runs if key not in done}
     if new:
         done.update(zip(new, _run_texts(list(new.values())), strict=True))
-    return [f.format(*done[key]) for f, key in zip(fragments, keys, strict=True)]
+    lines = [f.format(*done[key]) for f, key in zip(fragments, keys, strict=True)]
+    if not r.plan.collectives:
+        return lines
+    # A collective's bytes and time are its device's: written from its own result, in place.
+    positions = [e.position for e in r.plan.steps]
+    positions += [c.position for c in r.plan.collectives]
+    lines += [
+        lead + _collective_line(c, b, texts)
+        for c, b in zip(r.plan.collectives, r.collective_bounds, strict=True)
+    ]
+    return [line for _, line in sorted(zip(positions, lines, strict=True))]
+
+
+def _collective_line(c: CollectiveStep, b: CollectiveBound, texts: _Texts) -> str:
+    """`_line(step_data(s))` of a collective step, written from its plan entry and its
+    device's bound: what the plan gives once per plan, what the bound gives once per
+    bound and count (a layer's all-reduces share both)."""
+    head = texts.collectives.get(id(c))
+    if head is None:
+        shared = {
+            "step": c.step.id,
+            "kernel": c.step.kernel,
+            "count": c.count,
+            "shape": c.shape,
+            "precision": c.precision,
+            "widths": c.step.widths,
+            "flops": num(c.flops * c.count),
+        }
+        head = texts.collectives[id(c)] = _line(shared)[:-1]
+    key = (id(b), c.count)
+    tail = texts.bounds.get(key)
+    if tail is None:
+        role = _string(b.role)
+        tail = texts.bounds[key] = (
+            f', "bytes": {{{role}: {_flat(num(b.bytes * c.count))}}},'
+            f' "time": {_flat(num(b.time * c.count))},'
+            f' "intensity": {{{role}: {_flat(num(c.flops / b.bytes))}}},'
+            f' "attainable": {_flat(num(c.flops / b.time))},'
+            f' "limited_by": {_string(b.limited_by)}}}'
+        )
+    return head + tail
 
 
 def _run_texts(runs: list[tuple[PlanStep, tuple[int, int, str]]]) -> list[tuple[str, ...]]:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from rooflinec.catalog import LEVEL_NAMES, LEVELS, Model
+from rooflinec.catalog import LEVEL_NAMES, LEVELS, ONE_CHIP, Deployment, Model
 from rooflinec.engine.cells import Result
 from rooflinec.engine.compiler import Compiled
-from rooflinec.engine.models import ModelEngine, ModelResult
+from rooflinec.engine.models import CollectiveBound, CollectiveStep, ModelEngine, ModelResult
 from rooflinec.engine.terms import COMPUTE, LATENCY
 from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.outputs.model_rows import fit_text
@@ -30,6 +30,8 @@ def _bound(limit: str) -> str:
         return "compute bound"
     if limit == LATENCY:
         return "latency bound (the launch takes longer than the work at the roofline)"
+    if limit not in LEVEL_NAMES:
+        return f"bound by the {limit.replace('_', '-')} interconnect"
     return f"memory bound on {LEVEL_NAMES[limit]}"
 
 
@@ -38,10 +40,74 @@ def _bound_value(name: str, text: str, value: int) -> str:
     return f"{name} = {value:,}" if text == str(value) else f"{name} = {text} = {value:,}"
 
 
-def _variables(model: Model, phase: str) -> list[str]:
+def _variables(model: Model, phase: str, row: ModelResult) -> list[str]:
     params = ", ".join(f"{k} = {v:,}" for k, v in model.parameters.items())
     run = ", ".join(f"{k} = {v:,}" for k, v in model.phases[phase].items())
-    return [f"   parameters: {params}", f"   phase {phase}: {run or '(no variables)'}"]
+    out = [f"   parameters: {params}", f"   phase {phase}: {run or '(no variables)'}"]
+    deployment = row.deployment
+    if deployment != ONE_CHIP:
+        degrees = ", ".join(f"{k} = {v:,}" for k, v in deployment.variables().items())
+        out.append(f"   deployment: {degrees}; chips = {deployment.total:,}")
+    return out
+
+
+def _collective_lines(
+    compiled: Compiled, row: ModelResult, index: int, c: CollectiveStep, b: CollectiveBound
+) -> list[str]:
+    """A collective step's bindings: the level its group crosses and why, red, the
+    bandwidth the group gets, and its time."""
+    catalog = compiled.catalog
+    step = c.step
+    kernel = catalog.kernels[step.kernel]
+    link = b.link
+    s_unit = catalog.precisions[c.precision].unit
+    shape = ", ".join(_bound_value(name, f.text, c.shape[name]) for name, f in step.shape.items())
+    domain = "no domain given" if link.domain is None else f"domain {link.domain:,} chips"
+    if b.role == "scale_up":
+        packing = f"stays in one scale-up domain ({domain})"
+    else:
+        up = compiled.model_engine.links(row.device).get("scale_up")
+        packing = (
+            "leaves the scale-up domain"
+            + ("" if up is None or up.domain is None else f" of {up.domain:,} chips")
+            + ": re-keyed to scale_out"
+        )
+    red_why = {
+        "all-reduce": "1: the switch reduces in-network"
+        if link.in_network and c.n > 2
+        else "2(n-1)/n over point-to-point links",
+        "send": "1: every value crosses one link once",
+    }.get(c.kind, "(n-1)/n: each chip's own share stays")
+    lines = [
+        f"   3.{index} {step.id}: {step.name}, collective {kernel.id} (kernel {kernel.id})",
+        f"       shape: {shape}",
+        f"       {_bound_value('count', step.count.text, c.count)}",
+        f"       group: n = {c.n:,} chips spanning {c.span:,} once packed (tp innermost);"
+        f" {packing}",
+        f"       level: {b.role} ({link.label or b.role}),"
+        f" {link.topology or 'topology not given'}, {domain}",
+        f"       red = {red_why} = {_exact(b.red)}",
+        f"       {b.role} bytes per run = {kernel.bytes['scale_up'].text} = {_exact(b.bytes)} B",
+    ]
+    share = ""
+    if link.topology == "mesh" and link.domain is not None and 1 < c.n < link.domain:
+        share = f" × (n-1)/(domain-1) = {c.n - 1}/{link.domain - 1} (mesh)"
+    lines.append(
+        f"       bandwidth = {format_si(link.bandwidth, 'B/s', digits=6)} sustained per chip and"
+        f" direction{share} = {format_si(b.bandwidth, 'B/s', digits=6)}"
+    )
+    lat = (
+        "" if link.latency is None else f"; level latency {format_si(link.latency, 's', digits=6)}"
+    )
+    lines.append(
+        f"       bytes / bandwidth = {format_si(b.bytes / b.bandwidth, 's', digits=6)}{lat};"
+        f" {s_unit} per run = {kernel.flops.text} = {_exact(c.flops)}"
+    )
+    lines.append(
+        f"       lowest: {b.limited_by}; time = {format_si(b.time, 's', digits=6)} per run ×"
+        f" {c.count:,} = {format_si(b.time * c.count, 's', digits=6)}"
+    )
+    return lines
 
 
 def explain_model(compiled: Compiled, row: ModelResult) -> str:
@@ -62,7 +128,7 @@ def explain_model(compiled: Compiled, row: ModelResult) -> str:
         )
     add("")
     add("1. Variables")
-    lines.extend(_variables(model, row.phase))
+    lines.extend(_variables(model, row.phase, row))
     add(f"   tokens = {model.tokens.text} = {row.tokens:,}")
     add("")
     add("2. Ceilings of the device")
@@ -89,10 +155,26 @@ def explain_model(compiled: Compiled, row: ModelResult) -> str:
         )
     add("")
     add("3. Steps (each run sits on its own roofline; a step's totals are count × one run)")
-    for index, (step, s) in enumerate(zip(model.steps, row.steps, strict=True), start=1):
+    by_id = {step.id: i for i, step in enumerate(model.steps)}
+    plan = row.plan
+    collectives = {} if plan is None else {c.step.id: c for c in plan.collectives}
+    bounds = {} if plan is None else dict(zip(collectives, row.collective_bounds, strict=True))
+    for index, s in enumerate(row.steps, start=1):
+        step = model.steps[by_id[s.step]]
+        if s.step in collectives:
+            lines.extend(
+                _collective_lines(compiled, row, index, collectives[s.step], bounds[s.step])
+            )
+            continue
         kernel = catalog.kernels[step.kernel]
         one = step_instance(
-            compiled.model_engine, model, row.phase, index - 1, row.device, s.precision
+            compiled.model_engine,
+            model,
+            row.phase,
+            by_id[s.step],
+            row.device,
+            s.precision,
+            row.deployment,
         )
         s_unit = catalog.precisions[s.precision].unit
         add(f"   3.{index} {step.id}: {step.name}, kernel {kernel.id}")
@@ -135,6 +217,12 @@ def explain_model(compiled: Compiled, row: ModelResult) -> str:
     add(
         f"   time = sum of the steps' times = {format_si(row.time, 's', digits=6)}  (a lower bound)"
     )
+    if plan is not None and plan.collectives:
+        add(
+            "   time overlapped = max(the steps on memory rooflines, the collectives)"
+            f" = {format_si(row.time_overlapped, 's', digits=6)}"
+            "  (an engine that overlaps communication with compute)"
+        )
     for name, t in row.time_by_limit.items():
         add(
             f"     limited by {name}: {format_si(t, 's', digits=6)}"
@@ -169,14 +257,20 @@ def explain_model(compiled: Compiled, row: ModelResult) -> str:
 
 
 def step_instance(
-    engine: ModelEngine, model: Model, phase: str, index: int, device: str, precision: str
+    engine: ModelEngine,
+    model: Model,
+    phase: str,
+    index: int,
+    device: str,
+    precision: str,
+    deployment: Deployment = ONE_CHIP,
 ) -> Result:
     """One run of a step as a kernel `Result` (for a derivation): its ceilings,
     what limits it and why the levels it does not see are no ceiling."""
     step = model.steps[index]
     kernel = engine.catalog.kernels[step.kernel]
     figures = engine.devices[device]
-    one = engine.counts(model, phase, index, precision)
+    one = engine.counts(model, phase, index, precision, deployment)
     given = figures.bandwidths
     ceilings = {lv: given[lv] for lv in LEVELS if lv in kernel.bytes and lv in given}
     unmodelled = tuple(

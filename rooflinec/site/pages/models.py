@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from rooflinec.catalog import LEVELS, Model
+from rooflinec.catalog import LEVELS, Model, ModelStep
 from rooflinec.engine.memory import evaluate_fit
 from rooflinec.engine.step_crossover import BATCH, decode_phases, step_crossover
 from rooflinec.engine.terms import COMPUTE, LIMITED_BY
@@ -177,11 +177,20 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
         for phase, values in model.phases.items()
     ]
     steps = []
-    for n, step in enumerate(model.steps, start=1):
-        shape = Markup(", ").join(
-            Markup("<code>{}</code> = ").format(md(sym)) + page.math(f)
-            for sym, f in step.shape.items()
+    collectives = []
+    for step in model.steps:
+        if cat.kernels[step.kernel].collective is None:
+            continue
+        # Plain text, not MathML: they are not evaluated on one chip, and the page stays small.
+        collectives.append(
+            {
+                "id": step.id,
+                "name": step.name,
+                "kernel": page.kernel_link(step.kernel, step.kernel),
+                "group": step.shape["n"].text,
+            }
         )
+    for n, (_, step) in enumerate(on_one_chip(site, model), start=1):
         bound = [f"{k}: {cat.precisions[v].label}" for k, v in step.widths.items()]
         steps.append(
             {
@@ -189,9 +198,7 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
                 "id": step.id,
                 "name": step.name,
                 "kernel": page.kernel_link(step.kernel),
-                "shape": shape,
                 "written": ", ".join(f"{k}: {f.text}" for k, f in step.shape.items()),
-                "latex": ", ".join(f"{k} = {f.latex()}" for k, f in step.shape.items()),
                 "count": step.count.text,
                 "precision": ", ".join(
                     [cat.precisions[step.precision or model.precision].label, *bound]
@@ -232,6 +239,7 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
         parameters=parameters,
         phases=phases,
         steps=steps,
+        collectives=collectives,
         passes=passes,
         devices=[page.device_link(d) for d in devices],
         shown=len(devices),
@@ -311,11 +319,19 @@ def _pass_cell(site: Site, r: ModelResult | None) -> Markup:
     return Markup("<br>").join(lines)
 
 
+def on_one_chip(site: Site, model: Model) -> list[tuple[int, ModelStep]]:
+    """The steps a one-chip pass evaluates, with their places among the model's: the
+    pages show one chip, where a collective's group is one chip and moves nothing."""
+    kernels = site.catalog.kernels
+    return [(i, s) for i, s in enumerate(model.steps) if kernels[s.kernel].collective is None]
+
+
 def step_chart_rows(
     site: Site, model: Model, phase: str, devices: Sequence[str]
 ) -> list[dict[str, Any]]:
     """The stacked bar's data: a row per device and step of `phase`, time in seconds."""
     rows: list[dict[str, Any]] = []
+    names = {step.id: step.name for step in model.steps}
     for d in devices:
         r = model_rows(site).get((model.id, phase, d))
         if r is None:
@@ -325,7 +341,7 @@ def step_chart_rows(
                 {
                     "device": site.catalog.devices[d].name,
                     "n": n,
-                    "step": f"{n}. {model.steps[n - 1].name}",
+                    "step": f"{n}. {names[s.step]}",
                     "time": float(s.time),
                     "time_label": time_text(s),
                     "bound": limit_label(s.limited_by),
@@ -349,7 +365,7 @@ def _step_chart(
     return {
         "phase": phase,
         "chart": chart,
-        "steps": [s.id for s in model.steps],
+        "steps": [step.id for _, step in on_one_chip(site, model)],
         "rows": [
             {
                 "device": site.catalog.devices[r.device].name,
@@ -373,7 +389,7 @@ def _roofline(site: Site, page: Page, model: Model) -> dict[str, Any] | None:
     phase = focus_phase(model)
     r = model_rows(site).get((model.id, phase, device))
     if r is not None:
-        for index, (step, s) in enumerate(zip(model.steps, r.steps, strict=True)):
+        for (index, step), s in zip(on_one_chip(site, model), r.steps, strict=True):
             one = step_instance(engine, model, phase, index, device, s.precision)
             key = f"{phase}/{step.id}"
             results.append(replace(one, case=key))
@@ -411,7 +427,7 @@ def _crossover_table(
     held = ", ".join(f"{k} = {v:,}" for k, v in model.phases[phase].items() if k != BATCH)
     rows = []
     never = []
-    for index, step in enumerate(model.steps):
+    for index, step in on_one_chip(site, model):
         cells = []
         for d in devices:
             x = step_crossover(site.catalog, model, index, phase, site.compiled.devices[d])
