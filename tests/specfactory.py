@@ -84,4 +84,5 @@ def without_named_deployments(specs: Path) -> None:
     catalog that keeps only some devices: the named systems are on the others)."""
     for path in (specs / "models").glob("*.yaml"):
         text = path.read_text("utf-8")
-        path.write_text(re.sub(r"(?ms)^deployments:\n.*?\n\n", "", text), "utf-8")
+        # The mapping's indented lines, up to the next top-level key.
+        path.write_text(re.sub(r"(?m)^deployments:\n(?:[ #].*\n|\n)*", "", text), "utf-8")
