@@ -26,6 +26,7 @@ Design choices, each for a reason:
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -320,7 +321,19 @@ def parse_quantity(
     `text` is typed `object` because it comes straight from YAML, where `3.35` is a float.
     """
     link = bits and dimension is Dimension.BANDWIDTH
+    if type(text) is str:
+        return _parse_text(text, dimension, positive, link, measured)
     return _parse(text, dimension, positive=positive, bits=link, measured=measured)
+
+
+@functools.lru_cache(maxsize=8192)
+def _parse_text(
+    text: str, dimension: Dimension, positive: bool, bits: bool, measured: bool
+) -> Quantity:
+    """`_parse` of spec text, kept: a `Quantity` is immutable, and `serve` rebuilds every
+    device from its text on each edit, reading the same few thousand figures again. A
+    text that does not parse raises each time (lru_cache keeps no exceptions)."""
+    return _parse(text, dimension, positive=positive, bits=bits, measured=measured)
 
 
 def parse_any(text: object, *, positive: bool = False) -> Quantity:

@@ -36,6 +36,7 @@ KINDS = {
     "attainable rows",
     "model csv lines",
     "catalog figures",
+    "results",
 }
 
 pytest.importorskip("mkdocs")

@@ -68,10 +68,6 @@ class Site:
     catalog_date: datetime.date
     """The newest version date of any spec: the site's "today" (ages of sources, page
     dates), so that two builds of one catalog are identical whenever they run."""
-    declared: Mapping[str, list[Result]]
-    """Per device: each case at its declared precision, in catalog order."""
-    by_precision: Mapping[tuple[str, str], Result]
-    """(case, device) -> result at the chart precision."""
     citations: Mapping[tuple[str, str], list[str]]
     """(spec id, source id) -> the figures that cite it, as short phrases."""
     trails: Mapping[str, tuple[FigureTrail, ...]]
@@ -107,10 +103,6 @@ class Site:
         if chart_precision not in catalog.precisions:
             chart_precision = next(iter(catalog.precisions))
         today = _catalog_date(catalog)
-        declared: dict[str, list[Result]] = {d: [] for d in catalog.devices}
-        for r in compiled.results:
-            if r.declared:
-                declared[r.device].append(r)
         return cls(
             compiled=compiled,
             default_device=featured,
@@ -119,10 +111,6 @@ class Site:
             changes=changes,
             env=env if env is not None else shared_environment(),
             catalog_date=today,
-            declared=declared,
-            by_precision={
-                (r.case, r.device): r for r in compiled.results if r.precision == chart_precision
-            },
             citations=_citations(catalog),
             trails={d: device_trails(catalog, d, today=today) for d in catalog.devices},
             limits=limits if limits is not None else PageLimits(),
@@ -139,11 +127,48 @@ class Site:
         return self.catalog.cases
 
     @cached_property
+    def device_results(self) -> Mapping[str, tuple[Result, ...]]:
+        """Per device: its results, every case at every precision, in catalog order. A
+        device's results read its spec and the shared cases and precisions alone, so a
+        `serve` rebuild keeps those of the devices its edit did not touch
+        (`reuse.for_device`) instead of making all of them again."""
+        from rooflinec.site.pages import reuse
+
+        compiled = self.compiled
+        return {
+            d: reuse.for_device(self, "results", d, _results_of, compiled, d)
+            for d in self.catalog.devices
+        }
+
+    @cached_property
+    def declared(self) -> Mapping[str, list[Result]]:
+        """Per device: each case at its declared precision, in catalog order."""
+        return {d: [r for r in rs if r.declared] for d, rs in self.device_results.items()}
+
+    @cached_property
+    def by_precision(self) -> Mapping[tuple[str, str], Result]:
+        """(case, device) -> result at the chart precision."""
+        chart = self.chart_precision
+        return {
+            (r.case, r.device): r
+            for rs in self.device_results.values()
+            for r in rs
+            if r.precision == chart
+        }
+
+    @cached_property
     def results_by_kernel(self) -> Mapping[str, list[Result]]:
-        """Per kernel: its results, in the compiled order."""
+        """Per kernel: its results, in the compiled order (case by case, each case's
+        devices and precisions in catalog order)."""
+        case_at = {case: i for i, case in enumerate(self.cases)}
+        by_case: list[list[Result]] = [[] for _ in case_at]
+        for rs in self.device_results.values():
+            for r in rs:
+                by_case[case_at[r.case]].append(r)
         out: dict[str, list[Result]] = {k: [] for k in self.catalog.kernels}
-        for r in self.compiled.results:
-            out.setdefault(r.kernel, []).append(r)
+        for rs in by_case:
+            for r in rs:
+                out.setdefault(r.kernel, []).append(r)
         return out
 
     @cached_property
@@ -386,3 +411,7 @@ def _citations(catalog: Catalog) -> dict[tuple[str, str], list[str]]:
         if isinstance(origin, dict) and origin.get("source"):
             cite(method.id, str(origin["source"]), "the method's origin")
     return out
+
+
+def _results_of(compiled: Compiled, device: str) -> tuple[Result, ...]:
+    return tuple(compiled.select(devices=[device]))
