@@ -162,12 +162,12 @@ class Site:
         devices and precisions in catalog order)."""
         case_at = {case: i for i, case in enumerate(self.cases)}
         by_case: list[list[Result]] = [[] for _ in case_at]
-        for rs in self.device_results.values():
-            for r in rs:
+        for own in self.device_results.values():
+            for r in own:
                 by_case[case_at[r.case]].append(r)
         out: dict[str, list[Result]] = {k: [] for k in self.catalog.kernels}
-        for rs in by_case:
-            for r in rs:
+        for in_case in by_case:
+            for r in in_case:
                 out.setdefault(r.kernel, []).append(r)
         return out
 
