@@ -36,6 +36,12 @@ from rooflinec.formatting import format_percent, format_si
 from rooflinec.outputs.cells import aligned_lines, num
 from rooflinec.outputs.model_rows import needs_text
 
+
+def count(number: int, noun: str) -> str:
+    """`1 degree`, `7 degrees`."""
+    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
+
+
 __all__ = ["batch_data", "batch_text", "sweep_data", "sweep_text"]
 
 
@@ -184,7 +190,7 @@ def _sweep_answers(s: TpSweep) -> list[str]:
     if not s.degrees:
         return [f"No degree from 1 to {s.up_to:,} is evaluated: every one is skipped"]
     largest = s.degrees[-1].tp
-    over = f"over the {len(s.degrees):,} degrees evaluated, up to tp = {largest:,}"
+    over = f"over the {count(len(s.degrees), 'degree')} evaluated, up to tp = {largest:,}"
     start = s.interconnect_bound_from
     at = s.interconnect_bound_at
     if start is not None:
