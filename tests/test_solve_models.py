@@ -20,6 +20,7 @@ from rooflinec.catalog import INTERCONNECT_ROLES, Deployment
 from rooflinec.cli.main import main
 from rooflinec.engine.memory import evaluate_fit
 from rooflinec.engine.solve_model import Degree, least_from_on, tp_bound
+from rooflinec.engine.step_crossover import step_crossover
 from rooflinec.pipeline import compiled_or_raise
 from tests.measuredspecs import write_measured
 from tests.specfactory import BUNDLED
@@ -359,7 +360,45 @@ def test_the_batch_json_shape_is_stable() -> None:
         "stops_fitting_at",
         "needs_chips",
         "unknown",
+        "steps",
     ] == list(data)
+    assert all(["step", "compute_bound_from", "error"] == list(x) for x in data["steps"])
+
+
+@pytest.mark.parametrize("tp", ["1", "8"])
+def test_each_steps_batch_crossover_is_the_step_solvers(tp: str) -> None:
+    """`--vary b` lists, for every step but the collectives, the batch from which it stays
+    compute bound at the deployment: the step crossover the model pages give (at one
+    chip, the same call), held at tp. At tp = 8 the Q projection (N = 8192/8) turns
+    compute bound at b = 438, the MLP's at 336; the K projection (N = 1024/8) never."""
+    data = solve_json(
+        "--model", LLAMA, "--phase", "decode-b1-l2048", "--device", H100, "--vary", "b",
+        "--tp", tp,
+    )  # fmt: skip
+    compiled = compiled_or_raise(BUNDLED)
+    model = compiled.catalog.models[LLAMA]
+    figures = compiled.devices[H100]
+    expected = {}
+    for i, step in enumerate(model.steps):
+        if compiled.catalog.kernels[step.kernel].collective is not None:
+            continue
+        at = Deployment(tp=int(tp))
+        if tp == "1":  # the pages' own call, one chip
+            found = step_crossover(compiled.catalog, model, i, "decode-b1-l2048", figures)
+        else:
+            found = step_crossover(
+                compiled.catalog, model, i, "decode-b1-l2048", figures, deployment=at
+            )
+        expected[step.id] = found.crossover
+    got = {x["step"]: x["compute_bound_from"] for x in data["steps"]}
+    assert expected == got
+    if tp == "8":
+        assert (438, 336, 336, None) == (
+            got["q-proj"],
+            got["gate-proj"],
+            got["down-proj"],
+            got["k-proj"],
+        )
 
 
 @pytest.fixture(scope="module")

@@ -480,8 +480,9 @@ COMMANDS: tuple[Command, ...] = (
         "degrees evaluated, the pass stays interconnect bound, and the least at which it "
         "fits. --vary b gives the largest batch whose memory ledger fits at the phase's "
         "other variables and the deployment --tp/--pp/--ep/--chips (exact; it stops fitting "
-        "one batch later). --format json: degrees, skipped, interconnect_bound_from, "
-        "least_fitting; or max_batch, stops_fitting_at (see the README).",
+        "one batch later), and the batch from which each step turns compute bound there. "
+        "--format json: degrees, skipped, interconnect_bound_from, least_fitting; or "
+        "max_batch, stops_fitting_at, steps (see the README).",
         arguments=_solve,
         run=commands.cmd_solve,
     ),

@@ -18,7 +18,10 @@ Both are over the degrees evaluated: nothing is claimed beyond the bound.
 
 `batch_limit` reads the ledger at one deployment: the largest batch `b` that fits at the
 phase's other variables (`max_batch`, solved exactly by `rooflinec.engine.memory`), so the
-pass stops fitting at `max_batch + 1`.
+pass stops fitting at `max_batch + 1`. With it, the batch from which each step (not
+the pass) turns compute bound at that deployment, by the step crossover the model pages
+give (`rooflinec.engine.step_crossover`: exact, the roofline alone, no launch floor). The
+pass's own limit over b, a sum of such steps with floors and collectives, is not solved.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import TYPE_CHECKING, Literal
 
 from rooflinec.catalog import INTERCONNECT_ROLES, Deployment
 from rooflinec.engine.memory import CHIP_DEGREES, MAX_SEARCH, device_capacity
+from rooflinec.engine.step_crossover import StepCrossover, step_crossover
 
 if TYPE_CHECKING:
     from rooflinec.engine.compiler import Compiled
@@ -257,6 +261,9 @@ class BatchLimit:
     max_batch: int | None  # None: b = 1 does not fit, or the fit is unknown
     needs_chips: int | None  # at the phase's own b, when it does not fit
     unknown: str | None = None
+    # Each step's batch crossover at the deployment (collectives aside): the roofline
+    # alone, as the model pages give it at one chip
+    steps: tuple[StepCrossover, ...] = ()
 
     @property
     def batch(self) -> int:
@@ -299,6 +306,12 @@ def batch_limit(
         unknown = NO_CAPACITY
     elif row.fit is None:
         unknown = "the memory ledger has no value at this deployment"
+    figures = compiled.model_engine.devices[device]
+    steps = tuple(
+        step_crossover(catalog, model, i, phase, figures, precision, deployment=deployment)
+        for i, step in enumerate(model.steps)
+        if catalog.kernels[step.kernel].collective is None
+    )
     return BatchLimit(
         model_id,
         phase,
@@ -310,4 +323,5 @@ def batch_limit(
         None if unknown else row.max_batch,
         row.needs_chips,
         unknown,
+        steps,
     )

@@ -22,7 +22,11 @@ JSON of `--vary b`:
     {"model", "phase", "device", "precision", "vary": "b",
      "deployment": {"chips", "tp", "pp", "ep"}, "variables": {"b", "s", "L", ...},
      "fits": bool | null, "max_batch": int | null, "stops_fitting_at": int | null,
-     "needs_chips": int | null, "unknown": str | null}
+     "needs_chips": int | null, "unknown": str | null,
+     "steps": [{"step": id, "compute_bound_from": int | null, "error": str | null}]}
+
+A step's `compute_bound_from` is the least batch from which on it stays compute bound
+(the roofline alone, no launch floor); null: never, or not solved (`error` says why).
 """
 
 from __future__ import annotations
@@ -102,6 +106,9 @@ def batch_data(b: BatchLimit) -> dict[str, Any]:
         "stops_fitting_at": b.stops_fitting_at,
         "needs_chips": b.needs_chips,
         "unknown": b.unknown,
+        "steps": [
+            {"step": x.step, "compute_bound_from": x.crossover, "error": x.error} for x in b.steps
+        ],
     }
 
 
@@ -236,4 +243,26 @@ def batch_text(catalog: Catalog, b: BatchLimit) -> str:
     if b.fits is not None:
         at = f"At the phase's b = {b.batch:,}: "
         lines.append(at + ("fits" if b.fits else needs_text(b.needs_chips)))
+    if b.steps:
+        lines.append("")
+        lines.extend(_step_lines(b))
     return "\n".join(lines) + "\n"
+
+
+def _step_lines(b: BatchLimit) -> list[str]:
+    """Each step's batch crossover; the steps never compute bound on one line."""
+    lines = [
+        "Batch from which each step stays compute bound (the roofline alone, no launch"
+        " floor; the pass as a whole is not solved)"
+    ]
+    never = []
+    for x in b.steps:
+        if x.regions is None:
+            lines.append(f"  {x.step}: not solved ({x.error})")
+        elif x.crossover is None:
+            never.append(x.step)
+        else:
+            lines.append(f"  {x.step}: b = {x.crossover:,}")
+    if never:
+        lines.append(f"  never: {', '.join(never)}")
+    return lines
