@@ -196,6 +196,23 @@ def test_held_chips_skip_the_degrees_they_do_not_split_into() -> None:
     )
 
 
+def test_a_held_degree_no_tp_can_take_skips_every_one() -> None:
+    """Mixtral's 8 experts over `--ep 3` are no whole number at any tp: every degree is
+    skipped, no answer is claimed, and the text says so instead of an empty table."""
+    argv = ("--model", "mixtral-8x7b", "--phase", "decode-b1-l2048", "--device", H100)
+    data = solve_json(*argv, "--vary", "tp", "--ep", "3")
+    assert ([], None, None) == (
+        data["degrees"],
+        data["interconnect_bound_from"],
+        data["least_fitting"],
+    )
+    assert [(1, 1024, "model")] == [(k["from"], k["to"], k["kind"]) for k in data["skipped"]]
+    code, text = run("solve", *argv, "--vary", "tp", "--ep", "3")
+    assert 0 == code
+    assert "No degree from 1 to 1,024 is evaluated: every one is skipped" in text
+    assert "time overlapped" not in text
+
+
 def test_a_device_with_a_domain_and_no_network_is_tried_up_to_its_domain() -> None:
     """MI325X gives an 8-chip scale-up domain and no scale-out network: tp is tried up
     to 8."""

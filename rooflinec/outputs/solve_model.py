@@ -180,9 +180,10 @@ def sweep_text(catalog: Catalog, s: TpSweep) -> str:
                 format_percent(d.collective_share),
             ]
         )
-    lines.extend(aligned_lines(table))
-    lines.append("  interconnect: the share of the time the scale-up and scale-out levels hold")
-    lines.append("  collectives: the collective steps' share of the time, whatever holds them")
+    if s.degrees:
+        lines.extend(aligned_lines(table))
+        lines.append("  interconnect: the share of the time the scale-up and scale-out levels hold")
+        lines.append("  collectives: the collective steps' share of the time, whatever holds them")
     for kind, why in _SKIPPED.items():
         group = [k for k in s.skipped if k.kind == kind]
         if group:
