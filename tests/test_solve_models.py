@@ -18,6 +18,9 @@ from hypothesis import strategies as st
 
 from rooflinec.catalog import INTERCONNECT_ROLES, Deployment
 from rooflinec.cli.main import main
+from rooflinec.engine import Roof
+from rooflinec.engine.compiler import Compiled
+from rooflinec.engine.evaluate import width_values
 from rooflinec.engine.memory import evaluate_fit
 from rooflinec.engine.solve_model import Degree, least_from_on, tp_bound
 from rooflinec.engine.step_crossover import step_crossover
@@ -70,6 +73,12 @@ def compile_row(model: str, phase: str, device: str, *degrees: str) -> dict[str,
     (row,) = json.loads(text)["models"]
     result: dict[str, Any] = row
     return result
+
+
+@pytest.fixture(scope="module")
+def compiled() -> Compiled:
+    """The bundled catalog, compiled once for the tests that read the engine itself."""
+    return compiled_or_raise(BUNDLED)
 
 
 @pytest.fixture(scope="module")
@@ -223,10 +232,9 @@ def test_a_device_with_a_domain_and_no_network_is_tried_up_to_its_domain() -> No
     assert [1, 2, 4, 8] == [d["tp"] for d in data["degrees"]]
 
 
-def test_the_bound_follows_the_levels() -> None:
+def test_the_bound_follows_the_levels(compiled: Compiled) -> None:
     """No level: one chip; a domain alone: the domain; a scale-out network, or a
     fabric without a domain: 1,024."""
-    compiled = compiled_or_raise(BUNDLED)
     links = compiled.model_engine.links
     assert 1 == tp_bound(links("nvidia-l4"))[0]
     assert 8 == tp_bound(links("amd-mi325x"))[0]
@@ -305,6 +313,34 @@ def test_bound_in_the_middle_only_is_no_answer() -> None:
 # ---------------------------------------------------------------------------- --vary b
 
 
+def _step_limit(compiled: Compiled, step_id: str, b: int, deployment: Deployment) -> str:
+    """What limits one run of a Llama 3 70B decode step on the H100 at batch `b`,
+    evaluated directly: its shape formulas at the deployment, its kernel's counts there,
+    the roof's rule (no composed formula, no solver)."""
+    catalog = compiled.catalog
+    model = catalog.models[LLAMA]
+    step = next(s for s in model.steps if s.id == step_id)
+    kernel = catalog.kernels[step.kernel]
+    variables = {**model.variables("decode-b1-l2048", deployment), "b": b}
+    values: dict[str, int | Fraction] = {k: f.evaluate(variables) for k, f in step.shape.items()}
+    width = catalog.precisions[model.precision].bytes
+    values.update(width_values(kernel.widths, width, step.widths, catalog.precisions))
+    figures = compiled.devices[H100]
+    traffic = {lv: f.evaluate(values) for lv, f in kernel.bytes.items()}
+    ceilings = {lv: bw for lv, bw in figures.bandwidths.items() if lv in traffic}
+    roof = Roof.of(figures.peaks[model.precision], ceilings, None)
+    return roof.bound(kernel.flops.evaluate(values), traffic).limit
+
+
+def test_a_steps_crossover_at_tp_8_holds_on_both_sides(compiled: Compiled) -> None:
+    """At tp = 8 the Q projection is memory bound at b = 437 and compute bound from 438
+    (checked at larger batches too), evaluated without the solver."""
+    at = Deployment(tp=8)
+    assert "compute" != _step_limit(compiled, "q-proj", 437, at)
+    for b in (438, 439, 876, 10**6):
+        assert "compute" == _step_limit(compiled, "q-proj", b, at)
+
+
 @pytest.mark.parametrize(("tp", "largest"), [("2", 4), ("8", 647)])
 def test_the_largest_batch_is_the_ledgers(tp: str, largest: int) -> None:
     """The largest batch that fits is the `max_batch` of `compile --tp N`'s row for the
@@ -320,10 +356,9 @@ def test_the_largest_batch_is_the_ledgers(tp: str, largest: int) -> None:
     assert {"b": 1, "s": 1, "L": 2048} == data["variables"]
 
 
-def test_the_largest_batch_fits_and_the_next_does_not() -> None:
+def test_the_largest_batch_fits_and_the_next_does_not(compiled: Compiled) -> None:
     """At tp = 8 the ledger at b = 647 (the phase's L = 2,048) fits one H100's 80 GB and
     at b = 648 it does not: the answer is exact."""
-    compiled = compiled_or_raise(BUNDLED)
     catalog = compiled.catalog
     model = catalog.models[LLAMA]
     capacity = catalog.devices[H100].memory["dram"].capacity
@@ -383,7 +418,7 @@ def test_the_batch_json_shape_is_stable() -> None:
 
 
 @pytest.mark.parametrize("tp", ["1", "8"])
-def test_each_steps_batch_crossover_is_the_step_solvers(tp: str) -> None:
+def test_each_steps_batch_crossover_is_the_step_solvers(compiled: Compiled, tp: str) -> None:
     """`--vary b` lists, for every step but the collectives, the batch from which it stays
     compute bound at the deployment: the step crossover the model pages give (at one
     chip, the same call), held at tp. At tp = 8 the Q projection (N = 8192/8) turns
@@ -392,7 +427,6 @@ def test_each_steps_batch_crossover_is_the_step_solvers(tp: str) -> None:
         "--model", LLAMA, "--phase", "decode-b1-l2048", "--device", H100, "--vary", "b",
         "--tp", tp,
     )  # fmt: skip
-    compiled = compiled_or_raise(BUNDLED)
     model = compiled.catalog.models[LLAMA]
     figures = compiled.devices[H100]
     expected = {}
