@@ -99,7 +99,7 @@ def composed(
     cannot be written so (a model name that is also a width symbol, a formula over
     the parser's limits)."""
     names = frozenset(model.parameters) | {v for phase in model.phases.values() for v in phase}
-    names |= frozenset(DEPLOYMENT_VARIABLES)  # held: one chip's 1 on the pages
+    names |= frozenset(DEPLOYMENT_VARIABLES)  # held at the deployment's (one chip's 1 on the pages)
     found = _composed(
         kernel.flops.text,
         tuple(kernel.bytes.items()),
