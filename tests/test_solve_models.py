@@ -232,6 +232,21 @@ def test_a_device_with_a_domain_and_no_network_is_tried_up_to_its_domain() -> No
     assert [1, 2, 4, 8] == [d["tp"] for d in data["degrees"]]
 
 
+def test_a_degree_the_device_cannot_host_is_skipped_as_such() -> None:
+    """With two pipeline stages on MI325X (an 8-chip domain, no scale-out network) the
+    stage send of tp = 8 spans 16 chips: the device has no level for it, so tp = 8 is
+    skipped, named as the device's, and the answers are over 1, 2 and 4."""
+    data = solve_json(
+        "--model", LLAMA, "--phase", "decode-b32-l8192", "--device", "amd-mi325x",
+        "--vary", "tp", "--pp", "2",
+    )  # fmt: skip
+    assert [1, 2, 4] == [d["tp"] for d in data["degrees"]]
+    (device,) = [k for k in data["skipped"] if k["kind"] == "device"]
+    assert (8, 8) == (device["from"], device["to"])
+    assert "gives no scale-out network" in device["reason"]
+    assert "over 16 chips" in device["reason"]
+
+
 def test_the_bound_follows_the_levels(compiled: Compiled) -> None:
     """No level: one chip; a domain alone: the domain; a scale-out network, or a
     fabric without a domain: 1,024."""
