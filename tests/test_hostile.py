@@ -143,6 +143,20 @@ COMMANDS: tuple[Run, ...] = (
         "solve-grid",
         ("solve", "hostile-grid-g", "--device", "gpu-b", "--vary", "M", "--specs", "{specs}"),
     ),
+    Run(
+        "solve-model-tp",
+        (
+            *("solve", "--model", "test-13b", "--phase", "decode", "--device", "gpu-a"),
+            *("--vary", "tp", "--specs", "{specs}"),
+        ),
+    ),
+    Run(
+        "solve-model-b",
+        (
+            *("solve", "--model", "test-13b", "--phase", "decode", "--device", "gpu-a"),
+            *("--vary", "b", "--format", "json", "--specs", "{specs}"),
+        ),
+    ),
     Run("export", ("export", "--specs", "{specs}", "--format", "json")),
     Run("diff", ("diff", "HEAD", "--specs", "{specs}", "--format", "json"), repository=True),
     *_imports("csv", "plain.csv"),
@@ -473,7 +487,7 @@ def test_the_site_build_holds_under_a_mutated_catalog(
 
 @pytest.mark.parametrize("flag", ["--tp", "--pp", "--ep", "--chips"])
 @pytest.mark.parametrize("token", [*HOSTILE, "", " 1", "1\n", "08", "²", "1048577"])
-@pytest.mark.parametrize("command", ["compile", "explain"])
+@pytest.mark.parametrize("command", ["compile", "explain", "solve-tp", "solve-b"])
 def test_a_hostile_degree_is_one_line_exit_2(
     catalog: Path, tmp_path: Path, flag: str, token: str, command: str
 ) -> None:
@@ -482,15 +496,31 @@ def test_a_hostile_degree_is_one_line_exit_2(
     line, exit 2, nothing written."""
     out = tmp_path / "out.json"
     argv = ["--specs", str(catalog), flag, token]
+    model = ["--model", "test-13b", "--phase", "decode", "--device", "gpu-a"]
     if command == "compile":
         argv = ["compile", *argv, "--model", "test-13b", "--out", str(out)]
-    else:
-        argv = ["explain", *argv, "--model", "test-13b", "--phase", "decode", "--device", "gpu-a"]
+    elif command == "explain":
+        argv = ["explain", *argv, *model]
+    else:  # solve: the degree held (--vary tp) or given (--vary b)
+        argv = ["solve", *argv, *model, "--vary", command.removeprefix("solve-")]
     outcome = run(argv)
     assert_invariants(outcome, tmp_path, f"{command} {flag} {token[:20]!r}")
     assert 2 == outcome.code
     assert 1 == len(outcome.stderr.splitlines())
     assert not out.exists()
+
+
+@pytest.mark.parametrize("token", [*HOSTILE, "", "TP", " tp", "tp\n", "b,tp", "L", "s"])
+def test_a_hostile_vary_of_a_model_is_one_line_exit_2(
+    catalog: Path, tmp_path: Path, token: str
+) -> None:
+    """`solve --model` varies tp or b: any other `--vary` (a case's symbol, markup, a
+    control character, a huge text) is a usage error: one line, exit 2."""
+    argv = ["solve", "--specs", str(catalog), "--model", "test-13b", "--phase", "decode"]
+    outcome = run([*argv, "--device", "gpu-a", "--vary", token])
+    assert_invariants(outcome, tmp_path, f"solve --vary {token[:20]!r}")
+    assert (2, "") == (outcome.code, outcome.stdout)
+    assert 1 == len(outcome.stderr.splitlines())
 
 
 def test_the_bound_stops_a_hang() -> None:

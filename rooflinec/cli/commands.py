@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import re
 import sys
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, TextIO
 
 from rooflinec.cli.extras import require_extra
@@ -503,6 +503,13 @@ def _cut(name: str, limit: int = 120) -> str:
 def cmd_solve(opts: Options, out: TextIO) -> int:
     from rooflinec.engine.solve_case import solve_case, to_data, to_text
 
+    if opts.models or opts.phases:
+        return _solve_model(opts, out)
+    if not opts.case:
+        raise UsageError("solve needs a CASE, or --model M --phase PH")
+    given = [f for f, v in _DEGREE_FLAGS.items() if getattr(opts, v) is not None]
+    if given:
+        raise UsageError(f"{given[0]} is a degree of a model's deployment: solve --model M")
     compiled = compiled_or_raise(specs_folder(opts.specs))
     catalog = compiled.catalog
     precision = opts.precisions[0] if opts.precisions else None
@@ -517,6 +524,78 @@ def cmd_solve(opts: Options, out: TextIO) -> int:
         out.write(json.dumps(to_data(answer), indent=2, ensure_ascii=False) + "\n")
     else:
         out.write(to_text(catalog, answer))
+    return EXIT_OK
+
+
+_DEGREE_FLAGS = {"--tp": "tp", "--pp": "pp", "--ep": "ep", "--chips": "chips"}
+_MODEL_VARY = ("tp", "b")
+
+
+def _solve_model(opts: Options, out: TextIO) -> int:
+    """`solve --model M --phase PH --device D [--precision P] --vary tp|b`, the rest of
+    the deployment held (`--vary tp`) or given (`--vary b`)."""
+    from rooflinec.catalog import Deployment
+
+    if opts.case:
+        raise UsageError("solve takes a CASE or --model M --phase PH, not both")
+    if not opts.models or not opts.phases:
+        raise UsageError("solve --model M needs --phase PH (and --phase needs --model)")
+    if opts.shape:
+        raise UsageError("--shape picks a shape of a grid case, not of a model")
+    if opts.vary not in _MODEL_VARY:
+        raise UsageError(
+            f"solve --model varies tp (the tensor-parallel degree) or b (the batch),"
+            f" not {opts.vary[:40]!r}"
+        )
+    if opts.vary == "tp" and opts.tp is not None:
+        raise UsageError("--vary tp varies the degree --tp gives: leave --tp out")
+    deployment = _deployment_of(opts)  # a bad degree stops the command before any work
+    compiled = compiled_or_raise(specs_folder(opts.specs))
+    catalog = compiled.catalog
+    _unknown("model", opts.models, catalog.models)
+    model = catalog.models[opts.models[0]]
+    _unknown(f"phase of model '{model.id}'", opts.phases, model.phases)
+    _unknown("device", opts.devices, catalog.devices)
+    device = catalog.devices[opts.devices[0]]
+    precision = opts.precisions[0] if opts.precisions else model.precision
+    _unknown("precision", [precision], catalog.precisions)
+    needed = sorted({precision, *(s.precision for s in model.steps if s.precision)})
+    if not set(needed) <= device.peaks.keys():
+        raise UsageError(
+            f"device '{device.id}' has no peak for precision {', '.join(needed)}"
+            f" (it has: {', '.join(device.peaks)})"
+        )
+    phase = opts.phases[0]
+    if opts.vary == "tp":
+        from rooflinec.engine.solve_model import sweep_tp
+        from rooflinec.outputs.solve_model import sweep_data, sweep_text
+
+        held = Deployment(1, deployment.pp, deployment.ep, deployment.chips)
+        sweep = sweep_tp(compiled, model.id, phase, device.id, precision, held)
+        return _answer(opts, out, sweep_data(sweep), lambda: sweep_text(catalog, sweep))
+    from rooflinec.engine.solve_model import batch_limit
+    from rooflinec.outputs.solve_model import batch_data, batch_text
+
+    if "b" not in model.phases[phase]:
+        raise UsageError(f"phase '{phase}' of model '{model.id}' binds no batch b to vary")
+    engine = compiled.model_engine
+    problem = engine.deployment_problem(model, deployment)
+    if problem is not None:
+        raise UsageError(f"{_degrees(deployment)} is not a deployment of {problem}")
+    problem = engine.fabric_problem(model, device.id, deployment)
+    if problem is not None:
+        raise UsageError(f"{_degrees(deployment)}: {problem}")
+    limit = batch_limit(compiled, model.id, phase, device.id, precision, deployment)
+    return _answer(opts, out, batch_data(limit), lambda: batch_text(catalog, limit))
+
+
+def _answer(opts: Options, out: TextIO, data: dict[str, object], text: Callable[[], str]) -> int:
+    if opts.format == "json":
+        import json
+
+        out.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    else:
+        out.write(text())
     return EXIT_OK
 
 

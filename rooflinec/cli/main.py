@@ -316,12 +316,19 @@ def _source_id(text: str) -> str:
 
 
 def _solve(p: argparse.ArgumentParser) -> None:
-    p.add_argument("case", metavar="CASE", help="a case id")
+    p.add_argument("case", metavar="CASE", nargs="?", default="", help="a case id")
+    _once(p, "--model", "models", "M", "a model id, instead of CASE (with --phase)")
+    _once(p, "--phase", "phases", "PH", "the model's phase")
     _device_and_precision(p)
     p.add_argument(
-        "--vary", required=True, metavar="SYMBOL", help="the symbol varied over 1..10^12"
+        "--vary",
+        required=True,
+        metavar="SYMBOL",
+        help="a case's symbol, varied over 1..10^12; with --model, tp (the tensor-parallel"
+        " degree) or b (the batch)",
     )
     _shape(p, "default: the grid's first shape, every symbol at its smallest value")
+    _deployment(p)
     _format(p, ["text", "json"], "text", "text (default) or json")
     _specs(p)
 
@@ -458,12 +465,24 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "solve",
-        help="the shape at which a case turns compute bound",
+        help="the shape at which a case turns compute bound; a model's degree and batch",
         description="Vary one SYMBOL of CASE over the integers 1..10^12, the others held at "
         "the case's shape, on device D: the regions limited by compute and by each memory "
         "level, the crossover (the least value from which on it stays compute bound), the "
         "bandwidth per level at which the case's own shape turns compute bound and the peak "
-        "above which it turns memory bound. Exact: every boundary is checked on both sides.",
+        "above which it turns memory bound. Exact: every boundary is checked on both sides. "
+        "With --model M --phase PH instead of CASE: --vary tp evaluates the pass at every "
+        "tensor-parallel degree from 1 to the device's bound (its scale-up domain, or 1,024 "
+        "where a scale-out network joins domains), --pp, --ep and --chips held, skipping "
+        "(and naming) the degrees the model or device cannot take; per degree chips, fits, "
+        "time, time_overlapped, tokens/s (none where it does not fit), limited_by and the "
+        "interconnect's share of the time; then the least degree from which on, over the "
+        "degrees evaluated, the pass stays interconnect bound, and the least at which it "
+        "fits. --vary b gives the largest batch whose memory ledger fits at the phase's "
+        "other variables and the deployment --tp/--pp/--ep/--chips (exact; it stops fitting "
+        "one batch later), and the batch from which each step turns compute bound there. "
+        "--format json: degrees, skipped, interconnect_bound_from, least_fitting; or "
+        "max_batch, stops_fitting_at, steps (see the README).",
         arguments=_solve,
         run=commands.cmd_solve,
     ),

@@ -24,7 +24,15 @@ import tokenize
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rooflinec.catalog import DEPLOYMENT_VARIABLES, Catalog, Kernel, Model, ModelStep
+from rooflinec.catalog import (
+    DEPLOYMENT_VARIABLES,
+    ONE_CHIP,
+    Catalog,
+    Deployment,
+    Kernel,
+    Model,
+    ModelStep,
+)
 from rooflinec.engine import WIDTH
 from rooflinec.engine.cells import DeviceFigures
 from rooflinec.engine.solve import Problem, Region, SolveError, crossover, solve_regions
@@ -91,7 +99,7 @@ def composed(
     cannot be written so (a model name that is also a width symbol, a formula over
     the parser's limits)."""
     names = frozenset(model.parameters) | {v for phase in model.phases.values() for v in phase}
-    names |= frozenset(DEPLOYMENT_VARIABLES)  # held at one chip's 1, as the pages show
+    names |= frozenset(DEPLOYMENT_VARIABLES)  # held at the deployment's (one chip's 1 on the pages)
     found = _composed(
         kernel.flops.text,
         tuple(kernel.bytes.items()),
@@ -135,13 +143,15 @@ def step_problem(
     figures: DeviceFigures,
     precision: str,
     symbol: str = BATCH,
+    deployment: Deployment = ONE_CHIP,
 ) -> Problem | None:
     """The exact crossover question of step `index` with `symbol` varied and every
-    other parameter and phase variable held at `phase`'s value; None when the step's
-    formulas cannot be composed or `symbol` is not a variable of the phase."""
+    other parameter and phase variable held at `phase`'s value (the deployment
+    variables at `deployment`'s); None when the step's formulas cannot be composed or
+    `symbol` is not a variable of the phase."""
     step = model.steps[index]
     kernel = catalog.kernels[step.kernel]
-    variables = model.variables(phase)
+    variables = model.variables(phase, deployment)
     if symbol not in variables:
         return None
     found = composed(kernel, step, model)
@@ -160,12 +170,13 @@ def step_crossover(
     phase: str,
     figures: DeviceFigures,
     precision: str | None = None,
+    deployment: Deployment = ONE_CHIP,
 ) -> StepCrossover:
     """The batch crossover of step `index` of `phase` on a device, at the step's own
-    precision (else `precision`, else the model's)."""
+    precision (else `precision`, else the model's), under `deployment` (one chip)."""
     step = model.steps[index]
     chosen = step.precision or precision or model.precision
-    problem = step_problem(catalog, model, index, phase, figures, chosen)
+    problem = step_problem(catalog, model, index, phase, figures, chosen, deployment=deployment)
     if problem is None:
         return StepCrossover(step.id, phase, figures.id, chosen, None, "not composable")
     try:

@@ -47,6 +47,7 @@ __all__ = [
     "STEP_FIELDS",
     "fit_text",
     "model_data",
+    "needs_text",
     "step_data",
     "write_model_csv",
     "write_model_json_rows",
@@ -540,8 +541,13 @@ def model_csv_lines(rows: Sequence[ModelResult]) -> Iterator[str]:
 def fit_text(r: ModelResult) -> str:
     """What the table, `explain` and the site print in place of tokens/s for a pass whose
     ledger does not fit one chip's memory."""
-    if r.needs_chips is not None:
-        return f"does not fit (needs {r.needs_chips} chips)"
+    return needs_text(r.needs_chips)
+
+
+def needs_text(needs_chips: int | None) -> str:
+    """`fit_text` from the fewest chips that fit (None: none up to `CHIP_LIMIT`)."""
+    if needs_chips is not None:
+        return f"does not fit (needs {needs_chips} chips)"
     return f"does not fit on any deployment up to {CHIP_LIMIT} chips"
 
 
