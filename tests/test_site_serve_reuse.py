@@ -37,6 +37,7 @@ KINDS = {
     "model csv lines",
     "catalog figures",
     "results",
+    "results.csv lines",
 }
 
 pytest.importorskip("mkdocs")

@@ -61,8 +61,38 @@ def results_files(site: Site) -> dict[str, str]:
     cells = site.compiled.rows()
     return {
         "results.json": results_json(site, cells),
-        "results.csv": results.results_text(site.compiled, cells, "csv"),
+        "results.csv": results_csv(site, cells),
     }
+
+
+def results_csv(site: Site, cells: Sequence[int]) -> str:
+    """`rooflinec compile --format csv` of `cells` (every cell): each device's lines are
+    kept between `serve` rebuilds like its JSON rows (`results_json`), and dealt back in
+    the cells' order under the one header line."""
+    from rooflinec.site.pages.reuse import for_device, reusing
+
+    compiled = site.compiled
+    if not reusing(site):
+        return results.results_text(compiled, cells, "csv")
+    pair_device = compiled.counts.pair_device
+    n_pairs = len(pair_device)
+    by_device: dict[str, Iterator[str]] = {}
+    for device in dict.fromkeys(pair_device[i % n_pairs] for i in cells):
+        lines = for_device(site, "results.csv lines", device, _device_csv, site, device)
+        if lines is None:  # a value written over several lines: the whole document at once
+            return results.results_text(compiled, cells, "csv")
+        by_device[device] = iter(lines)
+    header = results.results_text(compiled, [], "csv")
+    return header + "".join(next(by_device[pair_device[i % n_pairs]]) for i in cells)
+
+
+def _device_csv(site: Site, device: str) -> tuple[str, ...] | None:
+    """The CSV lines of `device`'s cells, without the header; None when they are not
+    one line per cell (a quoted value holding a line break)."""
+    compiled = site.compiled
+    cells = compiled.rows(devices=[device])
+    lines = results.results_text(compiled, cells, "csv").splitlines(keepends=True)[1:]
+    return tuple(lines) if len(lines) == len(cells) else None
 
 
 def results_json(site: Site, cells: Sequence[int]) -> str:
