@@ -58,6 +58,7 @@ __all__ = [
 #: The most chips the "at the domain" column uses: min(the fabric's domain, 64).
 DOMAIN_CAP = 64
 NO_FABRIC = "no fabric stated"
+STEPS_ANCHOR = "steps-at-each-deployment"
 
 
 def deployments_path(model_id: str) -> str:
@@ -115,11 +116,15 @@ class Fewest:
 def fewest_chips(engine: ModelEngine, model: Model, phase: str, device: str) -> Fewest:
     """The fewest chips (1, 2, 4, ... 1,024, each split by `chip_split`) on which the
     memory ledger of `phase` fits the device, at the model's precision: the ledger
-    alone is evaluated, no pass."""
+    alone is evaluated, no pass. Without one, why: no ledger, no capacity, or no fit on
+    the most chips with a split (one chip alone when the device has no fabric, or the
+    model's shapes allow no split)."""
+    tried = 0  # the most chips with a split
     for chips in CHIP_DEGREES:
         deployment = chip_split(engine, model, device, chips)
         if deployment is None:
             continue
+        tried = chips
         fit = engine.memory.fit(model, phase, model.precision, device, deployment)
         if fit is None:
             if model.memory is None:
@@ -129,7 +134,9 @@ def fewest_chips(engine: ModelEngine, model: Model, phase: str, device: str) -> 
             return Fewest(None, "no DRAM capacity stated")
         if fit.fits:
             return Fewest(deployment, "")
-    return Fewest(None, f"does not fit up to {CHIP_DEGREES[-1]:,} chips")
+    if tried == 1:
+        return Fewest(None, "does not fit one chip, and no split over more")
+    return Fewest(None, f"does not fit up to {tried:,} chips")
 
 
 def split_text(d: Deployment) -> str:
@@ -232,6 +239,7 @@ def deployment_rows(site: Site, page: Page, model: Model, devices: list[str]) ->
         "cap": DOMAIN_CAP,
         "most": f"{CHIP_DEGREES[-1]:,}",
         "named": page.href(deployments_path(model.id)) if named else None,
+        "steps": page.href(f"{deployments_path(model.id)}#{STEPS_ANCHOR}") if named else None,
         "names": ", ".join(model.deployments),
     }
 
@@ -239,19 +247,18 @@ def deployment_rows(site: Site, page: Page, model: Model, devices: list[str]) ->
 # --------------------------------------------------------------------------- named
 
 
-def named_results(site: Site, model: Model) -> list[tuple[str, ModelResult | None, str]]:
-    """Per named deployment and phase: (deployment name, its row or None, why not),
-    in the spec's order then the phases'."""
+def named_results(site: Site, model: Model, name: str) -> list[tuple[str, ModelResult | None, str]]:
+    """Each phase at the named deployment `name`: (phase, its row or None, why not)."""
     engine = site.compiled.model_engine
+    named = model.deployments[name]
+    problem = _named_problem(site, model, named.device, named.deployment)
     out: list[tuple[str, ModelResult | None, str]] = []
-    for name, named in model.deployments.items():
-        problem = _named_problem(site, model, named.device, named.deployment)
-        for phase in model.phases:
-            if problem is not None:
-                out.append((name, None, problem))
-                continue
-            row = engine.row(model.id, phase, named.device, model.precision, named.deployment)
-            out.append((name, row, ""))
+    for phase in model.phases:
+        if problem is not None:
+            out.append((phase, None, problem))
+            continue
+        row = engine.row(model.id, phase, named.device, model.precision, named.deployment)
+        out.append((phase, row, ""))
     return out
 
 
@@ -284,6 +291,79 @@ def _named_cell(r: ModelResult | None, why: str) -> Markup:
     return Markup("<br>").join(lines)
 
 
+@dataclass(frozen=True)
+class NamedEntry:
+    """What the deployments page shows of one named deployment, made from the model, the
+    deployment's device spec and the precision alone (kept per device between `serve`
+    rebuilds): its row of the table, and its steps in the charted phase."""
+
+    line: Markup
+    label: str | None  # the chart's bar; None when the charted phase is not evaluated
+    chart_rows: tuple[dict[str, Any], ...]
+    cells: dict[str, str]  # step id -> the step's time (and limit, for a collective)
+    totals: tuple[str, str, str]  # time, time overlapped, interconnect share
+
+
+def named_entry(site: Site, page: Page, model: Model, name: str, phase: str) -> NamedEntry:
+    """One named deployment's entry (`NamedEntry`), kept per its device's spec."""
+    device = model.deployments[name].device
+    if device not in site.catalog.devices:
+        return _named_entry(site, page, model, name, phase)
+    memo = device_memo(site, "named deployments", device)
+    key = (model.id, name, model.precision, phase, page.path)
+    hit: NamedEntry | None = memo.get(key)
+    if hit is None:
+        hit = memo[key] = _named_entry(site, page, model, name, phase)
+    return hit
+
+
+def _named_entry(site: Site, page: Page, model: Model, name: str, phase: str) -> NamedEntry:
+    cat = site.catalog
+    named = model.deployments[name]
+    d = named.deployment
+    results = named_results(site, model, name)
+    device = page.device_link(named.device) if named.device in cat.devices else md(named.device)
+    line = md_row(
+        [
+            Markup(f'<span id="deployment-{md(name)}"></span>') + md(name),
+            device,
+            f"{d.total:,}",
+            f"{d.tp} / {d.pp} / {d.ep}",
+            *(_named_cell(r, why) for _, r, why in results),
+        ]
+    )
+    r = next((r for p, r, _ in results if p == phase), None)
+    if r is None:
+        return NamedEntry(line, None, (), {}, ("", "", ""))
+    names = {step.id: step.name for step in model.steps}
+    order = {step.id: n for n, step in enumerate(model.steps, start=1)}
+    collective = {s.id for s in model.steps if cat.kernels[s.kernel].collective is not None}
+    label = f"{name} ({r.chips:,} × {cat.devices[r.device].name})"
+    chart_rows = []
+    cells = {}
+    for s in r.steps:
+        n = order[s.step]
+        mark = " (collective)" if s.step in collective else ""
+        time = format_si(s.time, "s")
+        chart_rows.append(
+            {
+                "device": label,
+                "n": n,
+                "step": f"{n}. {names[s.step]}{mark}",
+                "time": float(s.time),
+                "time_label": time,
+                "bound": _limit(s.limited_by),
+            }
+        )
+        cells[s.step] = f"{time} ({_limit(s.limited_by)})" if mark else time
+    totals = (
+        format_si(r.time, "s"),
+        format_si(r.time_overlapped, "s"),
+        format_percent(interconnect_time(r) / r.time),
+    )
+    return NamedEntry(line, label, tuple(chart_rows), cells, totals)
+
+
 def deployments_page(site: Site, model: Model) -> GeneratedPage | None:
     """`models/<id>/deployments.md`: every phase at every named deployment, and the time
     of each step of the charted phase at each, collectives included; None for a model
@@ -295,34 +375,13 @@ def deployments_page(site: Site, model: Model) -> GeneratedPage | None:
     path = deployments_path(model.id)
     page = Page(path, site)
     cat = site.catalog
-    results = named_results(site, model)
-    by_name: dict[str, list[tuple[ModelResult | None, str]]] = {}
-    for name, r, why in results:
-        by_name.setdefault(name, []).append((r, why))
-    rows = []
-    for name, named in model.deployments.items():
-        d = named.deployment
-        device = (
-            page.device_link(named.device) if named.device in cat.devices else md(named.device)
-        )
-        rows.append(
-            md_row(
-                [
-                    Markup(f'<span id="deployment-{md(name)}"></span>') + md(name),
-                    device,
-                    f"{d.total:,}",
-                    f"{d.tp} / {d.pp} / {d.ep}",
-                    *(_named_cell(r, why) for r, why in by_name[name]),
-                ]
-            )
-        )
+    phase = focus_phase(model)
+    entries = {name: named_entry(site, page, model, name, phase) for name in model.deployments}
     notes = [
         {"name": name, "note": named.note}
         for name, named in model.deployments.items()
         if named.note
     ]
-    phase = focus_phase(model)
-    steps = _named_steps(site, page, model, phase, results)
     text = site.render(
         "model_deployments.md.j2",
         page,
@@ -330,85 +389,45 @@ def deployments_page(site: Site, model: Model) -> GeneratedPage | None:
         model_link=page.link(model.name, f"models/{model.id}.md"),
         precision=cat.precisions[model.precision],
         phases=list(model.phases),
-        rows=rows,
+        rows=[e.line for e in entries.values()],
         notes=notes,
-        steps=steps,
+        steps=_named_steps(site, page, model, phase, entries),
     )
     return GeneratedPage(path, f"{model.name}: deployments", text, page.slots, page.assets)
 
 
 def _named_steps(
-    site: Site,
-    page: Page,
-    model: Model,
-    phase: str,
-    results: list[tuple[str, ModelResult | None, str]],
+    site: Site, page: Page, model: Model, phase: str, entries: dict[str, NamedEntry]
 ) -> dict[str, Any] | None:
     """The time of each step of `phase` at each named deployment that runs it: a stacked
     bar per deployment (collective steps marked) and its table."""
-    found = [(name, r) for name, r, _ in results if r is not None and r.phase == phase]
+    found = {name: e for name, e in entries.items() if e.label is not None}
     if not found:
         return None
-    names = {step.id: step.name for step in model.steps}
     kernels = site.catalog.kernels
     collective = {s.id for s in model.steps if kernels[s.kernel].collective is not None}
-    order = [s.id for s in model.steps]
-    ran = {s.step for _, r in found for s in r.steps}
-    columns = [sid for sid in order if sid in ran]
-    chart_rows: list[dict[str, Any]] = []
-    labels = []
-    table = []
-    for name, r in found:
-        label = f"{name} ({r.chips:,} × {site.catalog.devices[r.device].name})"
-        labels.append(label)
-        by_id = {s.step: s for s in r.steps}
-        for sid in columns:
-            s = by_id.get(sid)
-            if s is None:
-                continue
-            n = order.index(sid) + 1
-            mark = " (collective)" if sid in collective else ""
-            chart_rows.append(
-                {
-                    "device": label,
-                    "n": n,
-                    "step": f"{n}. {names[sid]}{mark}",
-                    "time": float(s.time),
-                    "time_label": format_si(s.time, "s"),
-                    "bound": _limit(s.limited_by),
-                }
-            )
-        cells = []
-        for sid in columns:
-            s = by_id.get(sid)
-            if s is None:
-                cells.append("–")
-            elif sid in collective:
-                cells.append(f"{format_si(s.time, 's')} ({_limit(s.limited_by)})")
-            else:
-                cells.append(format_si(s.time, "s"))
-        talk = interconnect_time(r)
-        table.append(
-            md_row(
-                [
-                    page.link(name, f"{page.path}#deployment-{name}"),
-                    *cells,
-                    format_si(r.time, "s"),
-                    format_si(r.time_overlapped, "s"),
-                    format_percent(talk / r.time),
-                ],
-                strong=len(cells) + 1,
-            )
+    ran = {sid for e in found.values() for sid in e.cells}
+    columns = [s.id for s in model.steps if s.id in ran]
+    lines = [
+        md_row(
+            [
+                page.link(name, f"{page.path}#deployment-{name}"),
+                *(e.cells.get(sid, "–") for sid in columns),
+                *e.totals,
+            ],
+            strong=len(columns) + 1,
         )
+        for name, e in found.items()
+    ]
     chart = charts.model_steps_chart(
         f"deployment-steps-{phase}",
         f"{model.name}, {phase}: time of each step per named deployment",
-        chart_rows,
-        labels,
+        [row for e in found.values() for row in e.chart_rows],
+        [str(e.label) for e in found.values()],
     )
     return {
         "phase": phase,
         "chart": chart,
         "columns": [(sid, sid in collective) for sid in columns],
-        "lines": table,
+        "lines": lines,
     }
