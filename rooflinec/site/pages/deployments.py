@@ -182,7 +182,8 @@ def _limit(limit: str) -> str:
 def deployment_cells(site: Site, model: Model, phase: str, device: str) -> tuple[str, ...]:
     """One device's row of the Deployments table as texts: the fabric's domain, fewest
     chips, tokens/s there, time (time overlapped), limited by, largest batch, tokens/s at
-    min(domain, 64) chips. A function of the model, the device's spec and the precision alone."""
+    min(domain, 64) chips. A function of the model, the device's spec and the precision
+    alone."""
     engine = site.compiled.model_engine
     fabric = fabric_text(engine, device)
     found = fewest_chips(engine, model, phase, device)
@@ -212,7 +213,9 @@ def _at_domain(engine: ModelEngine, model: Model, phase: str, device: str, found
     if deployment is None:
         return f"no split of {chips:,} chips"
     r = engine.row(model.id, phase, device, model.precision, deployment)
-    return f"{_rate(r)} at {split_text(deployment)}"
+    if r.fits is False:  # the fewest chips are more than the domain's
+        return f"does not fit at {split_text(deployment)}"
+    return f"{format_number(r.tokens_per_second, 4)} at {split_text(deployment)}"
 
 
 def deployment_rows(site: Site, page: Page, model: Model, devices: list[str]) -> dict[str, Any]:
@@ -234,6 +237,7 @@ def deployment_rows(site: Site, page: Page, model: Model, devices: list[str]) ->
     named = bool(model.deployments)
     return {
         "phase": phase,
+        "kind": "the heaviest decode phase" if decode_phases(model) else "the heaviest phase",
         "held": held,
         "lines": lines,
         "cap": DOMAIN_CAP,
