@@ -294,3 +294,30 @@ def test_deployment_rows_are_kept_per_device_between_serve_rebuilds(
     assert not {(k, d) for k, d in made if k in ("deployment rows", "named deployments")}
     assert texts[0] == texts[1]
     assert reuse.reusing(site)
+
+
+def test_fewest_chips_is_the_least_that_fits_for_every_model_and_device(
+    compiled: Compiled,
+) -> None:
+    """For every bundled model's table phase on every device it runs on, the deployment
+    found fits, and no smaller chip count in the search (with a split) does."""
+    engine = compiled.model_engine
+    site = Site.of(compiled, svg=False)
+    checked = 0
+    for model in compiled.catalog.models.values():
+        phase = deployment_phase(site, model)
+        for device in {k[2] for k in engine.keys(models=[model.id], declared_only=True)}:
+            found = fewest_chips(engine, model, phase, device)
+            if found.deployment is None:
+                continue
+            fit = engine.memory.fit(model, phase, model.precision, device, found.deployment)
+            assert fit is not None and fit.fits, (model.id, device)
+            chips = found.deployment.total
+            for fewer in (n for n in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512) if n < chips):
+                split = chip_split(engine, model, device, fewer)
+                if split is None:
+                    continue
+                below = engine.memory.fit(model, phase, model.precision, device, split)
+                assert below is None or not below.fits, (model.id, device, fewer)
+            checked += 1
+    assert checked > 50
