@@ -8,6 +8,7 @@ from rooflinec.site.pages.audit import audit_pages
 from rooflinec.site.pages.catalog_pages import changelog_pages, comparison_pages, glossary_page
 from rooflinec.site.pages.changes import changes_pages
 from rooflinec.site.pages.common import GeneratedPage
+from rooflinec.site.pages.deployments import deployments_page
 from rooflinec.site.pages.devices import device_index, device_page
 from rooflinec.site.pages.kernels import kernel_index, kernel_page
 from rooflinec.site.pages.methods import method_models_page, method_page
@@ -30,6 +31,7 @@ def pages(site: Site) -> list[GeneratedPage]:
     out += [kernel_page(site, k) for k in catalog.kernels.values()]
     out += model_index(site)
     out += [model_page(site, m) for m in catalog.models.values()]
+    out += [p for m in catalog.models.values() if (p := deployments_page(site, m))]
     out += tokens_pages(site)
     out += comparison_pages(site)
     out += [method_page(site, m) for m in catalog.methods.values()]

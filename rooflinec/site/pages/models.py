@@ -30,6 +30,7 @@ from rooflinec.prose.model_explain import step_instance
 from rooflinec.site import charts
 from rooflinec.site.escape import md, md_row
 from rooflinec.site.pages.common import GeneratedPage, chunks_of, level_name
+from rooflinec.site.pages.deployments import deployment_rows
 from rooflinec.site.pages.model import Page, split_pages
 from rooflinec.site.pages.parts import sources_context
 from rooflinec.site.pages.reuse import device_memo, model_rows
@@ -230,6 +231,7 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
             }
         )
     memory = _memory_table(site, model)
+    deployments = deployment_rows(site, page, model, devices)
     page.assets[f"models/{model.id}.csv"] = model_csv(site, model)
     text = site.render(
         "model.md.j2",
@@ -249,6 +251,7 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
         crossovers=crossovers,
         measured=measured,
         memory=memory,
+        deployments=deployments,
         csv=f"{model.id}.csv",
         tokens=page.href(TOKENS_PAGE),
         sources=sources_context(site, page, model.id, model.sources, f"{path}#source-"),
