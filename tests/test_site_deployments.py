@@ -275,8 +275,9 @@ def test_no_page_shows_a_rate_for_a_pass_that_does_not_fit(site: Path) -> None:
 def test_deployment_rows_are_kept_per_device_between_serve_rebuilds(
     compiled: Compiled,
 ) -> None:
-    """In a `serve` session a second site of the same catalog reuses every device's
-    Deployments rows and named-deployment entries, and renders the same pages."""
+    """In a `serve` session a second site of the same catalog reuses the model page
+    (with its Deployments rows) and every named-deployment entry, and renders the same
+    pages."""
     from rooflinec.site.pages.deployments import deployments_page
     from rooflinec.site.pages.models import model_page
 
@@ -290,8 +291,8 @@ def test_deployment_rows_are_kept_per_device_between_serve_rebuilds(
         texts.append((model_page(site, model).markdown, page.markdown))
     reused, made = serving.pages.last_round()
     kinds = {k for k, _ in reused}
-    assert {"deployment rows", "named deployments"} <= kinds
-    assert not {(k, d) for k, d in made if k in ("deployment rows", "named deployments")}
+    assert {"model page", "named deployments"} <= kinds
+    assert not {(k, d) for k, d in made if k in ("model page", "named deployments")}
     assert texts[0] == texts[1]
     assert reuse.reusing(site)
 

@@ -84,9 +84,9 @@ def _differ(served: Path, clean: dict[str, bytes]) -> list[str]:
     )
 
 
-def _edit_bandwidth(specs: Path) -> str:
+def _edit_bandwidth(specs: Path, device: str = DEVICE) -> str:
     """Raise the device's first listed DRAM bandwidth by 0.01 TB/s: the new printed text."""
-    path = specs / "devices" / f"{DEVICE}.yaml"
+    path = specs / "devices" / f"{device}.yaml"
     text = path.read_text("utf-8")
     match = re.search(r"(bandwidth:\s*)([0-9.]+) TB/s", text)
     assert match is not None
@@ -100,7 +100,8 @@ def test_a_device_edit_remakes_that_device_alone_and_serves_a_clean_build(
 ) -> None:
     """amd-mi100's DRAM bandwidth 1.2288 TB/s -> 1.2388 TB/s in a session: its page,
     audit pages, model rows and results rows are made again, the other 56 devices' are
-    reused; the device page prints 1.2388 TB/s, every page listing its results (kernel
+    reused, and so is every model page (none shows amd-mi100); the device page prints
+    1.2388 TB/s, every page listing its results (kernel
     tables, tokens pages, comparison) changes, and the site equals a clean build."""
     specs = tmp_path / "specs"
     shutil.copytree(BUNDLED, specs)
@@ -113,6 +114,12 @@ def test_a_device_edit_remakes_that_device_alone_and_serves_a_clean_build(
     reused, made = plugin.session.pages.last_round()
     after = _files(served)
 
+    # Model pages are kept by model: amd-mi100 is on none of them (not shown, measured
+    # nor the roofline's device), so each is reused whole.
+    models = {p.stem for p in (specs / "models").glob("*.yaml")}
+    assert {d for k, d in reused if k == "model page"} == models
+    made = {(k, d) for k, d in made if k != "model page"}
+    reused = {(k, d) for k, d in reused if k != "model page"}
     assert {d for _, d in made} == {DEVICE}
     assert {k for k, _ in made} == KINDS
     others = set(_devices(specs)) - {DEVICE}
@@ -140,6 +147,25 @@ def _devices(specs: Path) -> list[str]:
     return sorted(p.stem for p in (specs / "devices").glob("*.yaml"))
 
 
+def test_an_edit_to_a_shown_device_remakes_the_model_pages(tmp_path: Path) -> None:
+    """amd-mi355x, the fastest of its vendor, is on every model page: an edit to its
+    bandwidth makes each model page again, and the site still equals a clean build."""
+    specs = tmp_path / "specs"
+    shutil.copytree(BUNDLED, specs)
+    served = tmp_path / "served"
+    _build(tmp_path / "a", specs, served, dirty=True, start="serve")
+    page = served / "models" / "llama-3-70b.html"
+    before = page.read_bytes()
+    _edit_bandwidth(specs, "amd-mi355x")
+    plugin = _build(tmp_path / "a", specs, served, dirty=True)
+    reused, made = plugin.session.pages.last_round()
+    models = {p.stem for p in (specs / "models").glob("*.yaml")}
+    assert {d for k, d in made if k == "model page"} == models
+    assert not any(k == "model page" for k, _ in reused)
+    assert page.read_bytes() != before  # its passes on the device are faster
+    assert _differ(served, _clean_build(tmp_path, specs)) == []
+
+
 def test_a_kernel_edit_remakes_every_device_page(
     tmp_path: Path,
 ) -> None:
@@ -159,13 +185,13 @@ def test_a_kernel_edit_remakes_every_device_page(
     plugin = _build(tmp_path / "a", specs, served, dirty=True)
     reused, made = plugin.session.pages.last_round()
     assert reused == set()
-    assert {d for _, d in made} == set(_devices(specs))
+    assert {d for k, d in made if k != "model page"} == set(_devices(specs))
 
     device = specs / "devices" / f"{DEVICE}.yaml"
     device.write_text("# a comment moves every line\n" + device.read_text("utf-8"))
     plugin = _build(tmp_path / "a", specs, served, dirty=True)
     reused, made = plugin.session.pages.last_round()
-    assert {d for _, d in made} == {DEVICE}
+    assert {d for k, d in made if k != "model page"} == {DEVICE}
     assert {k for k, _ in made} == KINDS
     assert "(renamed)" in (served / "kernels" / "gemm.html").read_text("utf-8")
     clean = _clean_build(tmp_path, specs)

@@ -8,6 +8,7 @@ small whatever the catalog size; its CSV downloads hold every device.
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 from collections.abc import Sequence
 from dataclasses import replace
@@ -33,7 +34,7 @@ from rooflinec.site.pages.common import GeneratedPage, chunks_of, level_name
 from rooflinec.site.pages.deployments import deployment_rows
 from rooflinec.site.pages.model import Page, split_pages
 from rooflinec.site.pages.parts import sources_context
-from rooflinec.site.pages.reuse import device_memo, model_rows
+from rooflinec.site.pages.reuse import device_memo, for_devices, model_rows
 
 if TYPE_CHECKING:
     from rooflinec.engine.models import ModelResult, StepResult
@@ -158,12 +159,37 @@ def model_index(site: Site) -> list[GeneratedPage]:
 
 def model_page(site: Site, model: Model) -> GeneratedPage:
     """`models/<id>.md`: parameters, phases, steps, passes per phase on the shown
-    devices, the steps' times and their roofline, the decode crossovers, sources."""
+    devices, the steps' times and their roofline, the decode crossovers, sources.
+
+    The page reads the specs of the devices it shows, of those its measurements name and
+    of the roofline's device, and the number of devices it runs on; a `serve` rebuild
+    keeps it while those compare equal (`reuse.for_devices`). Its CSV, every pass on
+    every device, is made each build (from lines kept per device)."""
+    cat = site.catalog
+    devices = shown_devices(site, model)
+    eligible = len(eligible_devices(site, model))
+    measured = [m.device for m in model.measured if m.device in cat.devices]
+    read = dict.fromkeys([*devices, *measured, *filter(None, [roofline_device(site, model)])])
+    made = for_devices(
+        site,
+        "model page",
+        model.id,
+        tuple(read),
+        _model_page,
+        site,
+        model,
+        devices,
+        eligible,
+        extra=(tuple(devices), eligible),
+    )
+    csv = {f"models/{model.id}.csv": model_csv(site, model)}
+    return dataclasses.replace(made, assets={**made.assets, **csv})
+
+
+def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> GeneratedPage:
     path = f"models/{model.id}.md"
     page = Page(path, site)
     cat = site.catalog
-    devices = shown_devices(site, model)
-    eligible = eligible_devices(site, model)
     source_links = [page.link(sid, f"{path}#source-{sid}") for sid in model.sources]
     parameters = [
         {"name": name, "value": f"{value:,}", "sources": source_links}
@@ -232,7 +258,6 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
         )
     memory = _memory_table(site, model)
     deployments = deployment_rows(site, page, model, devices)
-    page.assets[f"models/{model.id}.csv"] = model_csv(site, model)
     text = site.render(
         "model.md.j2",
         page,
@@ -245,7 +270,7 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
         passes=passes,
         devices=[page.device_link(d) for d in devices],
         shown=len(devices),
-        eligible=len(eligible),
+        eligible=eligible,
         step_chart=step_chart,
         roofline=roofline,
         crossovers=crossovers,

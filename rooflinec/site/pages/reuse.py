@@ -20,7 +20,7 @@ Besides whole pages, `device_memo` keeps values worked out from one device's res
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["device_memo", "for_device", "model_rows", "reusing"]
+__all__ = ["device_memo", "for_device", "for_devices", "model_rows", "reusing"]
 
 
 def _shared_inputs(site: Site) -> tuple[Any, ...]:
@@ -69,15 +69,30 @@ def reusing(site: Site) -> bool:
 def for_device(site: Site, kind: str, device_id: str, make: Callable[..., T], *args: Any) -> T:
     """`make(*args)`, or what it returned for the same device spec and shared inputs in
     an earlier build of this session (`args` are of this build: the same values)."""
+    return for_devices(site, kind, device_id, (device_id,), make, *args)
+
+
+def for_devices(
+    site: Site,
+    kind: str,
+    ident: str,
+    devices: Sequence[str],
+    make: Callable[..., T],
+    *args: Any,
+    extra: tuple[Any, ...] = (),
+) -> T:
+    """`for_device` of a value made from several devices' specs (a model page from the
+    devices it shows): kept under (`kind`, `ident`) while those devices, in that order,
+    their specs, `extra` and the shared inputs compare equal."""
     pages = _start(site)
     if pages is None:
         return make(*args)
-    key = (kind, device_id)
+    key = (kind, ident)
     used = pages.used.get(key)
     if used is not None:  # asked before in this build: the same inputs
         return used[1]  # type: ignore[no-any-return]
-    device = site.catalog.devices[device_id]
-    own = (device, device.document)
+    specs = site.catalog.devices
+    own = (*((d, specs[d], specs[d].document) for d in devices), extra)
     hit = pages.kept.get(key)
     if hit is not None and hit[0] == own:
         value: T = hit[1]
