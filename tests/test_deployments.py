@@ -385,6 +385,87 @@ def test_compile_runs_a_named_deployment() -> None:
     assert [("nvidia-gb200", 72, 8)] == [(r["device"], r["chips"], r["tp"]) for r in rows]
 
 
+def test_explain_memory_prints_the_degrees_of_the_row() -> None:
+    """Section 6 names the degrees the ledger's figures use: tp = 8 at --tp 8 (the weights
+    are an eighth per chip), and the short form on one chip."""
+    argv = ("explain", "--model", "llama-3-70b", "--phase", "decode-b32-l8192")
+    code, text = _run(*argv, "--device", "nvidia-h100-sxm", "--tp", "8")
+    assert 0 == code
+    memory = text.split("6. Memory per chip\n", 1)[1].splitlines()
+    assert "   w = 2 B per value (bf16); tp = 8, pp = 1, ep = 1, dp = 1" == memory[0]
+    code, text = _run(*argv, "--device", "nvidia-h100-sxm", "--tp", "4", "--pp", "2")
+    memory = text.split("6. Memory per chip\n", 1)[1].splitlines()
+    assert "   w = 2 B per value (bf16); tp = 4, pp = 2, ep = 1, dp = 1" == memory[0]
+    code, text = _run(*argv, "--device", "nvidia-h100-sxm")
+    memory = text.split("6. Memory per chip\n", 1)[1].splitlines()
+    assert "   w = 2 B per value (bf16); tp = pp = ep = dp = 1" == memory[0]
+
+
+def test_explain_runs_a_named_deployment() -> None:
+    """`explain --deployment NAME` is the derivation at the named deployment's device and
+    degrees: the same text as spelling them out with --device, --tp and --chips."""
+    argv = ("explain", "--model", "llama-3-70b", "--phase", "decode-b32-l8192")
+    code, named = _run(*argv, "--deployment", "gb200-nvl72")
+    assert 0 == code
+    code, spelled = _run(*argv, "--device", "nvidia-gb200", "--tp", "8", "--chips", "72")
+    assert 0 == code
+    assert spelled == named
+    assert "deployment: tp = 8, pp = 1, ep = 1, dp = 9; chips = 72" in named
+    # Its own device named again is no conflict.
+    code, again = _run(*argv, "--deployment", "gb200-nvl72", "--device", "nvidia-gb200")
+    assert (0, named) == (code, again)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--deployment", "nope"], "model 'llama-3-70b' names no deployment 'nope' (deployments:"),
+        (
+            ["--deployment", "hgx-h100-8", "--tp", "2"],
+            "--deployment NAME gives the split: leave out --tp, --pp, --ep, --chips",
+        ),
+        (
+            ["--deployment", "hgx-h100-8", "--chips", "8"],
+            "--deployment NAME gives the split: leave out --tp, --pp, --ep, --chips",
+        ),
+        (
+            ["--deployment", "hgx-h100-8", "--device", "amd-mi300x"],
+            "deployment 'hgx-h100-8' runs on device 'nvidia-h100-sxm', not on the devices"
+            " --device names",
+        ),
+        (["--deployment", "hgx-h100-8", "--device", "nope"], "unknown device 'nope'"),
+        ([], "explain --model M needs --device D (or --deployment NAME)"),
+    ],
+)
+def test_explain_deployment_conflicts_are_one_line_exit_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """explain refuses what compile refuses for a named deployment (an unknown name,
+    degrees beside it, another device), and a model's pass without any device."""
+    code, text = _run("explain", "--model", "llama-3-70b", "--phase", "decode-b32-l8192", *args)
+    err = capsys.readouterr().err
+    assert (2, "") == (code, text)
+    assert [f"rooflinec: error: {message}"] == [
+        line[: len("rooflinec: error: ") + len(message)] for line in err.splitlines()
+    ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["explain", "gemm-large", "--deployment", "x"], "--deployment NAME explains a model's"),
+        (["explain", "gemm-large"], "explain CASE needs --device D"),
+    ],
+)
+def test_explain_of_a_case_takes_a_device_and_no_named_deployment(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _ = _run(*argv)
+    err = capsys.readouterr().err
+    assert 2 == code
+    assert err.startswith(f"rooflinec: error: {message}") and 1 == len(err.splitlines())
+
+
 def test_json_text_of_a_row_over_chips_is_its_steps_data(bundled: Compiled) -> None:
     """The JSON writers' shared texts (a plan's steps, a collective's bound) give each row
     exactly `model_data(r)`: the same steps in the same order, every number the same."""
