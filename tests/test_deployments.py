@@ -92,6 +92,48 @@ def test_13b_tp2_communication_is_llm_analysis_640_us(bundled: Compiled) -> None
     assert row.time - Fraction(64, 100_000) == row.time_overlapped
 
 
+def test_the_tp2_reference_example_states_the_fabric_and_passes(bundled: Compiled) -> None:
+    """The method note's example over chips runs on its own figures: its fabric and
+    deployment give the row the Python test above computes (640 µs of all-reduces, each
+    held by its 8 µs), and every expectation passes."""
+    from rooflinec.engine.examples import model_row, run_example
+
+    (example,) = [e for e in bundled.catalog.examples if e.id == "test-13b-decode-tp2-llm-analysis"]
+    assert Deployment(tp=2) == example.deployment
+    outcomes = run_example(bundled, example)
+    assert [] == [o for o in outcomes if not o.passed]
+    actual = {(o.expectation.output, o.expectation.step, o.expectation.level): o.actual
+              for o in outcomes}  # fmt: skip
+    assert Fraction(64, 100_000) == actual[("collective_time", None, None)]
+    assert Fraction(64, 100_000) == actual[("time_by_limit", None, "scale_up")]
+    assert "scale_up" == actual[("limited_by", "attn-allreduce", None)]
+    row = model_row(bundled, example)
+    model = bundled.catalog.models["test-13b"]
+    python = bundled.model_engine.evaluate(
+        model, "decode", A100_40GB, "bf16", deployment=Deployment(tp=2), links=NVLINK3_8US
+    )
+    assert row is not None
+    assert (python.time, python.time_by_limit) == (row.time, row.time_by_limit)
+
+
+def test_an_example_that_cannot_run_says_why(bundled: Compiled) -> None:
+    """An example whose deployment leaves a shape not whole, or whose fabric lacks the
+    level its collectives cross, fails each expectation with that reason."""
+    from dataclasses import replace
+
+    from rooflinec.engine.examples import run_example
+
+    (example,) = [e for e in bundled.catalog.examples if e.id == "test-13b-decode-tp2-llm-analysis"]
+    problems = {o.problem for o in run_example(bundled, replace(example, deployment=Deployment(3)))}
+    assert 1 == len(problems)
+    assert "n = heads/tp = 40/3, not a whole number" in str(problems.pop())
+    assert example.figures is not None
+    bare = replace(example, figures=replace(example.figures, interconnect={}))
+    problems = {o.problem for o in run_example(bundled, bare)}
+    assert 1 == len(problems)
+    assert str(problems.pop()).startswith("the example's figures give no interconnect")
+
+
 # NCCL on 8 × H100 SXM (shared/reference/systems.md): the ring sustains about 370 GB/s bus
 # bandwidth (algbw = busbw × n / (2(n-1))), NVLS about 480 GB/s bus, about 275 GB/s algorithm.
 @pytest.mark.parametrize("message", [2**27, 2**30, 2**34])  # bytes of the whole message

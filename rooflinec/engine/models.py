@@ -752,10 +752,16 @@ class ModelEngine:
             self._problems[key] = problem
         return self._problems[key]
 
-    def fabric_problem(self, model: Model, device: str, deployment: Deployment) -> str | None:
+    def fabric_problem(
+        self,
+        model: Model,
+        device: str,
+        deployment: Deployment,
+        links: dict[str, Link] | None = None,
+    ) -> str | None:
         """Why `device` cannot run `model`'s collectives under `deployment` (a level its
-        spec does not give), or None."""
-        links = self.links(device)
+        spec, or `links` given in its place, does not give), or None."""
+        links = self.links(device) if links is None else links
         for step_id, span in self._groups(model, deployment):
             role = fabric_role(span, links)
             if not links:
