@@ -134,6 +134,24 @@ def test_an_example_that_cannot_run_says_why(bundled: Compiled) -> None:
     assert str(problems.pop()).startswith("the example's figures give no interconnect")
 
 
+def test_an_example_over_chips_on_a_catalog_device_uses_its_fabric(bundled: Compiled) -> None:
+    """Without figures of its own, an example's deployment runs on the catalog device's
+    interconnect: its collective time is the row `compile --tp 2` makes."""
+    from dataclasses import replace
+
+    from rooflinec.engine.examples import run_example
+
+    (example,) = [e for e in bundled.catalog.examples if e.id == "test-13b-decode-tp2-llm-analysis"]
+    on_h100 = replace(example, figures=None, device="nvidia-h100-sxm")
+    outcomes = {
+        (o.expectation.output, o.expectation.step): o for o in run_example(bundled, on_h100)
+    }
+    row = bundled.model_engine.row("test-13b", "decode", "nvidia-h100-sxm", "bf16", Deployment(2))
+    expected = sum((s.time for s in row.collective_steps()), Fraction(0))
+    assert expected == outcomes[("collective_time", None)].actual
+    assert expected > 0 and outcomes[("collective_time", None)].problem is None
+
+
 # NCCL on 8 × H100 SXM (shared/reference/systems.md): the ring sustains about 370 GB/s bus
 # bandwidth (algbw = busbw × n / (2(n-1))), NVLS about 480 GB/s bus, about 275 GB/s algorithm.
 @pytest.mark.parametrize("message", [2**27, 2**30, 2**34])  # bytes of the whole message
