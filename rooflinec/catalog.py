@@ -198,6 +198,17 @@ class Expectation:
 
 
 @dataclass(frozen=True)
+class ExampleFabric:
+    """An interconnect level another tool assumed, as an example states it (sustained)."""
+
+    per_direction: Fraction  # B/s per chip and direction (a bidirectional figure halved)
+    domain: int | None  # the most chips it joins; None: any group
+    topology: Literal["switched", "mesh", "torus"] | None
+    in_network: bool  # the switch reduces
+    latency: Fraction | None  # s, the least time of one collective; None: none
+
+
+@dataclass(frozen=True)
 class ExampleFigures:
     """Ceilings an example runs on instead of a catalog device's: another tool's figures."""
 
@@ -205,6 +216,7 @@ class ExampleFigures:
     peak: Fraction  # OP/s at the example's precision
     bandwidths: dict[str, Fraction]  # B/s per level
     latency: Fraction | None  # s per launch; None: no floor
+    interconnect: dict[str, ExampleFabric] = field(default_factory=dict)  # by role
 
 
 @dataclass(frozen=True)
@@ -236,6 +248,7 @@ class Example:
     phase: str | None = None
     figures: ExampleFigures | None = None  # instead of `device` ("" then)
     memory: ExampleMemory | None = None  # settings of the model's memory ledger
+    deployment: Deployment | None = None  # the model's split over chips; None: one chip
 
 
 @dataclass(frozen=True)

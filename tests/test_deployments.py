@@ -92,6 +92,66 @@ def test_13b_tp2_communication_is_llm_analysis_640_us(bundled: Compiled) -> None
     assert row.time - Fraction(64, 100_000) == row.time_overlapped
 
 
+def test_the_tp2_reference_example_states_the_fabric_and_passes(bundled: Compiled) -> None:
+    """The method note's example over chips runs on its own figures: its fabric and
+    deployment give the row the Python test above computes (640 µs of all-reduces, each
+    held by its 8 µs), and every expectation passes."""
+    from rooflinec.engine.examples import model_row, run_example
+
+    (example,) = [e for e in bundled.catalog.examples if e.id == "test-13b-decode-tp2-llm-analysis"]
+    assert Deployment(tp=2) == example.deployment
+    outcomes = run_example(bundled, example)
+    assert [] == [o for o in outcomes if not o.passed]
+    actual = {(o.expectation.output, o.expectation.step, o.expectation.level): o.actual
+              for o in outcomes}  # fmt: skip
+    assert Fraction(64, 100_000) == actual[("collective_time", None, None)]
+    assert Fraction(64, 100_000) == actual[("time_by_limit", None, "scale_up")]
+    assert "scale_up" == actual[("limited_by", "attn-allreduce", None)]
+    row = model_row(bundled, example)
+    model = bundled.catalog.models["test-13b"]
+    python = bundled.model_engine.evaluate(
+        model, "decode", A100_40GB, "bf16", deployment=Deployment(tp=2), links=NVLINK3_8US
+    )
+    assert row is not None
+    assert (python.time, python.time_by_limit) == (row.time, row.time_by_limit)
+
+
+def test_an_example_that_cannot_run_says_why(bundled: Compiled) -> None:
+    """An example whose deployment leaves a shape not whole, or whose fabric lacks the
+    level its collectives cross, fails each expectation with that reason."""
+    from dataclasses import replace
+
+    from rooflinec.engine.examples import run_example
+
+    (example,) = [e for e in bundled.catalog.examples if e.id == "test-13b-decode-tp2-llm-analysis"]
+    problems = {o.problem for o in run_example(bundled, replace(example, deployment=Deployment(3)))}
+    assert 1 == len(problems)
+    assert "n = heads/tp = 40/3, not a whole number" in str(problems.pop())
+    assert example.figures is not None
+    bare = replace(example, figures=replace(example.figures, interconnect={}))
+    problems = {o.problem for o in run_example(bundled, bare)}
+    assert 1 == len(problems)
+    assert str(problems.pop()).startswith("the example's figures give no interconnect")
+
+
+def test_an_example_over_chips_on_a_catalog_device_uses_its_fabric(bundled: Compiled) -> None:
+    """Without figures of its own, an example's deployment runs on the catalog device's
+    interconnect: its collective time is the row `compile --tp 2` makes."""
+    from dataclasses import replace
+
+    from rooflinec.engine.examples import run_example
+
+    (example,) = [e for e in bundled.catalog.examples if e.id == "test-13b-decode-tp2-llm-analysis"]
+    on_h100 = replace(example, figures=None, device="nvidia-h100-sxm")
+    outcomes = {
+        (o.expectation.output, o.expectation.step): o for o in run_example(bundled, on_h100)
+    }
+    row = bundled.model_engine.row("test-13b", "decode", "nvidia-h100-sxm", "bf16", Deployment(2))
+    expected = sum((s.time for s in row.collective_steps()), Fraction(0))
+    assert expected == outcomes[("collective_time", None)].actual
+    assert expected > 0 and outcomes[("collective_time", None)].problem is None
+
+
 # NCCL on 8 × H100 SXM (shared/reference/systems.md): the ring sustains about 370 GB/s bus
 # bandwidth (algbw = busbw × n / (2(n-1))), NVLS about 480 GB/s bus, about 275 GB/s algorithm.
 @pytest.mark.parametrize("message", [2**27, 2**30, 2**34])  # bytes of the whole message
@@ -383,6 +443,87 @@ def test_compile_runs_a_named_deployment() -> None:
     assert 0 == code
     rows = json.loads(text)["models"]
     assert [("nvidia-gb200", 72, 8)] == [(r["device"], r["chips"], r["tp"]) for r in rows]
+
+
+def test_explain_memory_prints_the_degrees_of_the_row() -> None:
+    """Section 6 names the degrees the ledger's figures use: tp = 8 at --tp 8 (the weights
+    are an eighth per chip), and the short form on one chip."""
+    argv = ("explain", "--model", "llama-3-70b", "--phase", "decode-b32-l8192")
+    code, text = _run(*argv, "--device", "nvidia-h100-sxm", "--tp", "8")
+    assert 0 == code
+    memory = text.split("6. Memory per chip\n", 1)[1].splitlines()
+    assert "   w = 2 B per value (bf16); tp = 8, pp = 1, ep = 1, dp = 1" == memory[0]
+    code, text = _run(*argv, "--device", "nvidia-h100-sxm", "--tp", "4", "--pp", "2")
+    memory = text.split("6. Memory per chip\n", 1)[1].splitlines()
+    assert "   w = 2 B per value (bf16); tp = 4, pp = 2, ep = 1, dp = 1" == memory[0]
+    code, text = _run(*argv, "--device", "nvidia-h100-sxm")
+    memory = text.split("6. Memory per chip\n", 1)[1].splitlines()
+    assert "   w = 2 B per value (bf16); tp = pp = ep = dp = 1" == memory[0]
+
+
+def test_explain_runs_a_named_deployment() -> None:
+    """`explain --deployment NAME` is the derivation at the named deployment's device and
+    degrees: the same text as spelling them out with --device, --tp and --chips."""
+    argv = ("explain", "--model", "llama-3-70b", "--phase", "decode-b32-l8192")
+    code, named = _run(*argv, "--deployment", "gb200-nvl72")
+    assert 0 == code
+    code, spelled = _run(*argv, "--device", "nvidia-gb200", "--tp", "8", "--chips", "72")
+    assert 0 == code
+    assert spelled == named
+    assert "deployment: tp = 8, pp = 1, ep = 1, dp = 9; chips = 72" in named
+    # Its own device named again is no conflict.
+    code, again = _run(*argv, "--deployment", "gb200-nvl72", "--device", "nvidia-gb200")
+    assert (0, named) == (code, again)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--deployment", "nope"], "model 'llama-3-70b' names no deployment 'nope' (deployments:"),
+        (
+            ["--deployment", "hgx-h100-8", "--tp", "2"],
+            "--deployment NAME gives the split: leave out --tp, --pp, --ep, --chips",
+        ),
+        (
+            ["--deployment", "hgx-h100-8", "--chips", "8"],
+            "--deployment NAME gives the split: leave out --tp, --pp, --ep, --chips",
+        ),
+        (
+            ["--deployment", "hgx-h100-8", "--device", "amd-mi300x"],
+            "deployment 'hgx-h100-8' runs on device 'nvidia-h100-sxm', not on the devices"
+            " --device names",
+        ),
+        (["--deployment", "hgx-h100-8", "--device", "nope"], "unknown device 'nope'"),
+        ([], "explain --model M needs --device D (or --deployment NAME)"),
+    ],
+)
+def test_explain_deployment_conflicts_are_one_line_exit_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """explain refuses what compile refuses for a named deployment (an unknown name,
+    degrees beside it, another device), and a model's pass without any device."""
+    code, text = _run("explain", "--model", "llama-3-70b", "--phase", "decode-b32-l8192", *args)
+    err = capsys.readouterr().err
+    assert (2, "") == (code, text)
+    assert [f"rooflinec: error: {message}"] == [
+        line[: len("rooflinec: error: ") + len(message)] for line in err.splitlines()
+    ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["explain", "gemm-large", "--deployment", "x"], "--deployment NAME explains a model's"),
+        (["explain", "gemm-large"], "explain CASE needs --device D"),
+    ],
+)
+def test_explain_of_a_case_takes_a_device_and_no_named_deployment(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _ = _run(*argv)
+    err = capsys.readouterr().err
+    assert 2 == code
+    assert err.startswith(f"rooflinec: error: {message}") and 1 == len(err.splitlines())
 
 
 def test_json_text_of_a_row_over_chips_is_its_steps_data(bundled: Compiled) -> None:

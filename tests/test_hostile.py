@@ -523,6 +523,28 @@ def test_a_hostile_vary_of_a_model_is_one_line_exit_2(
     assert 1 == len(outcome.stderr.splitlines())
 
 
+@pytest.mark.parametrize("extra", [(), ("--tp", "2"), ("--device", "gpu-b")])
+@pytest.mark.parametrize("token", [*HOSTILE, "", "hgx-h100-8", "../x", "a\nb"])
+@pytest.mark.parametrize("command", ["compile", "explain"])
+def test_a_hostile_named_deployment_is_one_line_exit_2(
+    catalog: Path, tmp_path: Path, token: str, command: str, extra: tuple[str, ...]
+) -> None:
+    """`--deployment NAME` naming no deployment of the model (this catalog's test-13b names
+    none), alone or beside degrees or a device: a usage error, one line, exit 2, nothing
+    written."""
+    out = tmp_path / "out.json"
+    argv = ["--specs", str(catalog), "--model", "test-13b", "--deployment", token, *extra]
+    if command == "compile":
+        argv = ["compile", *argv, "--out", str(out)]
+    else:
+        argv = ["explain", *argv, "--phase", "decode"]
+    outcome = run(argv)
+    assert_invariants(outcome, tmp_path, f"{command} --deployment {token[:20]!r} {extra}")
+    assert 2 == outcome.code
+    assert 1 == len(outcome.stderr.splitlines())
+    assert not out.exists()
+
+
 def test_the_bound_stops_a_hang() -> None:
     """The time bound works: a command that never returns is stopped with `Hung`."""
     with pytest.raises(Hung), _bounded(1):

@@ -31,7 +31,7 @@ def test_examples_are_items_with_spec_ids(tmp_path: Path) -> None:
     )
     proc = pytest_in(tmp_path)
     assert 0 == proc.returncode, proc.stdout + proc.stderr
-    assert "4 passed" in proc.stdout  # the worked example and the three about a model
+    assert "5 passed" in proc.stdout  # the worked example and the four about a model
 
 
 def test_failing_example_names_file_and_line(tmp_path: Path) -> None:
@@ -92,7 +92,7 @@ def test_last_failed_reruns_only_the_failures(tmp_path: Path) -> None:
     method.write_text(text[:end] + broken + text[end:], "utf-8")
     first = pytest_in(tmp_path)
     assert 1 == first.returncode, first.stdout + first.stderr
-    assert "1 failed, 4 passed" in first.stdout
+    assert "1 failed, 5 passed" in first.stdout
     again = pytest_in(tmp_path, "--lf")
     assert 1 == again.returncode, again.stdout + again.stderr
     assert "FAILED specs/methods/roofline.yaml::h100-broken-copy" in again.stdout

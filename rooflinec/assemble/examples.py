@@ -8,8 +8,16 @@ from typing import Any
 
 from rooflinec.assemble.builder import Builder
 from rooflinec.assemble.reserve import reserve_share
-from rooflinec.catalog import Example, ExampleFigures, ExampleMemory, Expectation
-from rooflinec.engine.terms import LIMITED_BY
+from rooflinec.catalog import (
+    INTERCONNECT_ROLES,
+    Deployment,
+    Example,
+    ExampleFabric,
+    ExampleFigures,
+    ExampleMemory,
+    Expectation,
+)
+from rooflinec.engine.terms import LIMITED_BY, MODEL_LIMITS
 from rooflinec.errors import json_path
 from rooflinec.loader import Document, PathKey
 from rooflinec.quantities import Dimension
@@ -27,8 +35,13 @@ _OUTPUT_DIMENSIONS: dict[str, Dimension] = {
     "efficiency": Dimension.SHARE,
     "weights": Dimension.BYTES,
     "kv_cache": Dimension.BYTES,
+    "time_by_limit": Dimension.TIME,
+    "collective_time": Dimension.TIME,
+    "time_overlapped": Dimension.TIME,
 }
 _MEMORY_OUTPUTS = ("weights", "kv_cache", "max_batch", "max_context")
+# Outputs of a model's whole pass over chips, not of a step or a case.
+_PASS_OUTPUTS = ("time_by_limit", "collective_time", "time_overlapped")
 
 
 def build_examples(builder: Builder, doc: Document) -> tuple[Example, ...]:
@@ -68,6 +81,7 @@ def build_examples(builder: Builder, doc: Document) -> tuple[Example, ...]:
                 ex.get("phase"),
                 _figures(builder, doc, (*path, "figures"), ex.get("figures")),
                 _memory(builder, doc, (*path, "memory"), ex.get("memory")),
+                _deployment(builder, doc, (*path, "deployment"), ex),
             )
         )
     examples = tuple(out)
@@ -91,14 +105,74 @@ def _figures(
         if "latency" in raw
         else None
     )
+    interconnect = {
+        role: _fabric(builder, doc, (*path, "interconnect", role), entry)
+        for role, entry in (raw.get("interconnect") or {}).items()
+    }
+    if "interconnect" in raw and "deployment" not in doc.data["examples"][path[1]]:
+        builder.error(
+            doc,
+            (*path, "interconnect"),
+            "interconnect figures belong to an example with a deployment",
+            code="examples",
+        )
+        return None
     if peak is None or None in bandwidths.values() or ("latency" in raw and latency is None):
+        return None
+    if None in interconnect.values():
         return None
     return ExampleFigures(
         raw["name"],
         peak[0],
         {level: q[0] for level, q in bandwidths.items() if q is not None},
         latency[0] if latency is not None else None,
+        {role: f for role, f in interconnect.items() if f is not None},
     )
+
+
+def _fabric(
+    builder: Builder, doc: Document, path: PathKey, raw: dict[str, Any]
+) -> ExampleFabric | None:
+    """One interconnect level of an example's figures, per chip and direction, exactly."""
+    bandwidth = builder.quantity(
+        doc, (*path, "bandwidth"), raw["bandwidth"], Dimension.BANDWIDTH, bits=True
+    )
+    latency = (
+        builder.quantity(doc, (*path, "latency"), raw["latency"], Dimension.TIME)
+        if "latency" in raw
+        else None
+    )
+    if bandwidth is None or ("latency" in raw and latency is None):
+        return None
+    # A bidirectional figure sums both directions: one direction gets half, as for a device.
+    per_direction = bandwidth[0] / 2 if raw["direction"] == "bidirectional" else bandwidth[0]
+    return ExampleFabric(
+        per_direction,
+        raw.get("domain"),
+        raw.get("topology"),
+        raw.get("reduction") == "in-network",
+        None if latency is None else latency[0],
+    )
+
+
+def _deployment(
+    builder: Builder, doc: Document, path: PathKey, ex: dict[str, Any]
+) -> Deployment | None:
+    """An example's split over chips: only an example about a model has one."""
+    raw = ex.get("deployment")
+    if raw is None:
+        return None
+    if "model" not in ex:
+        builder.error(
+            doc, path, "a deployment belongs to an example about a model", code="examples"
+        )
+        return None
+    deployment = Deployment(raw.get("tp", 1), raw.get("pp", 1), raw.get("ep", 1), raw.get("chips"))
+    problem = deployment.problem()
+    if problem is not None:
+        builder.error(doc, path, f"not a deployment: {problem}", code="examples")
+        return None
+    return deployment
 
 
 def _memory(
@@ -145,9 +219,11 @@ def _expectation(
         value = raw
         tolerance = tolerance or Fraction(0)
     elif output == "limited_by":
-        if raw not in LIMITED_BY:
+        # A model's pass or collective step can be held by an interconnect level too.
+        limits = MODEL_LIMITS if about_model else LIMITED_BY
+        if raw not in limits:
             builder.error(
-                doc, (*path, "value"), f"expected one of: {', '.join(LIMITED_BY)}", code="examples"
+                doc, (*path, "value"), f"expected one of: {', '.join(limits)}", code="examples"
             )
             return None
         value = raw
@@ -182,10 +258,14 @@ def _expectation(
             problem = f"{output} is not an output of a model or its steps"
         elif output in _MEMORY_OUTPUTS and e.get("step"):
             problem = f"{output} is the whole pass's memory ledger's, not a step's"
-        elif output in ("intensity", "limited_by") and not e.get("step"):
+        elif output == "intensity" and not e.get("step"):
             problem = f"an expected {output} names the step it is for"
-        elif output == "efficiency" and e.get("step"):
-            problem = "efficiency is the whole pass's, not a step's"
+        elif output in ("efficiency", *_PASS_OUTPUTS) and e.get("step"):
+            problem = f"{output} is the whole pass's, not a step's"
+        elif output == "time_by_limit" and not e.get("level"):
+            problem = "an expected time_by_limit names the level it is for"
+        elif e.get("level") in INTERCONNECT_ROLES and output not in ("bytes", "time_by_limit"):
+            problem = f"{output} is not per interconnect level (bytes and time_by_limit are)"
         if problem is not None:
             builder.error(doc, path, problem, code="examples")
             return None
@@ -194,8 +274,16 @@ def _expectation(
             doc, (*path, "step"), "a step belongs to an example about a model", code="examples"
         )
         return None
-    elif output in _MEMORY_OUTPUTS:
+    elif output in (*_MEMORY_OUTPUTS, *_PASS_OUTPUTS):
         builder.error(doc, path, f"{output} belongs to an example about a model", code="examples")
+        return None
+    elif e.get("level") in INTERCONNECT_ROLES:
+        builder.error(
+            doc,
+            (*path, "level"),
+            "an interconnect level belongs to an example about a model",
+            code="examples",
+        )
         return None
     elif needs_case and not e.get("case"):
         builder.error(doc, path, f"an expected {output} names the case it is for", code="examples")

@@ -180,11 +180,15 @@ def _degree(flag: str, text: str | None) -> int | None:
     if text is None:
         return None
     if not re.fullmatch(r"[1-9][0-9]{0,6}", text) or int(text) > MAX_DEGREE:
-        shown = text[:40] + ("…" if len(text) > 40 else "")
         raise UsageError(
-            f"{flag} {shown!r} is not a degree: a whole number from 1 to {MAX_DEGREE:,}"
+            f"{flag} {_shown(text)} is not a degree: a whole number from 1 to {MAX_DEGREE:,}"
         )
     return int(text)
+
+
+def _shown(text: str) -> str:
+    """A value as typed, quoted and cut to 40 characters: an error line stays one short line."""
+    return repr(text[:40] + ("…" if len(text) > 40 else ""))
 
 
 def _chosen_deployment(opts: Options, compiled: Compiled) -> Deployment:
@@ -242,7 +246,8 @@ def _named(opts: Options, compiled: Compiled, given: Deployment) -> Deployment:
     if named is None:
         names = ", ".join(sorted(model.deployments)) or "none"
         raise UsageError(
-            f"model '{model.id}' names no deployment '{opts.deployment}' (deployments: {names})"
+            f"model '{model.id}' names no deployment {_shown(opts.deployment or '')}"
+            f" (deployments: {names})"
         )
     if opts.devices and named.device not in opts.devices:
         raise UsageError(
@@ -334,6 +339,10 @@ def cmd_explain(opts: Options, out: TextIO) -> int:
         return _explain_model(opts, out)
     if not opts.case:
         raise UsageError("explain needs a CASE, or --model M --phase PH")
+    if opts.deployment is not None:
+        raise UsageError("--deployment NAME explains a model's pass: give --model M --phase PH")
+    if not opts.devices:
+        raise UsageError("explain CASE needs --device D")
     if opts.symbolic:
         require_extra("rooflinec explain --symbolic", "symbolic")
     catalog, result = _one_result(opts)
@@ -346,7 +355,8 @@ def cmd_explain(opts: Options, out: TextIO) -> int:
 
 
 def _explain_model(opts: Options, out: TextIO) -> int:
-    """`explain --model M --phase PH --device D [--precision P]` (default: the model's)."""
+    """`explain --model M --phase PH --device D [--precision P]` (default: the model's), or
+    `--deployment NAME` for the device and the split a model's spec names."""
     from rooflinec.prose.model_explain import explain_model
 
     if opts.case:
@@ -362,10 +372,16 @@ def _explain_model(opts: Options, out: TextIO) -> int:
     model = catalog.models[opts.models[0]]
     _unknown(f"phase of model '{model.id}'", opts.phases, model.phases)
     _unknown("device", opts.devices, catalog.devices)
-    device = catalog.devices[opts.devices[0]]
+    deployment = _deployment_of(opts)
+    if opts.deployment is not None:  # the same checks as `compile --deployment NAME`
+        deployment = _named(opts, compiled, deployment)
+        device = catalog.devices[model.deployments[opts.deployment].device]
+    elif opts.devices:
+        device = catalog.devices[opts.devices[0]]
+    else:
+        raise UsageError("explain --model M needs --device D (or --deployment NAME)")
     precision = opts.precisions[0] if opts.precisions else model.precision
     _unknown("precision", [precision], catalog.precisions)
-    deployment = _deployment_of(opts)
     engine = compiled.model_engine
     problem = engine.deployment_problem(model, deployment)
     if problem is not None:

@@ -188,11 +188,16 @@ def _compile(p: argparse.ArgumentParser) -> None:
     )
     _repeated(p, "--phase", "phases", "PH", "only phase PH of the models selected (repeatable)")
     _deployment(p)
+    _named_deployment(p, "with one --model")
+
+
+def _named_deployment(p: argparse.ArgumentParser, what: str) -> None:
+    """`--deployment NAME`: a deployment the model's spec names, instead of the degrees."""
     p.add_argument(
         "--deployment",
         metavar="NAME",
         help="the deployment the model's spec names NAME (its device and split), instead of"
-        " --tp/--pp/--ep/--chips; with one --model",
+        f" --tp/--pp/--ep/--chips; {what}",
     )
 
 
@@ -232,8 +237,11 @@ def _explain(p: argparse.ArgumentParser) -> None:
     p.add_argument("case", metavar="CASE", nargs="?", default="", help="a case id")
     _once(p, "--model", "models", "M", "a model id")
     _once(p, "--phase", "phases", "PH", "the model's phase")
-    _device_and_precision(p)
+    # Not required here: `--deployment NAME` gives the device of a model's pass.
+    _once(p, "--device", "devices", "D", "a device id (with --deployment: its device)")
+    _once(p, "--precision", "precisions", "P", "default: the case's declared precision")
     _deployment(p)
+    _named_deployment(p, "with --model M --phase PH")
     _shape(p, "required for a grid case")
     p.add_argument(
         "--symbolic",
@@ -430,7 +438,8 @@ COMMANDS: tuple[Command, ...] = (
         "operations, bytes, intensities, every ceiling, which one wins, and the time. "
         "--symbolic keeps the shape free and prints the time as an expression. With "
         "--model M --phase PH instead of CASE: each step's derivation, the sums, and tokens "
-        "per second.",
+        "per second; --deployment NAME takes the device and the split from the deployment "
+        "the model's spec names.",
         arguments=_explain,
         run=commands.cmd_explain,
     ),

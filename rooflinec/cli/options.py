@@ -46,7 +46,7 @@ class Options:
     pp: str | None = None
     ep: str | None = None
     chips: str | None = None
-    deployment: str | None = None  # compile: a model's named deployment
+    deployment: str | None = None  # compile and explain: a model's named deployment
     # explain
     case: str = ""
     shape: str = ""  # explain and solve: `M=1,N=2` picks one shape of a grid case

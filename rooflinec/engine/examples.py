@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from rooflinec.catalog import Example, Expectation, LedgerTerm
+from rooflinec.catalog import ONE_CHIP, Example, ExampleFigures, Expectation, LedgerTerm
 from rooflinec.engine.cells import Result
 from rooflinec.engine.compiler import Compiled
 from rooflinec.engine.memory import MemoryFit, device_capacity, evaluate_fit
-from rooflinec.engine.models import ModelResult
+from rooflinec.engine.models import Link, ModelResult
 from rooflinec.engine.terms import COMPUTE
 from rooflinec.errors import Diagnostic
 from rooflinec.formatting import format_percent, format_si
@@ -40,20 +40,59 @@ def _results(compiled: Compiled, example: Example) -> list[Result]:
 def model_row(compiled: Compiled, example: Example) -> ModelResult | None:
     """The model row an example is about: on a catalog device (with its measured time), or
     on the example's own figures; None when the model, phase or a peak is missing."""
+    return model_row_or_problem(compiled, example)[0]
+
+
+def _links(figures: ExampleFigures) -> dict[str, Link]:
+    """An example's interconnect figures as the collectives see them, taken as sustained."""
+    return {
+        role: Link(role, f.per_direction, f.domain, f.topology, f.in_network, f.latency)
+        for role, f in figures.interconnect.items()
+    }
+
+
+def model_row_or_problem(
+    compiled: Compiled, example: Example
+) -> tuple[ModelResult | None, str | None]:
+    """The model row an example is about at its deployment (one chip without one), or
+    why there is none: a deployment the model's shapes do not divide, or a fabric that
+    lacks a level its collectives cross."""
     from rooflinec.engine.cells import DeviceFigures
 
     model = compiled.catalog.models.get(example.model or "")
     if model is None or example.phase not in model.phases:
-        return None
+        return None, None
+    engine = compiled.model_engine
+    deployment = example.deployment or ONE_CHIP
+    problem = engine.deployment_problem(model, deployment)
+    if problem is not None:
+        return None, f"not a deployment of {problem}"
     if example.figures is None:
-        return compiled.model_result(model.id, example.phase, example.device, example.precision)
+        problem = engine.fabric_problem(model, example.device, deployment)
+        if problem is not None:
+            return None, problem
+        row = compiled.model_result(
+            model.id, example.phase, example.device, example.precision, deployment
+        )
+        return row, None
     f = example.figures
     figures = DeviceFigures(example.id, f.name, {example.precision: f.peak}, f.bandwidths)
     if any(s.precision not in (None, example.precision) for s in model.steps):
-        return None  # the figures give one peak, at the example's precision
-    return compiled.model_engine.evaluate(
-        model, example.phase, figures, example.precision, f.latency
+        return None, None  # the figures give one peak, at the example's precision
+    links = _links(f)
+    problem = engine.fabric_problem(model, f.name, deployment, links)
+    if problem is not None:
+        return None, problem.replace(f"device '{f.name}' gives", "the example's figures give")
+    row = engine.evaluate(
+        model,
+        example.phase,
+        figures,
+        example.precision,
+        f.latency,
+        deployment=deployment,
+        links=links,
     )
+    return row, None
 
 
 def memory_fit(compiled: Compiled, example: Example) -> MemoryFit | None:
@@ -78,7 +117,14 @@ def memory_fit(compiled: Compiled, example: Example) -> MemoryFit | None:
         capacity = settings.capacity if settings.capacity is not None else capacity
         run.update(settings.variables)
     return evaluate_fit(
-        compiled.catalog, model, example.phase, example.precision, capacity, run=run, ledger=ledger
+        compiled.catalog,
+        model,
+        example.phase,
+        example.precision,
+        capacity,
+        example.deployment or ONE_CHIP,
+        run=run,
+        ledger=ledger,
     )
 
 
@@ -112,12 +158,18 @@ def _model_actual(row: ModelResult, e: Expectation) -> Fraction | int | str | No
             "time": s.time,
         }
         return values.get(e.output)
-    totals: dict[str, Fraction | None] = {
+    totals: dict[str, Fraction | str | None] = {
         "flops": row.flops,
         "bytes": row.bytes.get(level),
         "attainable": row.attainable,
         "time": row.time,
         "efficiency": row.efficiency,
+        "limited_by": row.limited_by,
+        "time_by_limit": row.time_by_limit.get(level),
+        "collective_time": sum((s.time for s in row.collective_steps()), Fraction(0))
+        if row.plan is not None
+        else Fraction(0),
+        "time_overlapped": row.time_overlapped,
     }
     return totals.get(e.output)
 
@@ -160,7 +212,9 @@ def _actual(
 
 
 def run_example(compiled: Compiled, example: Example) -> list[Outcome]:
-    row = model_row(compiled, example) if example.model is not None else None
+    row, problem = (
+        model_row_or_problem(compiled, example) if example.model is not None else (None, None)
+    )
     results = _results(compiled, example) if example.model is None else []
     wants_memory = any(e.output in MEMORY_OUTPUTS for e in example.expect)
     fit = memory_fit(compiled, example) if example.model is not None and wants_memory else None
@@ -173,7 +227,8 @@ def run_example(compiled: Compiled, example: Example) -> list[Outcome]:
         else:
             actual = _actual(compiled, example, e, results)
         if actual is None:
-            outcomes.append(Outcome(e, None, False, "no such output in the compiled results"))
+            why = problem or "no such output in the compiled results"
+            outcomes.append(Outcome(e, None, False, why))
             continue
         if isinstance(e.value, str) or isinstance(actual, str):
             outcomes.append(Outcome(e, actual, actual == e.value))
@@ -195,6 +250,9 @@ _BASE_UNITS = {
     "weights": "B",
     "kv_cache": "B",
     "time": "s",
+    "time_by_limit": "s",
+    "collective_time": "s",
+    "time_overlapped": "s",
 }
 
 

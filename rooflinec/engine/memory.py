@@ -197,10 +197,20 @@ class _Terms:
                     self.per_token = Fraction(0)
                 elif not kvpt.symbols & {"b", "L"}:
                     self.per_token = kvpt.evaluate(scope)
-            self.kv_at(run.get("b", 1), run.get("L", 1))
-            self.activations_at(run.get("b", 1), run.get("L", 1))
+            # The terms at the run's own b and L, which every device's fit reads: kept.
+            self.b, self.L = run.get("b", 1), run.get("L", 1)
+            self.kv = self.kv_at(self.b, self.L)
+            self.activations = self.activations_at(self.b, self.L)
+            self.used = self.weights + self.kv + self.activations
         except (EvaluationError, FormulaError, ZeroDivisionError) as exc:
             raise InvalidDeployment(str(exc)) from exc
+
+    def at(self, b: int, L: int) -> tuple[Fraction, Fraction, Fraction]:
+        """The kv cache, the activations and the ledger's sum without the reserve."""
+        if (b, L) == (self.b, self.L):
+            return self.kv, self.activations, self.used
+        kv, act = self.kv_at(b, L), self.activations_at(b, L)
+        return kv, act, self.weights + kv + act
 
     @property
     def linear(self) -> bool:
@@ -294,10 +304,10 @@ def evaluate_fit(
         except InvalidDeployment:
             return None
     b, L = values.get("b", 1), values.get("L", 1)
-    used = terms.weights + terms.kv_at(b, L) + terms.activations_at(b, L)
+    kv, act, used = terms.at(b, L)
     if capacity is None:
         return MemoryFit(
-            Ledger(terms.weights, terms.kv_at(b, L), terms.activations_at(b, L), None, used, None),
+            Ledger(terms.weights, kv, act, None, used, None),
             None,
             None,
             None,
@@ -316,9 +326,7 @@ def evaluate_fit(
             terms_at = _fresh_terms(catalog, model, ledger, values, precision)
         needs_chips = _needs_chips(capacity, values, terms_at)
     return MemoryFit(
-        Ledger(
-            terms.weights, terms.kv_at(b, L), terms.activations_at(b, L), reserve, total, capacity
-        ),
+        Ledger(terms.weights, kv, act, reserve, total, capacity),
         fits,
         max_batch,
         max_context,
@@ -360,7 +368,7 @@ def _needs_chips(
         terms = terms_at(Deployment(tp=chips))
         if terms is None:
             continue  # not a deployment of this model
-        total = terms.weights + terms.kv_at(b, L) + terms.activations_at(b, L)
+        total = terms.at(b, L)[2]
         if total + terms.ledger.reserve * capacity <= capacity:
             return chips
     return None

@@ -25,6 +25,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from rooflinec.catalog import (
+    DEPLOYMENT_VARIABLES,
     INTERCONNECT_ROLES,
     LEVELS,
     ONE_CHIP,
@@ -61,6 +62,7 @@ __all__ = [
 ]
 
 _ZERO = Fraction(0)
+_SPLIT_NAMES = frozenset(DEPLOYMENT_VARIABLES)
 MAX_SHAPE = 10**15  # as the model builder's
 MAX_STEP_COUNT = 10**9
 
@@ -286,7 +288,16 @@ class Plan:
     `index` the position in `unique` of each step's run: a device's bound is found once
     per distinct run, and the pass's time per limit is a sum over them."""
 
-    __slots__ = ("collectives", "deployment", "flops", "index", "steps", "traffic", "unique")
+    __slots__ = (
+        "collective_runs",
+        "collectives",
+        "deployment",
+        "flops",
+        "index",
+        "steps",
+        "traffic",
+        "unique",
+    )
 
     def __init__(
         self,
@@ -315,6 +326,13 @@ class Plan:
             index.append(at)
         self.unique = tuple(unique)
         self.index = tuple(index)
+        # Each distinct collective run (its steps share one bound on any device: the same
+        # `key`) with the runs of it the pass makes, in order of first appearance.
+        runs: dict[tuple[object, ...], tuple[CollectiveStep, int]] = {}
+        for c in collectives:
+            first, count = runs.get(c.key, (c, 0))
+            runs[c.key] = (first, count + c.count)
+        self.collective_runs = tuple(runs.values())
 
 
 # ModelResult's fields, as its constructor takes them
@@ -732,6 +750,8 @@ class ModelEngine:
         self._problems: dict[tuple[str, Deployment], str | None] = {}
         self._links: dict[str, dict[str, Link]] = {}
         self._spans: dict[tuple[str, Deployment], list[tuple[str, int]]] = {}
+        self._fabric: dict[tuple[str, str, Deployment], str | None] = {}
+        self._free: dict[tuple[str, int], bool] = {}
         self._checked: set[tuple[object, ...]] = set()  # kernel runs whose counts are positive
 
     # ------------------------------------------------------------------ deployments
@@ -752,10 +772,31 @@ class ModelEngine:
             self._problems[key] = problem
         return self._problems[key]
 
-    def fabric_problem(self, model: Model, device: str, deployment: Deployment) -> str | None:
+    def fabric_problem(
+        self,
+        model: Model,
+        device: str,
+        deployment: Deployment,
+        links: dict[str, Link] | None = None,
+    ) -> str | None:
         """Why `device` cannot run `model`'s collectives under `deployment` (a level its
-        spec does not give), or None."""
-        links = self.links(device)
+        spec, or `links` given in its place, does not give), or None."""
+        if links is None:
+            # The same for every phase of the model: found once per device.
+            key = (model.id, device, deployment)
+            if key not in self._fabric:
+                self._fabric[key] = self._fabric_problem(model, device, deployment, None)
+            return self._fabric[key]
+        return self._fabric_problem(model, device, deployment, links)
+
+    def _fabric_problem(
+        self,
+        model: Model,
+        device: str,
+        deployment: Deployment,
+        links: dict[str, Link] | None,
+    ) -> str | None:
+        links = self.links(device) if links is None else links
         for step_id, span in self._groups(model, deployment):
             role = fabric_role(span, links)
             if not links:
@@ -810,8 +851,26 @@ class ModelEngine:
                 hit = tuple((s.shapes[phase], s.counts[phase]) for s in model.steps)
             else:
                 variables = model.variables(phase, deployment)
-                hit = tuple(self._evaluated(model, s, phase, variables) for s in model.steps)
+                # A step whose formulas name no degree has its one-chip values (checked
+                # as these would be when the model was built): not evaluated again.
+                hit = tuple(
+                    (s.shapes[phase], s.counts[phase])
+                    if self._split_free(model, i)
+                    else self._evaluated(model, s, phase, variables)
+                    for i, s in enumerate(model.steps)
+                )
             self._values[key] = hit
+        return hit
+
+    def _split_free(self, model: Model, index: int) -> bool:
+        """Whether step `index`'s shape and count name no deployment variable: then every
+        deployment gives it its one-chip shape, count and counts."""
+        key = (model.id, index)
+        hit = self._free.get(key)
+        if hit is None:
+            step = model.steps[index]
+            names = step.count.symbols.union(*(f.symbols for f in step.shape.values()))
+            hit = self._free[key] = not names & _SPLIT_NAMES
         return hit
 
     def _evaluated(
@@ -1054,16 +1113,40 @@ class ModelEngine:
         overlapped: Fraction | None = None
         roles: list[str] = []
         if plan.collectives:
-            collective_bounds = tuple(device.collective(c) for c in plan.collectives)
-            talk = _ZERO
+            collective = device.collective
+            collective_bounds = tuple([collective(c) for c in plan.collectives])
+            # Summed per distinct run (a layer's all-reduces share one bound) as integers,
+            # as the steps on memory rooflines are: one Fraction per limit and role.
+            talk_n, talk_d = 0, 1
+            spent: dict[str, list[int]] = {}
+            sent: dict[str, list[int]] = {}
+            for c, count in plan.collective_runs:
+                b = collective(c)
+                t, nbytes = b.time, b.bytes
+                n, d = t.numerator * count, t.denominator
+                if d == talk_d:
+                    talk_n += n
+                else:
+                    talk_n, talk_d = talk_n * d + n * talk_d, talk_d * d
+                for into, key, (vn, vd) in (
+                    (spent, b.limited_by, (n, d)),
+                    (sent, b.role, (nbytes.numerator * count, nbytes.denominator)),
+                ):
+                    total = into.get(key)
+                    if total is None:
+                        into[key] = [vn, vd]
+                    elif total[1] == vd:
+                        total[0] += vn
+                    else:
+                        total[0] = total[0] * vd + vn * total[1]
+                        total[1] *= vd
+            for limit, (n, d) in spent.items():
+                found[limit] = found.get(limit, _ZERO) + Fraction(n, d)
             traffic = dict(traffic)
-            for c, b in zip(plan.collectives, collective_bounds, strict=True):
-                spent = b.time * c.count
-                talk += spent
-                found[b.limited_by] = found.get(b.limited_by, _ZERO) + spent
-                traffic[b.role] = traffic.get(b.role, _ZERO) + b.bytes * c.count
-                if b.role not in roles:
-                    roles.append(b.role)
+            for role, (n, d) in sent.items():
+                traffic[role] = Fraction(n, d)  # no memory level is a role
+            roles = list(sent)
+            talk = Fraction(talk_n, talk_d)
             overlapped = max(time, talk)
             time += talk
         by_limit = {COMPUTE: found.get(COMPUTE, _ZERO)}
@@ -1191,6 +1274,8 @@ class ModelEngine:
     ) -> _Counts:
         """Operations and bytes of one run of step `index` at `precision`'s width."""
         width = self.catalog.precisions[precision].bytes
+        if deployment != ONE_CHIP and self._split_free(model, index):
+            deployment = ONE_CHIP  # the same counts on every deployment: shared
         key = (model.id, phase, index, width, deployment)
         hit = self._counts.get(key)
         if hit is None:

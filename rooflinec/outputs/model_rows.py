@@ -262,11 +262,14 @@ class _Texts:
     are written once per device, kernel, shape and count.
     """
 
-    __slots__ = ("bounds", "collectives", "heads", "runs", "steps")
+    __slots__ = ("bounds", "collectives", "fragments", "heads", "runs", "steps")
 
     def __init__(self) -> None:
         self.heads: dict[tuple[int, str], tuple[str, ...]] = {}
         self.steps: dict[tuple[int, str], tuple[_Fragment, ...]] = {}
+        # one step's fragment by its counts, precision and indentation: a step whose
+        # shape names no degree has the same counts, so the same text, in every deployment
+        self.fragments: dict[tuple[int, str, str], _Fragment] = {}
         self.runs: dict[tuple[int, int], tuple[str, ...]] = {}
         # a collective step's shared members, and its device's members per bound and count
         self.collectives: dict[int, str] = {}
@@ -321,6 +324,16 @@ def _plan_step(entry: PlanStep) -> StepResult:
     )
 
 
+def _shared_fragment(entry: PlanStep, lead: str, texts: _Texts) -> str:
+    """`_fragment` of a plan's step, once per counts object (which fixes the model, phase,
+    step, shape and width), precision and indentation."""
+    key = (id(entry.counts), entry.precision, lead)
+    hit = texts.fragments.get(key)
+    if hit is None:
+        hit = texts.fragments[key] = _fragment(entry, lead)
+    return hit
+
+
 def _fragment(entry: PlanStep, lead: str) -> str:
     """A plan's step as a `str.format` template with a place for each `run` field."""
     texts = _between(_shared(STEP_FIELDS, "step", _plan_step(entry), _member), ", ")
@@ -352,7 +365,9 @@ def _step_lines(r: ModelResult, texts: _Texts, lead: str = "") -> list[str]:
         return [lead + _line(step_data(s)) for s in r.steps]
     fragments = texts.steps.get((id(r.plan), lead))
     if fragments is None:
-        fragments = texts.steps[id(r.plan), lead] = tuple(_fragment(e, lead) for e in r.plan.steps)
+        fragments = texts.steps[id(r.plan), lead] = tuple(
+            [_shared_fragment(e, lead, texts) for e in r.plan.steps]
+        )
     done = texts.runs
     keys = [(id(bound), e.counts.count) for e, bound in zip(r.plan.steps, r.runs, strict=True)]
     runs = zip(keys, r.plan.steps, r.runs, strict=True)

@@ -318,7 +318,14 @@ def memory_lines(compiled: Compiled, row: ModelResult) -> list[str]:
         f", {n} = {format_number(catalog.precisions[p].bytes)} B ({p})"
         for n, p in ledger.widths.items()
     )
-    add(f"   w = {format_number(w)} B per value ({row.precision}){bound}; tp = pp = ep = dp = 1")
+    # The ledger's formulas read the row's own degrees (each chip holds its share).
+    values = row.deployment.variables()
+    degrees = (
+        "tp = pp = ep = dp = 1"
+        if set(values.values()) == {1}
+        else ", ".join(f"{k} = {v:,}" for k, v in values.items())
+    )
+    add(f"   w = {format_number(w)} B per value ({row.precision}){bound}; {degrees}")
     m = fit.ledger
     add(f"   weights = {ledger.weights.text} = {_bytes(m.weights)}")
     if ledger.kv is not None:

@@ -99,7 +99,7 @@ def _examples(site: Site, page: Page, chosen: list[Example]) -> list[dict[str, A
                     "case": page.case_link(e.case, e.case)
                     if e.case in site.catalog.cases
                     else (e.case or (f"step {e.step}" if e.step else "–")),
-                    "level": level_name(e.level) if e.level else "–",
+                    "level": level_name(e.level).replace("_", "-") if e.level else "–",
                     "expected": e.text,
                     "computed": _computed(site, e.output, o.actual, ex.precision),
                     "tolerance": "exact"
@@ -120,11 +120,35 @@ def _examples(site: Site, page: Page, chosen: list[Example]) -> list[dict[str, A
                 if ex.precision in site.catalog.precisions
                 else ex.precision,
                 "cases": [page.case_link(c, c) for c in ex.cases if c in site.catalog.cases],
+                "deployment": _deployment_text(ex),
                 "rows": rows,
                 "passed": all(r["passed"] for r in rows),
             }
         )
     return examples
+
+
+def _deployment_text(ex: Example) -> str:
+    """An example's split over chips and the fabric it states, as the page says them; ""
+    for an example on one chip."""
+    if ex.deployment is None:
+        return ""
+    d = ex.deployment
+    degrees = ", ".join(f"{k} = {v:,}" for k, v in d.variables().items())
+    text = f"Deployment {degrees} ({d.total:,} chips)"
+    figures = ex.figures
+    for role, f in ({} if figures is None else figures.interconnect).items():
+        parts = [f"{format_si(f.per_direction, 'B/s', digits=6)} per chip and direction"]
+        if f.domain is not None:
+            parts.append(f"domain {f.domain:,} chips")
+        if f.topology is not None:
+            parts.append(f.topology)
+        if f.in_network:
+            parts.append("in-network reduction")
+        if f.latency is not None:
+            parts.append(f"{format_si(f.latency, 's', digits=6)} per collective at least")
+        text += f"; {role.replace('_', '-')} {', '.join(parts)}"
+    return text + "."
 
 
 def models_path(method: Method) -> str:
@@ -170,6 +194,9 @@ def _computed(site: Site, output: str, actual: Fraction | int | str | None, prec
         "flops": unit,
         "bytes": "B",
         "time": "s",
+        "time_by_limit": "s",
+        "collective_time": "s",
+        "time_overlapped": "s",
     }
     if output in units:
         return format_si(actual, units[output], digits=7)
