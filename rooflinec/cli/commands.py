@@ -18,7 +18,7 @@ from rooflinec.errors import UsageError, one_line
 from rooflinec.pipeline import checked, compiled_or_raise, specs_folder
 
 if TYPE_CHECKING:
-    from rooflinec.catalog import Catalog, Deployment
+    from rooflinec.catalog import Catalog, Deployment, Device, Model
     from rooflinec.engine.cells import Result
     from rooflinec.engine.compiler import Compiled
 
@@ -359,20 +359,12 @@ def _explain_model(opts: Options, out: TextIO) -> int:
     `--deployment NAME` for the device and the split a model's spec names."""
     from rooflinec.prose.model_explain import explain_model
 
-    if opts.case:
-        raise UsageError("explain takes a CASE or --model M --phase PH, not both")
-    if not opts.models or not opts.phases:
-        raise UsageError("explain --model M needs --phase PH (and --phase needs --model)")
+    _model_usage(opts, "explain")
     if opts.symbolic:
         raise UsageError("--symbolic explains a case, not a model")
-    _deployment_of(opts)  # a bad degree stops the command before any work
-    compiled = compiled_or_raise(specs_folder(opts.specs))
+    deployment = _deployment_of(opts)  # a bad degree stops the command before any work
+    compiled, model = _model_of(opts)
     catalog = compiled.catalog
-    _unknown("model", opts.models, catalog.models)
-    model = catalog.models[opts.models[0]]
-    _unknown(f"phase of model '{model.id}'", opts.phases, model.phases)
-    _unknown("device", opts.devices, catalog.devices)
-    deployment = _deployment_of(opts)
     if opts.deployment is not None:  # the same checks as `compile --deployment NAME`
         deployment = _named(opts, compiled, deployment)
         device = catalog.devices[model.deployments[opts.deployment].device]
@@ -382,22 +374,52 @@ def _explain_model(opts: Options, out: TextIO) -> int:
         raise UsageError("explain --model M needs --device D (or --deployment NAME)")
     precision = opts.precisions[0] if opts.precisions else model.precision
     _unknown("precision", [precision], catalog.precisions)
-    engine = compiled.model_engine
-    problem = engine.deployment_problem(model, deployment)
-    if problem is not None:
-        raise UsageError(f"{_degrees(deployment)} is not a deployment of {problem}")
-    problem = engine.fabric_problem(model, device.id, deployment)
-    if problem is not None:
-        raise UsageError(f"{_degrees(deployment)}: {problem}")
+    _check_deployment(compiled, model, device.id, deployment)
     row = compiled.model_result(model.id, opts.phases[0], device.id, precision, deployment)
     if row is None:
-        needed = sorted({precision, *(s.precision for s in model.steps if s.precision)})
-        raise UsageError(
-            f"device '{device.id}' has no peak for precision {', '.join(needed)}"
-            f" (it has: {', '.join(device.peaks)})"
-        )
+        raise _no_peak(model, device, precision)
     out.write(explain_model(compiled, row))
     return EXIT_OK
+
+
+def _model_usage(opts: Options, command: str) -> None:
+    """What `explain` and `solve` ask of a model pass before any work: no CASE beside it,
+    and a phase with it."""
+    if opts.case:
+        raise UsageError(f"{command} takes a CASE or --model M --phase PH, not both")
+    if not opts.models or not opts.phases:
+        raise UsageError(f"{command} --model M needs --phase PH (and --phase needs --model)")
+
+
+def _model_of(opts: Options) -> tuple[Compiled, Model]:
+    """The compiled catalog and the model `--model` names, its `--phase` and any
+    `--device` checked to exist."""
+    compiled = compiled_or_raise(specs_folder(opts.specs))
+    catalog = compiled.catalog
+    _unknown("model", opts.models, catalog.models)
+    model = catalog.models[opts.models[0]]
+    _unknown(f"phase of model '{model.id}'", opts.phases, model.phases)
+    _unknown("device", opts.devices, catalog.devices)
+    return compiled, model
+
+
+def _check_deployment(compiled: Compiled, model: Model, device: str, d: Deployment) -> None:
+    """A usage error when the model cannot be split so, or the device cannot host it."""
+    engine = compiled.model_engine
+    problem = engine.deployment_problem(model, d)
+    if problem is not None:
+        raise UsageError(f"{_degrees(d)} is not a deployment of {problem}")
+    problem = engine.fabric_problem(model, device, d)
+    if problem is not None:
+        raise UsageError(f"{_degrees(d)}: {problem}")
+
+
+def _no_peak(model: Model, device: Device, precision: str) -> UsageError:
+    needed = sorted({precision, *(s.precision for s in model.steps if s.precision)})
+    return UsageError(
+        f"device '{device.id}' has no peak for precision {', '.join(needed)}"
+        f" (it has: {', '.join(device.peaks)})"
+    )
 
 
 def cmd_report(opts: Options, out: TextIO) -> int:
@@ -552,10 +574,7 @@ def _solve_model(opts: Options, out: TextIO) -> int:
     the deployment held (`--vary tp`) or given (`--vary b`)."""
     from rooflinec.catalog import Deployment
 
-    if opts.case:
-        raise UsageError("solve takes a CASE or --model M --phase PH, not both")
-    if not opts.models or not opts.phases:
-        raise UsageError("solve --model M needs --phase PH (and --phase needs --model)")
+    _model_usage(opts, "solve")
     if opts.shape:
         raise UsageError("--shape picks a shape of a grid case, not of a model")
     if opts.vary not in _MODEL_VARY:
@@ -566,21 +585,14 @@ def _solve_model(opts: Options, out: TextIO) -> int:
     if opts.vary == "tp" and opts.tp is not None:
         raise UsageError("--vary tp varies the degree --tp gives: leave --tp out")
     deployment = _deployment_of(opts)  # a bad degree stops the command before any work
-    compiled = compiled_or_raise(specs_folder(opts.specs))
+    compiled, model = _model_of(opts)
     catalog = compiled.catalog
-    _unknown("model", opts.models, catalog.models)
-    model = catalog.models[opts.models[0]]
-    _unknown(f"phase of model '{model.id}'", opts.phases, model.phases)
-    _unknown("device", opts.devices, catalog.devices)
     device = catalog.devices[opts.devices[0]]
     precision = opts.precisions[0] if opts.precisions else model.precision
     _unknown("precision", [precision], catalog.precisions)
-    needed = sorted({precision, *(s.precision for s in model.steps if s.precision)})
-    if not set(needed) <= device.peaks.keys():
-        raise UsageError(
-            f"device '{device.id}' has no peak for precision {', '.join(needed)}"
-            f" (it has: {', '.join(device.peaks)})"
-        )
+    needed = {precision, *(s.precision for s in model.steps if s.precision)}
+    if not needed <= device.peaks.keys():
+        raise _no_peak(model, device, precision)
     phase = opts.phases[0]
     if opts.vary == "tp":
         from rooflinec.engine.solve_model import sweep_tp
@@ -594,13 +606,7 @@ def _solve_model(opts: Options, out: TextIO) -> int:
 
     if "b" not in model.phases[phase]:
         raise UsageError(f"phase '{phase}' of model '{model.id}' binds no batch b to vary")
-    engine = compiled.model_engine
-    problem = engine.deployment_problem(model, deployment)
-    if problem is not None:
-        raise UsageError(f"{_degrees(deployment)} is not a deployment of {problem}")
-    problem = engine.fabric_problem(model, device.id, deployment)
-    if problem is not None:
-        raise UsageError(f"{_degrees(deployment)}: {problem}")
+    _check_deployment(compiled, model, device.id, deployment)
     limit = batch_limit(compiled, model.id, phase, device.id, precision, deployment)
     return _answer(opts, out, batch_data(limit), lambda: batch_text(catalog, limit))
 

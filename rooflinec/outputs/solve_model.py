@@ -40,13 +40,12 @@ from rooflinec.formatting import format_percent, format_si
 from rooflinec.outputs.cells import aligned_lines, num
 from rooflinec.outputs.model_rows import needs_text
 
+__all__ = ["batch_data", "batch_text", "sweep_data", "sweep_text"]
+
 
 def count(number: int, noun: str) -> str:
     """`1 degree`, `7 degrees`."""
     return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
-
-
-__all__ = ["batch_data", "batch_text", "sweep_data", "sweep_text"]
 
 
 def _degree_data(d: Degree) -> dict[str, Any]:
