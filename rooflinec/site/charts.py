@@ -1097,14 +1097,18 @@ _PRUNE_EVERY = 256  # writes to the disk cache between two prunings of it, on av
 _CLIP_ID = re.compile(r'(?<=id="clip)[0-9]+(?=")|(?<=url\(#clip)[0-9]+(?=\))')
 
 
-def render_svg(spec: dict[str, Any], memory: Bounded[str, str] | None = None) -> str:
-    """The static SVG rendering of a spec, cached by the hash of its canonical JSON.
+def render_svg(
+    spec: dict[str, Any], memory: Bounded[str, str] | None = None, *, text: str | None = None
+) -> str:
+    """The static SVG rendering of a spec, cached by the hash of its canonical JSON
+    (`text`, when the caller has `spec_json(spec)` already).
 
     Rendering costs a few hundred milliseconds a chart, so renderings are kept in
     `memory` (the build's `Session.svgs`: for `serve` rebuilds) and on disk per vl-convert
     version (for later builds).
     """
-    key = hashlib.sha256((_vl_convert_version() + spec_json(spec)).encode("utf-8")).hexdigest()
+    text = spec_json(spec) if text is None else text
+    key = hashlib.sha256((_vl_convert_version() + text).encode("utf-8")).hexdigest()
     cached = memory.get(key) if memory is not None else None
     if cached is not None:
         return cached

@@ -321,13 +321,14 @@ class Page:
         here = posixpath.dirname(self.path)
         self._charts += 1
         base = f"{stem}.{chart.name}"
+        text = charts.spec_json(chart.spec)
         svg = (
-            charts.render_svg(chart.spec, self.site.session.svgs)
+            charts.render_svg(chart.spec, self.site.session.svgs, text=text)
             if self.site.svg
             else _placeholder_svg(chart)
         )
         self.assets[posixpath.join(here, f"{base}.svg")] = svg
-        self.assets[posixpath.join(here, f"{base}.vl.json")] = charts.spec_json(chart.spec)
+        self.assets[posixpath.join(here, f"{base}.vl.json")] = text
         width, height = _svg_size(svg)
         if chart.inline:
             spec_id = f"rooflinec-spec-{chart.name}"
