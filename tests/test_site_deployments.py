@@ -276,8 +276,8 @@ def test_deployment_rows_are_kept_per_device_between_serve_rebuilds(
     compiled: Compiled,
 ) -> None:
     """In a `serve` session a second site of the same catalog reuses the model page
-    (with its Deployments rows) and every named-deployment entry, and renders the same
-    pages."""
+    (with its Deployments rows) and the deployments page (with its named-deployment
+    entries), and renders the same pages."""
     from rooflinec.site.pages.deployments import deployments_page
     from rooflinec.site.pages.models import model_page
 
@@ -291,8 +291,8 @@ def test_deployment_rows_are_kept_per_device_between_serve_rebuilds(
         texts.append((model_page(site, model).markdown, page.markdown))
     reused, made = serving.pages.last_round()
     kinds = {k for k, _ in reused}
-    assert {"model page", "named deployments"} <= kinds
-    assert not {(k, d) for k, d in made if k in ("model page", "named deployments")}
+    assert {"model page", "deployments page"} <= kinds
+    assert not {(k, d) for k, d in made if k in ("model page", "deployments page")}
     assert texts[0] == texts[1]
     assert reuse.reusing(site)
 

@@ -39,6 +39,7 @@ KINDS = {
     "results",
     "results.csv lines",
 }
+BY_MODEL = {"model page", "deployments page"}  # kept per model, from the devices they read
 
 pytest.importorskip("mkdocs")
 
@@ -114,12 +115,16 @@ def test_a_device_edit_remakes_that_device_alone_and_serves_a_clean_build(
     reused, made = plugin.session.pages.last_round()
     after = _files(served)
 
-    # Model pages are kept by model: amd-mi100 is on none of them (not shown, measured
-    # nor the roofline's device), so each is reused whole.
+    # Model pages and their deployments pages are kept by model: amd-mi100 is on none of
+    # them (not shown, measured, the roofline's device nor a named deployment's), so each
+    # is reused whole.
     models = {p.stem for p in (specs / "models").glob("*.yaml")}
     assert {d for k, d in reused if k == "model page"} == models
-    made = {(k, d) for k, d in made if k != "model page"}
-    reused = {(k, d) for k, d in reused if k != "model page"}
+    named = {p.stem for p in (specs / "models").glob("*.yaml") if "\ndeployments:" in p.read_text()}
+    assert {d for k, d in reused if k == "deployments page"} == named
+    assert not {k for k, _ in made} & BY_MODEL
+    made = {(k, d) for k, d in made if k not in BY_MODEL}
+    reused = {(k, d) for k, d in reused if k not in BY_MODEL}
     assert {d for _, d in made} == {DEVICE}
     assert {k for k, _ in made} == KINDS
     others = set(_devices(specs)) - {DEVICE}
@@ -185,13 +190,13 @@ def test_a_kernel_edit_remakes_every_device_page(
     plugin = _build(tmp_path / "a", specs, served, dirty=True)
     reused, made = plugin.session.pages.last_round()
     assert reused == set()
-    assert {d for k, d in made if k != "model page"} == set(_devices(specs))
+    assert {d for k, d in made if k not in BY_MODEL} == set(_devices(specs))
 
     device = specs / "devices" / f"{DEVICE}.yaml"
     device.write_text("# a comment moves every line\n" + device.read_text("utf-8"))
     plugin = _build(tmp_path / "a", specs, served, dirty=True)
     reused, made = plugin.session.pages.last_round()
-    assert {d for k, d in made if k != "model page"} == {DEVICE}
+    assert {d for k, d in made if k not in BY_MODEL} == {DEVICE}
     assert {k for k, _ in made} == KINDS
     assert "(renamed)" in (served / "kernels" / "gemm.html").read_text("utf-8")
     clean = _clean_build(tmp_path, specs)

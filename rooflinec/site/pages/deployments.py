@@ -37,7 +37,7 @@ from rooflinec.site import charts
 from rooflinec.site.escape import md, md_row
 from rooflinec.site.pages.common import GeneratedPage
 from rooflinec.site.pages.model import Page
-from rooflinec.site.pages.reuse import device_memo
+from rooflinec.site.pages.reuse import device_memo, for_devices
 
 if TYPE_CHECKING:
     from rooflinec.engine.models import ModelEngine, ModelResult
@@ -374,6 +374,16 @@ def deployments_page(site: Site, model: Model) -> GeneratedPage | None:
     that names no deployment."""
     if not model.deployments:
         return None
+    # It reads the named deployments' devices alone: a `serve` rebuild keeps it while
+    # their specs compare equal.
+    known = site.catalog.devices
+    devices = dict.fromkeys(d.device for d in model.deployments.values() if d.device in known)
+    return for_devices(
+        site, "deployments page", model.id, tuple(devices), _deployments_page, site, model
+    )
+
+
+def _deployments_page(site: Site, model: Model) -> GeneratedPage:
     from rooflinec.site.pages.models import focus_phase
 
     path = deployments_path(model.id)

@@ -65,10 +65,7 @@ def sources_pages(site: Site) -> list[GeneratedPage]:
     # Every sources page is at the site's root: an entry's links are the same on each, so
     # each entry is rendered once and the pages are cut by the entries' real size.
     first = Page("sources.md", site)
-    rendered = [
-        Markup(site.render("source_entry.md.j2", first, s=_source_entry(site, first, e)))
-        for e in ordered
-    ]
+    rendered = [_entry_text(site, first, e) for e in ordered]
     return pages_by_size(
         site,
         "sources.md",
@@ -83,6 +80,19 @@ def sources_pages(site: Site) -> list[GeneratedPage]:
         stale_months=STALE_MONTHS,
         stale=stale,
     )
+
+
+def _entry_text(site: Site, page: Page, e: dict[str, Any]) -> Markup:
+    """One entry rendered, kept in the session (`Session.sections`, beside the audit
+    sections) by the text of everything its template reads: its fields, links and
+    citations are strings, numbers and dates, so their `repr` is the entry itself."""
+    entry = _source_entry(site, page, e)
+    key = ("source entry", repr(entry), site.env)
+    hit = site.session.sections.get(key)
+    if hit is None:
+        text = site.render("source_entry.md.j2", page, s=entry)
+        hit = site.session.sections.put(key, text)
+    return Markup(hit)
 
 
 def _source_entry(site: Site, page: Page, e: dict[str, Any]) -> dict[str, Any]:
