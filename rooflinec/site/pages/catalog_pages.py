@@ -11,6 +11,7 @@ from rooflinec.catalog import Case
 from rooflinec.engine.terms import COMPUTE
 from rooflinec.formatting import format_number
 from rooflinec.site.escape import md
+from rooflinec.site.pages import reuse
 from rooflinec.site.pages.common import (
     MAX_MATRIX_CASES,
     PER_CHANGELOG_PAGE,
@@ -96,7 +97,7 @@ def _matrix_row(
     p = site.chart_precision
     cells = []
     for c in cases:
-        r = site.by_precision.get((c.id, device_id))
+        r = reuse.by_precision(site).get((c.id, device_id))
         if r is None:
             cells.append(Markup("–"))
             continue

@@ -13,7 +13,9 @@ from typing import Any, TypeVar
 
 from jinja2 import Environment, FileSystemBytecodeCache, PackageLoader, StrictUndefined
 
-from rooflinec.catalog import LEVEL_SHORT_NAMES
+from rooflinec.catalog import LEVEL_SHORT_NAMES, Model
+from rooflinec.engine.step_crossover import decode_phases
+from rooflinec.engine.terms import COMPUTE
 from rooflinec.site import charts
 from rooflinec.site.escape import Slots, attr, md
 
@@ -102,6 +104,17 @@ def shared_environment() -> Environment:
     """One template environment for the process: a rebuild in `serve` (or a second build
     in one process) does not compile every template again."""
     return environment()
+
+
+def focus_phase(model: Model) -> str:
+    """The phase a model page charts step by step: its first decode phase, else its
+    first phase."""
+    return next(iter(decode_phases(model)), next(iter(model.phases)))
+
+
+def limit_label(limit: str) -> str:
+    """A limit as the site names it: `compute`, or the level's short name."""
+    return COMPUTE if limit == COMPUTE else level_name(limit)
 
 
 def level_name(level: str) -> str:

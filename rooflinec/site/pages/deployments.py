@@ -35,7 +35,7 @@ from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.outputs.model_rows import fit_text
 from rooflinec.site import charts
 from rooflinec.site.escape import md, md_row
-from rooflinec.site.pages.common import GeneratedPage
+from rooflinec.site.pages.common import GeneratedPage, focus_phase, limit_label
 from rooflinec.site.pages.model import Page
 from rooflinec.site.pages.reuse import device_memo, for_devices
 
@@ -171,8 +171,6 @@ def _rate(r: ModelResult) -> str:
 
 
 def _limit(limit: str) -> str:
-    from rooflinec.site.pages.models import limit_label
-
     return limit_label(limit)
 
 
@@ -384,8 +382,6 @@ def deployments_page(site: Site, model: Model) -> GeneratedPage | None:
 
 
 def _deployments_page(site: Site, model: Model) -> GeneratedPage:
-    from rooflinec.site.pages.models import focus_phase
-
     path = deployments_path(model.id)
     page = Page(path, site)
     cat = site.catalog

@@ -11,6 +11,7 @@ from rooflinec.catalog import LEVELS, Alternative, Device, Fabric, Figure
 from rooflinec.engine.terms import COMPUTE, SWEEP_KEYS
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.site import charts
+from rooflinec.site.pages import reuse
 from rooflinec.site.pages.audit import audit_layout, audit_path
 from rooflinec.site.pages.common import MAX_CASES, MAX_ROWS, MAX_SWEEPS, GeneratedPage, level_name
 from rooflinec.site.pages.grouping import group_by_vendor
@@ -108,7 +109,7 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
     cat = site.catalog
     fig = site.compiled.devices[device.id]
     fig_ridges = fig.ridges
-    results = site.declared[device.id]
+    results = reuse.declared(site)[device.id]
     shown = results[:MAX_ROWS]
     levels = [lv for lv in LEVELS if lv in fig.bandwidths]
     chart = charts.device_roofline(site.compiled, device.id, shown, site.chart_precision)

@@ -15,6 +15,7 @@ from rooflinec.engine.terms import COMPUTE
 from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.site import charts
 from rooflinec.site.escape import md_row
+from rooflinec.site.pages import reuse
 from rooflinec.site.pages.common import MAX_ATTAINABLE, MAX_CASES, GeneratedPage, level_name
 from rooflinec.site.pages.crossover_cell import crossover_cell
 from rooflinec.site.pages.grid_summary import grid_summaries
@@ -60,7 +61,7 @@ def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
     grids = [c for c in kernel.cases if c.grid is not None]
     cases = [c for c in kernel.cases if c.grid is None][:MAX_CASES]
     case_ids = {c.id for c in cases}
-    results = [r for r in site.results_by_kernel.get(kernel.id, ()) if r.case in case_ids]
+    results = [r for r in reuse.results_by_kernel(site).get(kernel.id, ()) if r.case in case_ids]
     declared = [r for r in results if r.declared][:MAX_ATTAINABLE]
     hidden_results = sum(1 for r in results if r.declared) - len(declared)
     chart = charts.kernel_chart(site.compiled, kernel.id, declared)

@@ -23,7 +23,6 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from rooflinec.catalog import Case, Catalog
-from rooflinec.engine.cells import Result
 from rooflinec.engine.compiler import Compiled
 from rooflinec.formatting import format_si
 from rooflinec.provenance import FigureTrail, device_trails
@@ -125,51 +124,6 @@ class Site:
     def cases(self) -> Mapping[str, Case]:
         """Every case by id (`Catalog.cases` makes the mapping afresh on every read)."""
         return self.catalog.cases
-
-    @cached_property
-    def device_results(self) -> Mapping[str, tuple[Result, ...]]:
-        """Per device: its results, every case at every precision, in catalog order. A
-        device's results read its spec and the shared cases and precisions alone, so a
-        `serve` rebuild keeps those of the devices its edit did not touch
-        (`reuse.for_device`) instead of making all of them again."""
-        from rooflinec.site.pages import reuse
-
-        compiled = self.compiled
-        return {
-            d: reuse.for_device(self, "results", d, _results_of, compiled, d)
-            for d in self.catalog.devices
-        }
-
-    @cached_property
-    def declared(self) -> Mapping[str, list[Result]]:
-        """Per device: each case at its declared precision, in catalog order."""
-        return {d: [r for r in rs if r.declared] for d, rs in self.device_results.items()}
-
-    @cached_property
-    def by_precision(self) -> Mapping[tuple[str, str], Result]:
-        """(case, device) -> result at the chart precision."""
-        chart = self.chart_precision
-        return {
-            (r.case, r.device): r
-            for rs in self.device_results.values()
-            for r in rs
-            if r.precision == chart
-        }
-
-    @cached_property
-    def results_by_kernel(self) -> Mapping[str, list[Result]]:
-        """Per kernel: its results, in the compiled order (case by case, each case's
-        devices and precisions in catalog order)."""
-        case_at = {case: i for i, case in enumerate(self.cases)}
-        by_case: list[list[Result]] = [[] for _ in case_at]
-        for own in self.device_results.values():
-            for r in own:
-                by_case[case_at[r.case]].append(r)
-        out: dict[str, list[Result]] = {k: [] for k in self.catalog.kernels}
-        for in_case in by_case:
-            for r in in_case:
-                out.setdefault(r.kernel, []).append(r)
-        return out
 
     @cached_property
     def memos(self) -> dict[tuple[str, str], dict[Any, Any]]:
@@ -412,7 +366,3 @@ def _citations(catalog: Catalog) -> dict[tuple[str, str], list[str]]:
         if isinstance(origin, dict) and origin.get("source"):
             cite(method.id, str(origin["source"]), "the method's origin")
     return out
-
-
-def _results_of(compiled: Compiled, device: str) -> tuple[Result, ...]:
-    return tuple(compiled.select(devices=[device]))

@@ -19,7 +19,7 @@ from markupsafe import Markup
 from rooflinec.catalog import LEVELS, Model, ModelStep
 from rooflinec.engine.memory import evaluate_fit
 from rooflinec.engine.step_crossover import BATCH, decode_phases, step_crossover
-from rooflinec.engine.terms import COMPUTE, LIMITED_BY
+from rooflinec.engine.terms import LIMITED_BY
 from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.outputs.model_rows import (
     dominant_limit,
@@ -30,7 +30,12 @@ from rooflinec.outputs.model_rows import (
 from rooflinec.prose.model_explain import step_instance
 from rooflinec.site import charts
 from rooflinec.site.escape import md, md_row
-from rooflinec.site.pages.common import GeneratedPage, chunks_of, level_name
+from rooflinec.site.pages.common import (
+    GeneratedPage,
+    chunks_of,
+    focus_phase,
+    limit_label,
+)
 from rooflinec.site.pages.deployments import deployment_rows
 from rooflinec.site.pages.model import Page, split_pages
 from rooflinec.site.pages.parts import sources_context
@@ -79,17 +84,7 @@ def roofline_device(site: Site, model: Model) -> str | None:
     return eligible[0] if eligible else None
 
 
-def focus_phase(model: Model) -> str:
-    """The phase a model page charts step by step: its first decode phase, else its
-    first phase."""
-    return next(iter(decode_phases(model)), next(iter(model.phases)))
-
-
 # --------------------------------------------------------------------------- formatting
-
-
-def limit_label(limit: str) -> str:
-    return COMPUTE if limit == COMPUTE else level_name(limit)
 
 
 def limit_shares(r: ModelResult) -> str:

@@ -9,6 +9,7 @@ from rooflinec.catalog import Source
 from rooflinec.engine.terms import COMPUTE
 from rooflinec.formatting import format_si
 from rooflinec.site.escape import external_link
+from rooflinec.site.pages import reuse
 from rooflinec.site.pages.common import GeneratedPage, chunks_of
 from rooflinec.site.pages.model import Page, split_pages
 from rooflinec.site.pages.reuse import device_memo
@@ -36,7 +37,7 @@ def _device_row(site: Site, page: Page, device_id: str, anchor: str | None) -> d
     fig = site.compiled.devices[device_id]
     p = site.chart_precision
     dram = device.memory.get("dram")
-    declared = site.declared[device_id]
+    declared = reuse.declared(site)[device_id]
     bound = [r for r in declared if r.limited_by != COMPUTE]
     return {
         "link": page.device_link(device_id),

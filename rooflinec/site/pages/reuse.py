@@ -24,13 +24,25 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
+    from rooflinec.engine.cells import Result
+    from rooflinec.engine.compiler import Compiled
     from rooflinec.engine.models import ModelEngine, ModelResult
     from rooflinec.site.pages.model import Site
     from rooflinec.site.session import KeptPages
 
 T = TypeVar("T")
 
-__all__ = ["device_memo", "for_device", "for_devices", "model_rows", "reusing"]
+__all__ = [
+    "by_precision",
+    "declared",
+    "device_memo",
+    "device_results",
+    "for_device",
+    "for_devices",
+    "model_rows",
+    "results_by_kernel",
+    "reusing",
+]
 
 
 def _shared_inputs(site: Site) -> tuple[Any, ...]:
@@ -138,3 +150,65 @@ def _rows_of(
     engine: ModelEngine, keys: list[tuple[str, str, str, str]]
 ) -> dict[tuple[str, str, str, str], ModelResult]:
     return {key: engine.row(*key) for key in keys}
+
+
+def device_results(site: Site) -> Mapping[str, tuple[Result, ...]]:
+    """Per device: its results, every case at every precision, in catalog order. A
+    device's results read its spec and the shared cases and precisions alone, so a
+    `serve` rebuild keeps those of the devices its edit did not touch (`for_device`)
+    instead of making all of them again."""
+    kept = site.derived.get("device results")
+    if kept is None:
+        compiled = site.compiled
+        kept = site.derived["device results"] = {
+            d: for_device(site, "results", d, _results_of, compiled, d)
+            for d in site.catalog.devices
+        }
+    return kept
+
+
+def declared(site: Site) -> Mapping[str, list[Result]]:
+    """Per device: each case at its declared precision, in catalog order."""
+    kept = site.derived.get("declared")
+    if kept is None:
+        kept = site.derived["declared"] = {
+            d: [r for r in rs if r.declared] for d, rs in device_results(site).items()
+        }
+    return kept
+
+
+def by_precision(site: Site) -> Mapping[tuple[str, str], Result]:
+    """(case, device) -> result at the chart precision."""
+    kept = site.derived.get("by precision")
+    if kept is None:
+        chart = site.chart_precision
+        kept = site.derived["by precision"] = {
+            (r.case, r.device): r
+            for rs in device_results(site).values()
+            for r in rs
+            if r.precision == chart
+        }
+    return kept
+
+
+def results_by_kernel(site: Site) -> Mapping[str, list[Result]]:
+    """Per kernel: its results, in the compiled order (case by case, each case's
+    devices and precisions in catalog order)."""
+    kept = site.derived.get("results by kernel")
+    if kept is not None:
+        return kept  # type: ignore[no-any-return]
+    case_at = {case: i for i, case in enumerate(site.cases)}
+    by_case: list[list[Result]] = [[] for _ in case_at]
+    for own in device_results(site).values():
+        for r in own:
+            by_case[case_at[r.case]].append(r)
+    out: dict[str, list[Result]] = {k: [] for k in site.catalog.kernels}
+    for in_case in by_case:
+        for r in in_case:
+            out.setdefault(r.kernel, []).append(r)
+    site.derived["results by kernel"] = out
+    return out
+
+
+def _results_of(compiled: Compiled, device: str) -> tuple[Result, ...]:
+    return tuple(compiled.select(devices=[device]))
