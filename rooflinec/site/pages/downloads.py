@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from rooflinec.outputs import catalog, results
@@ -69,21 +69,11 @@ def results_csv(site: Site, cells: Sequence[int]) -> str:
     """`rooflinec compile --format csv` of `cells` (every cell): each device's lines are
     kept between `serve` rebuilds like its JSON rows (`results_json`), and dealt back in
     the cells' order under the one header line."""
-    from rooflinec.site.pages.reuse import for_device, reusing
-
     compiled = site.compiled
-    if not reusing(site):
+    lines = _dealt(site, cells, "results.csv lines", _device_csv)
+    if lines is None:  # nothing kept, or a value written over several lines
         return results.results_text(compiled, cells, "csv")
-    pair_device = compiled.counts.pair_device
-    n_pairs = len(pair_device)
-    by_device: dict[str, Iterator[str]] = {}
-    for device in dict.fromkeys(pair_device[i % n_pairs] for i in cells):
-        lines = for_device(site, "results.csv lines", device, _device_csv, site, device)
-        if lines is None:  # a value written over several lines: the whole document at once
-            return results.results_text(compiled, cells, "csv")
-        by_device[device] = iter(lines)
-    header = results.results_text(compiled, [], "csv")
-    return header + "".join(next(by_device[pair_device[i % n_pairs]]) for i in cells)
+    return results.results_text(compiled, [], "csv") + "".join(lines)
 
 
 def _device_csv(site: Site, device: str) -> tuple[str, ...] | None:
@@ -98,27 +88,42 @@ def _device_csv(site: Site, device: str) -> tuple[str, ...] | None:
 def results_json(site: Site, cells: Sequence[int]) -> str:
     """`rooflinec compile --format json` of `cells` (every cell): each device's rows
     (`results.json_rows` of that device's cells alone) are kept between `serve` rebuilds
-    while its spec (and the kernels' and precisions') do not change.
-
-    Cells are case-major, so the devices' rows are dealt back in the cells' order."""
-    from rooflinec.site.pages.reuse import for_device, reusing
-
+    while its spec (and the kernels' and precisions') do not change."""
     compiled = site.compiled
-    if not reusing(site):  # one document at once is cheaper when nothing is kept
+    rows = _dealt(site, cells, "results.json rows", _device_rows)
+    if rows is None:  # one document at once is cheaper when nothing is kept
         return results.results_text(compiled, cells, "json")
-    pair_device = compiled.counts.pair_device
-    n_pairs = len(pair_device)
-    by_device: dict[str, Iterator[str]] = {}
-    for device in dict.fromkeys(pair_device[i % n_pairs] for i in cells):
-        by_device[device] = iter(
-            for_device(site, "results.json rows", device, _device_rows, site, device)
-        )
-    rows = [next(by_device[pair_device[i % n_pairs]]) for i in cells]
-    # Every cell of each device was dealt: `cells` is the whole catalog's, as documented.
-    assert all(next(left, None) is None for left in by_device.values())
     out = io.StringIO()
     results.write_json(compiled, cells, out, rows=[rows])
     return out.getvalue()
+
+
+def _dealt(
+    site: Site,
+    cells: Sequence[int],
+    kind: str,
+    of_device: Callable[[Site, str], tuple[str, ...] | None],
+) -> list[str] | None:
+    """One text per cell of `cells` (the whole catalog's), from each device's texts
+    (`of_device`, kept between `serve` rebuilds as `kind`): cells are case-major, so
+    the devices' texts are dealt back in the cells' order. None outside a `serve`
+    session, or when `of_device` gives None for a device."""
+    from rooflinec.site.pages.reuse import for_device, reusing
+
+    if not reusing(site):
+        return None
+    pair_device = site.compiled.counts.pair_device
+    n_pairs = len(pair_device)
+    by_device: dict[str, Iterator[str]] = {}
+    for device in dict.fromkeys(pair_device[i % n_pairs] for i in cells):
+        texts = for_device(site, kind, device, of_device, site, device)
+        if texts is None:
+            return None
+        by_device[device] = iter(texts)
+    dealt = [next(by_device[pair_device[i % n_pairs]]) for i in cells]
+    # Every cell of each device was dealt: `cells` is the whole catalog's, as documented.
+    assert all(next(left, None) is None for left in by_device.values())
+    return dealt
 
 
 def _device_rows(site: Site, device: str) -> tuple[str, ...]:

@@ -8,7 +8,6 @@ small whatever the catalog size; its CSV downloads hold every device.
 
 from __future__ import annotations
 
-import dataclasses
 import posixpath
 from collections.abc import Sequence
 from dataclasses import replace
@@ -178,7 +177,7 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
         extra=(tuple(devices), eligible),
     )
     csv = {f"models/{model.id}.csv": model_csv(site, model)}
-    return dataclasses.replace(made, assets={**made.assets, **csv})
+    return replace(made, assets={**made.assets, **csv})
 
 
 def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> GeneratedPage:

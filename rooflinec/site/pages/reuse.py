@@ -130,20 +130,19 @@ def model_rows(site: Site) -> Mapping[tuple[str, str, str], ModelResult]:
     order. A device's rows (with what they work out lazily: the steps) are kept
     between `serve` rebuilds while its spec and the models', kernels' and precisions'
     do not change (`reuse.for_device`)."""
-    kept = site.derived.get("model rows")
-    if kept is not None:
-        return kept  # type: ignore[no-any-return]
-    engine = site.compiled.model_engine
-    keys = list(engine.keys(declared_only=True))
-    per_device: dict[str, list[tuple[str, str, str, str]]] = {}
-    for key in keys:
-        per_device.setdefault(key[2], []).append(key)
-    rows: dict[tuple[str, str, str, str], ModelResult] = {}
-    for device, own in per_device.items():
-        rows.update(for_device(site, "model rows", device, _rows_of, engine, own))
-    out = {(m, phase, d): rows[(m, phase, d, p)] for m, phase, d, p in keys}
-    site.derived["model rows"] = out
-    return out
+
+    def make() -> dict[tuple[str, str, str], ModelResult]:
+        engine = site.compiled.model_engine
+        keys = list(engine.keys(declared_only=True))
+        per_device: dict[str, list[tuple[str, str, str, str]]] = {}
+        for key in keys:
+            per_device.setdefault(key[2], []).append(key)
+        rows: dict[tuple[str, str, str, str], ModelResult] = {}
+        for device, own in per_device.items():
+            rows.update(for_device(site, "model rows", device, _rows_of, engine, own))
+        return {(m, phase, d): rows[(m, phase, d, p)] for m, phase, d, p in keys}
+
+    return _once(site, "model rows", make)
 
 
 def _rows_of(
@@ -157,57 +156,65 @@ def device_results(site: Site) -> Mapping[str, tuple[Result, ...]]:
     device's results read its spec and the shared cases and precisions alone, so a
     `serve` rebuild keeps those of the devices its edit did not touch (`for_device`)
     instead of making all of them again."""
-    kept = site.derived.get("device results")
-    if kept is None:
+
+    def make() -> dict[str, tuple[Result, ...]]:
         compiled = site.compiled
-        kept = site.derived["device results"] = {
+        return {
             d: for_device(site, "results", d, _results_of, compiled, d)
             for d in site.catalog.devices
         }
-    return kept
+
+    return _once(site, "device results", make)
 
 
 def declared(site: Site) -> Mapping[str, list[Result]]:
     """Per device: each case at its declared precision, in catalog order."""
-    kept = site.derived.get("declared")
-    if kept is None:
-        kept = site.derived["declared"] = {
-            d: [r for r in rs if r.declared] for d, rs in device_results(site).items()
-        }
-    return kept
+    return _once(
+        site,
+        "declared",
+        lambda: {d: [r for r in rs if r.declared] for d, rs in device_results(site).items()},
+    )
 
 
 def by_precision(site: Site) -> Mapping[tuple[str, str], Result]:
     """(case, device) -> result at the chart precision."""
-    kept = site.derived.get("by precision")
-    if kept is None:
-        chart = site.chart_precision
-        kept = site.derived["by precision"] = {
+    chart = site.chart_precision
+    return _once(
+        site,
+        "by precision",
+        lambda: {
             (r.case, r.device): r
             for rs in device_results(site).values()
             for r in rs
             if r.precision == chart
-        }
-    return kept
+        },
+    )
 
 
 def results_by_kernel(site: Site) -> Mapping[str, list[Result]]:
     """Per kernel: its results, in the compiled order (case by case, each case's
     devices and precisions in catalog order)."""
-    kept = site.derived.get("results by kernel")
-    if kept is not None:
-        return kept  # type: ignore[no-any-return]
-    case_at = {case: i for i, case in enumerate(site.cases)}
-    by_case: list[list[Result]] = [[] for _ in case_at]
-    for own in device_results(site).values():
-        for r in own:
-            by_case[case_at[r.case]].append(r)
-    out: dict[str, list[Result]] = {k: [] for k in site.catalog.kernels}
-    for in_case in by_case:
-        for r in in_case:
-            out.setdefault(r.kernel, []).append(r)
-    site.derived["results by kernel"] = out
-    return out
+
+    def make() -> dict[str, list[Result]]:
+        case_at = {case: i for i, case in enumerate(site.cases)}
+        by_case: list[list[Result]] = [[] for _ in case_at]
+        for own in device_results(site).values():
+            for r in own:
+                by_case[case_at[r.case]].append(r)
+        out: dict[str, list[Result]] = {k: [] for k in site.catalog.kernels}
+        for in_case in by_case:
+            for r in in_case:
+                out.setdefault(r.kernel, []).append(r)
+        return out
+
+    return _once(site, "results by kernel", make)
+
+
+def _once(site: Site, name: str, make: Callable[[], T]) -> T:
+    """`make()` once per site, kept in `site.derived` under `name`."""
+    if name not in site.derived:
+        site.derived[name] = make()
+    return site.derived[name]  # type: ignore[no-any-return]
 
 
 def _results_of(compiled: Compiled, device: str) -> tuple[Result, ...]:
