@@ -17,6 +17,7 @@ import pytest
 from rooflinec.catalog import ONE_CHIP, Deployment
 from rooflinec.cli.main import main
 from rooflinec.engine.compiler import Compiled
+from rooflinec.engine.solve_model import collective_time
 from rooflinec.formatting import format_number, format_si
 from rooflinec.pipeline import compiled_or_diagnostics
 from rooflinec.site.build import build_site
@@ -26,7 +27,6 @@ from rooflinec.site.pages.deployments import (
     deployment_cells,
     deployment_phase,
     fewest_chips,
-    interconnect_time,
 )
 from rooflinec.site.pages.model import Site
 from rooflinec.site.pages.models import shown_devices
@@ -161,7 +161,8 @@ def test_row_matches_compile_at_the_same_deployment(
 
 
 def test_interconnect_time_is_the_collective_steps(compiled: Compiled) -> None:
-    """The interconnect's time of a pass is the sum of its collective steps' times, and
+    """The interconnect's time of a pass (`collective_time`, which the deployments
+    pages show) is the sum of its collective steps' times, and
     `time_overlapped` is the longer of it and the other steps'."""
     engine = compiled.model_engine
     r = engine.row(MODEL, "decode-b32-l8192", H100, "bf16", Deployment(tp=8))
@@ -171,9 +172,9 @@ def test_interconnect_time_is_the_collective_steps(compiled: Compiled) -> None:
         s.step for s in collective
     }
     talk = sum((s.time for s in collective), Fraction(0))
-    assert talk == interconnect_time(r)
+    assert talk == collective_time(r)
     assert max(r.time - talk, talk) == r.time_overlapped
-    assert Fraction(0) == interconnect_time(engine.row(MODEL, "decode-b32-l8192", H100, "bf16"))
+    assert Fraction(0) == collective_time(engine.row(MODEL, "decode-b32-l8192", H100, "bf16"))
 
 
 # --------------------------------------------------------------------------- pages

@@ -9,15 +9,20 @@ import functools
 import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from jinja2 import Environment, FileSystemBytecodeCache, PackageLoader, StrictUndefined
 
 from rooflinec.catalog import LEVEL_SHORT_NAMES, Model
 from rooflinec.engine.step_crossover import decode_phases
 from rooflinec.engine.terms import COMPUTE
+from rooflinec.formatting import format_number
+from rooflinec.outputs.model_rows import fit_text
 from rooflinec.site import charts
 from rooflinec.site.escape import Slots, attr, md
+
+if TYPE_CHECKING:
+    from rooflinec.engine.models import ModelResult
 
 T = TypeVar("T")
 
@@ -115,6 +120,14 @@ def focus_phase(model: Model) -> str:
 def limit_label(limit: str) -> str:
     """A limit as the site names it: `compute`, or the level's short name."""
     return COMPUTE if limit == COMPUTE else level_name(limit)
+
+
+def tokens_text(r: ModelResult) -> str:
+    """Tokens per second as the site shows it: four significant figures, no prefix; a
+    pass whose memory does not fit shows that instead, never a rate."""
+    if r.fits is False:
+        return fit_text(r)
+    return format_number(r.tokens_per_second, 4)
 
 
 def level_name(level: str) -> str:

@@ -30,12 +30,12 @@ from markupsafe import Markup
 
 from rooflinec.catalog import ONE_CHIP, Deployment, Model
 from rooflinec.engine.memory import CHIP_DEGREES, evaluate_fit
+from rooflinec.engine.solve_model import collective_time
 from rooflinec.engine.step_crossover import decode_phases
 from rooflinec.formatting import format_number, format_percent, format_si
-from rooflinec.outputs.model_rows import fit_text
 from rooflinec.site import charts
 from rooflinec.site.escape import md, md_row
-from rooflinec.site.pages.common import GeneratedPage, focus_phase, limit_label
+from rooflinec.site.pages.common import GeneratedPage, focus_phase, limit_label, tokens_text
 from rooflinec.site.pages.model import Page
 from rooflinec.site.pages.reuse import device_memo, for_devices
 
@@ -51,7 +51,6 @@ __all__ = [
     "deployments_page",
     "deployments_path",
     "fewest_chips",
-    "interconnect_time",
     "named_results",
 ]
 
@@ -152,28 +151,6 @@ def fabric_text(engine: ModelEngine, device: str) -> str:
     return f"{up.domain:,} chips" if up.domain is not None else "no domain stated"
 
 
-def interconnect_time(r: ModelResult) -> Fraction:
-    """The time of the pass's collective steps, s (0 on one chip)."""
-    if r.plan is None:
-        return Fraction(0)
-    return sum(
-        (b.time * c.count for c, b in zip(r.plan.collectives, r.collective_bounds, strict=True)),
-        Fraction(0),
-    )
-
-
-def _rate(r: ModelResult) -> str:
-    """Tokens per second, or what the pass's memory lacks: never a rate for a pass that
-    does not fit."""
-    if r.fits is False:
-        return fit_text(r)
-    return format_number(r.tokens_per_second, 4)
-
-
-def _limit(limit: str) -> str:
-    return limit_label(limit)
-
-
 # --------------------------------------------------------------------------- the table
 
 
@@ -192,9 +169,9 @@ def deployment_cells(site: Site, model: Model, phase: str, device: str) -> tuple
         r = engine.row(model.id, phase, device, model.precision, found.deployment)
         head = (
             split_text(found.deployment),
-            _rate(r),
+            tokens_text(r),
             f"{format_si(r.time, 's')} ({format_si(r.time_overlapped, 's')})",
-            _limit(r.limited_by),
+            limit_label(r.limited_by),
             f"{r.max_batch:,}" if r.max_batch is not None else dash,
         )
     return (fabric, *head, _at_domain(engine, model, phase, device, found))
@@ -283,9 +260,9 @@ def _named_cell(r: ModelResult | None, why: str) -> Markup:
     if r is None:
         return md(f"not evaluated: {why}")
     rate = Markup("**{}**") if r.fits is False else Markup("**{}** tokens/s")
-    talk = interconnect_time(r)
+    talk = collective_time(r)
     lines = [
-        rate.format(md(_rate(r))),
+        rate.format(md(tokens_text(r))),
         md(f"time {format_si(r.time, 's')}"),
         md(f"overlapped {format_si(r.time_overlapped, 's')}"),
         md(f"interconnect {format_percent(talk / r.time)}"),
@@ -354,14 +331,14 @@ def _named_entry(site: Site, page: Page, model: Model, name: str, phase: str) ->
                 "step": f"{n}. {names[s.step]}{mark}",
                 "time": float(s.time),
                 "time_label": time,
-                "bound": _limit(s.limited_by),
+                "bound": limit_label(s.limited_by),
             }
         )
-        cells[s.step] = f"{time} ({_limit(s.limited_by)})" if mark else time
+        cells[s.step] = f"{time} ({limit_label(s.limited_by)})" if mark else time
     totals = (
         format_si(r.time, "s"),
         format_si(r.time_overlapped, "s"),
-        format_percent(interconnect_time(r) / r.time),
+        format_percent(collective_time(r) / r.time),
     )
     return NamedEntry(line, label, tuple(chart_rows), cells, totals)
 

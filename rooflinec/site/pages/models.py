@@ -19,10 +19,9 @@ from rooflinec.catalog import LEVELS, Model, ModelStep
 from rooflinec.engine.memory import evaluate_fit
 from rooflinec.engine.step_crossover import BATCH, decode_phases, step_crossover
 from rooflinec.engine.terms import LIMITED_BY
-from rooflinec.formatting import format_number, format_percent, format_si
+from rooflinec.formatting import format_percent, format_si
 from rooflinec.outputs.model_rows import (
     dominant_limit,
-    fit_text,
     model_csv_header,
     model_csv_lines,
 )
@@ -34,6 +33,7 @@ from rooflinec.site.pages.common import (
     chunks_of,
     focus_phase,
     limit_label,
+    tokens_text,
 )
 from rooflinec.site.pages.deployments import deployment_rows
 from rooflinec.site.pages.model import Page, split_pages
@@ -98,14 +98,6 @@ def most_time(r: ModelResult) -> str:
     """`DRAM (97.1%)`: what holds the most of the pass's time."""
     limit = dominant_limit(r)
     return f"{limit_label(limit)} ({format_percent(r.time_by_limit[limit] / r.time)})"
-
-
-def tokens_text(r: ModelResult) -> str:
-    """Tokens per second as the site shows it: four significant figures, no prefix; a
-    pass whose memory does not fit one chip shows that instead, never a rate."""
-    if r.fits is False:
-        return fit_text(r)
-    return format_number(r.tokens_per_second, 4)
 
 
 def time_text(r: ModelResult | StepResult) -> str:
