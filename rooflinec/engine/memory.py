@@ -141,12 +141,19 @@ def _activation_bytes(
     return formula.evaluate(values)
 
 
+#: Activation rules per sequence already found, by (model, precision, deployment, run):
+#: phases that differ in L alone share one (a `MemoryEngine` owns one such memo).
+RuleMemo = dict[tuple[str, str, Deployment, tuple[tuple[str, int], ...]], Fraction | None]
+
+
 def _rule_per_sequence(
     catalog: Catalog,
     model: Model,
     scope: dict[str, int | Fraction],
     run: dict[str, int],
     precision: str,
+    deployment: Deployment,
+    rules: RuleMemo | None,
 ) -> Fraction:
     """The rule per sequence: at the run's b and s with L = s (the keys of the new tokens
     alone: the cached ones are the ledger's `kv`), over b. So it depends on neither L nor
@@ -154,11 +161,21 @@ def _rule_per_sequence(
     at = dict(scope)
     if "L" in run and "s" in run:
         at["L"] = run["s"]
-    try:
-        rule = activation_rule(catalog, model, at, precision)
-    except (InvalidDeployment, EvaluationError, FormulaError, ZeroDivisionError):
-        rule = activation_rule(catalog, model, scope, precision)  # a shape needs the run's L
-    return rule / run.get("b", 1)
+    memo: RuleMemo = {} if rules is None else rules
+    per = run.get("b", 1)
+    key = (model.id, precision, deployment, tuple(sorted({**run, "L": at.get("L", 0)}.items())))
+    if key not in memo:
+        try:
+            memo[key] = activation_rule(catalog, model, at, precision) / per
+        except (InvalidDeployment, EvaluationError, FormulaError, ZeroDivisionError):
+            memo[key] = None  # a shape needs the run's own L: the rule is this run's alone
+    found = memo[key]
+    if found is not None:
+        return found
+    own = (model.id, precision, deployment, (("~own L", 1), *sorted(run.items())))
+    if own not in memo:
+        memo[own] = activation_rule(catalog, model, scope, precision) / per
+    return memo[own] or Fraction(0)
 
 
 class _Terms:
@@ -173,7 +190,12 @@ class _Terms:
         run: dict[str, int],
         precision: str,
         deployment: Deployment,
+        rules: RuleMemo | None = None,
+        *,
+        full: bool = True,
     ) -> None:
+        """`full`: false for the weights and kv cache alone (no activations, no `at`): a
+        lower bound on the ledger, which is all `_needs_chips` reads of most degrees."""
         self.ledger = ledger
         self.run = run
         scope: dict[str, int | Fraction] = {**model.parameters, **run, **deployment.variables()}
@@ -185,9 +207,11 @@ class _Terms:
             self.weights = ledger.weights.evaluate(scope)
             self.per_sequence: Fraction | None = None  # activations per sequence, if so
             act = ledger.activations
-            if act is None:
-                self.per_sequence = _rule_per_sequence(catalog, model, scope, run, precision)
-            elif act.value is not None:
+            if act is None and full:
+                self.per_sequence = _rule_per_sequence(
+                    catalog, model, scope, run, precision, deployment, rules
+                )
+            elif act is not None and act.value is not None:
                 self.per_sequence = act.value
             kvpt = ledger.kv_per_token
             # b*L*kv_per_token with a kv_per_token that does not vary with them: linear
@@ -200,6 +224,8 @@ class _Terms:
             # The terms at the run's own b and L, which every device's fit reads: kept.
             self.b, self.L = run.get("b", 1), run.get("L", 1)
             self.kv = self.kv_at(self.b, self.L)
+            if not full:
+                return
             self.activations = self.activations_at(self.b, self.L)
             self.used = self.weights + self.kv + self.activations
         except (EvaluationError, FormulaError, ZeroDivisionError) as exc:
@@ -289,7 +315,7 @@ def evaluate_fit(
     ledger: MemoryLedger | None = None,
     needs: bool = True,
     terms: _Terms | None = None,
-    terms_at: Callable[[Deployment], _Terms | None] | None = None,
+    terms_at: Callable[[Deployment, bool], _Terms | None] | None = None,
 ) -> MemoryFit | None:
     """The ledger of `model`'s `phase` (or of the variables `run` instead of the phase's)
     at `precision` and `deployment` against `capacity` (B per chip); None when the model
@@ -360,26 +386,36 @@ def _max_context(terms: _Terms, room: Fraction, b: int) -> tuple[int | None, str
 def _needs_chips(
     capacity: Fraction,
     run: dict[str, int],
-    terms_at: Callable[[Deployment], _Terms | None],
+    terms_at: Callable[[Deployment, bool], _Terms | None],
 ) -> int | None:
-    """The fewest chips, tp = chips, whose ledger fits `capacity` at the run's b and L."""
+    """The fewest chips, tp = chips, whose ledger fits `capacity` at the run's b and L.
+
+    A degree whose weights and kv cache alone, with the reserve, exceed the capacity does
+    not fit whatever its activations (which only add): its activation rule, most of a
+    ledger's cost, is not found."""
     b, L = run.get("b", 1), run.get("L", 1)
     for chips in CHIP_DEGREES:
-        terms = terms_at(Deployment(tp=chips))
-        if terms is None:
+        deployment = Deployment(tp=chips)
+        least = terms_at(deployment, False)
+        if least is None:
             continue  # not a deployment of this model
-        total = terms.at(b, L)[2]
-        if total + terms.ledger.reserve * capacity <= capacity:
+        reserve = least.ledger.reserve * capacity
+        if least.weights + least.kv_at(b, L) + reserve > capacity:
+            continue
+        terms = terms_at(deployment, True)
+        if terms is None:
+            continue
+        if terms.at(b, L)[2] + reserve <= capacity:
             return chips
     return None
 
 
 def _fresh_terms(
     catalog: Catalog, model: Model, ledger: MemoryLedger, run: dict[str, int], precision: str
-) -> Callable[[Deployment], _Terms | None]:
-    def at(deployment: Deployment) -> _Terms | None:
+) -> Callable[[Deployment, bool], _Terms | None]:
+    def at(deployment: Deployment, full: bool) -> _Terms | None:
         try:
-            return _Terms(catalog, model, ledger, run, precision, deployment)
+            return _Terms(catalog, model, ledger, run, precision, deployment, full=full)
         except InvalidDeployment:
             return None
 
@@ -393,7 +429,8 @@ class MemoryEngine:
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
         self._fits: dict[tuple[str, str, str, Deployment, Fraction | None], MemoryFit | None] = {}
-        self._terms: dict[tuple[str, str, str, Deployment], _Terms | None] = {}
+        self._terms: dict[tuple[str, str, str, Deployment, bool], _Terms | None] = {}
+        self._rules: RuleMemo = {}
 
     def fit(
         self,
@@ -414,16 +451,17 @@ class MemoryEngine:
                 capacity,
                 deployment,
                 terms=self._terms_of(model, phase, precision, deployment),
-                terms_at=lambda d: self._terms_of(model, phase, precision, d),
+                terms_at=lambda d, full: self._terms_of(model, phase, precision, d, full),
             )
         return self._fits[key]
 
     def _terms_of(
-        self, model: Model, phase: str, precision: str, deployment: Deployment
+        self, model: Model, phase: str, precision: str, deployment: Deployment, full: bool = True
     ) -> _Terms | None:
         """The ledger's terms, the same on every device (None: no ledger, or not a
-        deployment; `evaluate_fit` then says so itself)."""
-        key = (model.id, phase, precision, deployment)
+        deployment; `evaluate_fit` then says so itself); without `full`, the weights and
+        kv cache alone (see `_needs_chips`)."""
+        key = (model.id, phase, precision, deployment, full)
         if key not in self._terms:
             found = None
             if model.memory is not None:
@@ -435,6 +473,8 @@ class MemoryEngine:
                         dict(model.phases[phase]),
                         precision,
                         deployment,
+                        self._rules,
+                        full=full,
                     )
                 except InvalidDeployment:
                     found = None

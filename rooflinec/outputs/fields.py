@@ -14,10 +14,11 @@ from typing import Any, Generic, Literal, TypeVar
 
 __all__ = ["Field", "Kind", "Progress", "Scope"]
 
-Scope = Literal["case", "count", "pair", "kernel_pair", "cell", "plan", "row", "step", "run"]
+Scope = Literal["case", "count", "pair", "kernel_pair", "cell", "plan", "fit", "row", "step", "run"]
 """What a field's value is one of. Kernel cells: a case, a row of exact counts, a
 (device, precision) pair, a (kernel, pair) or a cell. Model rows: the same for every
-row of a plan (model, phase, precision) or one row's own. Model steps: the same for
+row of a plan (model, phase, precision), the same for every row of one memory fit (a
+plan's deployment on a capacity), or one row's own. Model steps: the same for
 every device (a plan's step) or one run's bound on a device."""
 Kind = Literal["text", "number", "flag"]
 S = TypeVar("S")  # what the values are read from

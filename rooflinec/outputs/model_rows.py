@@ -148,13 +148,14 @@ MODEL_FIELDS: tuple[ModelField, ...] = (
     _read("measured_time", "row", ("measured_time [s]",)),
     _read("efficiency", "row", ("efficiency [1]",), table="efficiency", show=_percent),
     # The memory ledger per chip (`rooflinec.engine.memory`); null without a ledger or a
-    # capacity. The table shows the fit in place of tokens/s (`fit_text`).
-    _read("fits", "row", ("fits",), kind="flag"),
-    _read("memory", "row", tuple(f"memory_{k} [B]" for k in LEDGER_KEYS), LEDGER_KEYS),
-    _read("max_batch", "row", ("max_batch",)),
-    _read("max_context", "row", ("max_context",)),
-    _read("max_context_note", "row", ("max_context_note",), kind="text"),
-    _read("needs_chips", "row", ("needs_chips",)),
+    # capacity. Of scope fit: every row of the same fit (`ModelResult.fit`) shares them.
+    # The table shows the fit in place of tokens/s (`fit_text`).
+    _read("fits", "fit", ("fits",), kind="flag"),
+    _read("memory", "fit", tuple(f"memory_{k} [B]" for k in LEDGER_KEYS), LEDGER_KEYS),
+    _read("max_batch", "fit", ("max_batch",)),
+    _read("max_context", "fit", ("max_context",)),
+    _read("max_context_note", "fit", ("max_context_note",), kind="text"),
+    _read("needs_chips", "fit", ("needs_chips",)),
     # JSON nests the steps themselves (`STEP_FIELDS`); CSV, one row per model row, counts them.
     Field("steps", "row", _each(_step_count), ("steps",), json=False),
 )
@@ -262,7 +263,7 @@ class _Texts:
     are written once per device, kernel, shape and count.
     """
 
-    __slots__ = ("bounds", "collectives", "fragments", "heads", "runs", "steps")
+    __slots__ = ("bounds", "collectives", "fits", "fragments", "heads", "runs", "steps")
 
     def __init__(self) -> None:
         self.heads: dict[tuple[int, str], tuple[str, ...]] = {}
@@ -274,6 +275,8 @@ class _Texts:
         # a collective step's shared members, and its device's members per bound and count
         self.collectives: dict[int, str] = {}
         self.bounds: dict[tuple[int, int], str] = {}
+        # a row's member of a field of scope `fit`, by its fit, field and indentation
+        self.fits: dict[tuple[int, str, str], str] = {}
 
 
 def _between(groups: list[list[str]], separator: str) -> tuple[str, ...]:
@@ -417,45 +420,62 @@ def _collective_line(c: CollectiveStep, b: CollectiveBound, texts: _Texts) -> st
     return head + tail
 
 
+def _ratio_text(n: int, d: int) -> str:
+    """`_flat(num(Fraction(n, d)))` for d > 0 without making the fraction: an integer as
+    one, else int / int, which Python rounds correctly (as `float(Fraction)` does: the
+    same rational, so the same float, whether or not n and d share a factor)."""
+    if n % d == 0:
+        return repr(n // d)
+    return repr(n / d)
+
+
 def _run_texts(runs: list[tuple[PlanStep, tuple[int, int, str]]]) -> list[tuple[str, ...]]:
-    """The members of each step's `run` fields for a device's bound of its run."""
-    steps = [
-        StepResult(
-            e.step.id,
-            e.step.kernel,
-            e.counts.count,
-            e.shape,
-            e.precision,
-            e.step.widths,
-            e.counts.total_flops,
-            e.counts.total_bytes,
-            Fraction(n * e.counts.count, d),
-            e.counts.intensity,
-            limited_by,
-        )
-        for e, (n, d, limited_by) in runs
-    ]
-    at = range(len(steps))
-    columns = [
-        [f"{_string(f.key)}: {_flat(_plain(v))}" for v in f.values(steps, at)] for f in _RUN_FIELDS
-    ]
-    return list(zip(*columns, strict=True))
+    """The members of each step's `run` fields for a device's bound of its run: the time
+    of `count` runs, n * count / d, the rate, flops / time, and the limit, each written
+    from the bound's integers (as `step_data` would write them from a `StepResult`)."""
+    out: list[tuple[str, ...]] = []
+    for e, (n, d, limited_by) in runs:
+        count = e.counts.count
+        flops = e.counts.total_flops  # over count runs, as the time is
+        values = {
+            "time": _ratio_text(n * count, d),
+            "attainable": _ratio_text(flops.numerator * d, flops.denominator * n * count),
+            "limited_by": _string(limited_by),
+        }
+        out.append(tuple([_RUN_KEYS[key] + values[key] for key in _RUN_KEYS]))
+    return out
+
+
+# The `run` fields of a step, each with its member's head: `_run_texts` writes them all.
+_RUN_KEYS = {f.key: _string(f.key) + ": " for f in _RUN_FIELDS}
 
 
 def _indented(pad: str) -> Callable[[str, Any], str]:
     inner = pad + "  "
 
     def member(key: str, value: Any) -> str:
-        return f"{inner}{_string(key)}: {_dump(value, inner)}"
+        return f"{inner}{_string(key)}: {_value_text(value, inner)}"
 
     return member
 
 
-def _fields(r: ModelResult, pad: str, texts: _Texts) -> str:
+def _value_text(value: Any, pad: str) -> str:
+    """`_dump(_plain(value), pad)`, the scalars a row's fields hold dispatched on their
+    type first (a compile writes tens of thousands of them)."""
+    kind = type(value)
+    if kind is Fraction:
+        return _ratio_text(value.numerator, value.denominator)
+    if kind is int or kind is str or value is None or kind is bool:
+        return _dump(value, pad)
+    return _dump(_plain(value), pad)
+
+
+def _fields(r: ModelResult, pad: str, texts: _Texts, own: Sequence[str] | None = None) -> str:
     """A row's fields before its steps, as `_dump(model_data(r, steps=False), pad)` lays
     them out but without its closing line. Its fields of scope `plan` are the same on
     every row of a plan (`evaluate` takes them all from the plan's model, phase and
-    precision): written once per plan."""
+    precision): written once per plan. `own`: the members of its other fields, when the
+    caller wrote them (`_own_members`)."""
     member = _indented(pad)
     key = (id(r.plan), pad)
     heads = None if r.plan is None else texts.heads.get(key)
@@ -463,13 +483,42 @@ def _fields(r: ModelResult, pad: str, texts: _Texts) -> str:
         heads = _between(_shared(MODEL_FIELDS, "plan", r, member), ",\n")
         if r.plan is not None:
             texts.heads[key] = heads
+    if own is None:
+        own = _own_members([r], pad, texts)[0]
     out = ["{\n", heads[0]]
-    for f, head in zip(_ROW_FIELDS, heads[1:], strict=True):
-        out += (member(f.key, _plain(f.values((r,), (0,))[0])), head)
+    for text, head in zip(own, heads[1:], strict=True):
+        out += (text, head)
     return "".join(out)
 
 
-def model_json(r: ModelResult, pad: str = "", texts: _Texts | None = None) -> str:
+def _own_members(rows: Sequence[ModelResult], pad: str, texts: _Texts) -> list[tuple[str, ...]]:
+    """The members of each row's fields not of scope `plan`, field by field over the rows:
+    a field of scope `fit` written once per fit (its rows share the object)."""
+    member = _indented(pad)
+    at = range(len(rows))
+    columns: list[list[str]] = []
+    for f in _ROW_FIELDS:
+        if f.scope != "fit":
+            columns.append([member(f.key, v) for v in f.values(rows, at)])
+            continue
+        column = []
+        fits = texts.fits
+        for r in rows:
+            if r.fit is None:
+                column.append(member(f.key, f.values((r,), (0,))[0]))
+                continue
+            key = (id(r.fit), f.key, pad)
+            text = fits.get(key)
+            if text is None:
+                text = fits[key] = member(f.key, f.values((r,), (0,))[0])
+            column.append(text)
+        columns.append(column)
+    return list(zip(*columns, strict=True))
+
+
+def model_json(
+    r: ModelResult, pad: str = "", texts: _Texts | None = None, own: Sequence[str] | None = None
+) -> str:
     """One model row as indented JSON text, each of its steps on one line: a row has a
     dozen steps, and a step per line reads as a table (and is written by json's C
     encoder, where indenting every step's fields took most of a compile's time)."""
@@ -477,7 +526,7 @@ def model_json(r: ModelResult, pad: str = "", texts: _Texts | None = None) -> st
     inner = pad + "    "
     lines = ",\n".join(_step_lines(r, texts, inner))
     body = f"[\n{lines}\n{pad}  ]" if lines else "[]"
-    return f"{_fields(r, pad, texts)},\n{pad}  {_string('steps')}: {body}\n{pad}}}"
+    return f"{_fields(r, pad, texts, own)},\n{pad}  {_string('steps')}: {body}\n{pad}}}"
 
 
 def write_model_json_rows(rows: Sequence[ModelResult], out: TextIO) -> None:
@@ -486,9 +535,14 @@ def write_model_json_rows(rows: Sequence[ModelResult], out: TextIO) -> None:
     separator = "\n"
     texts = _Texts()
     with collector_paused():
-        for r in rows:
-            out.write(separator + "    " + model_json(r, "    ", texts))
-            separator = ",\n"
+        for start in range(0, len(rows), _BATCH):
+            batch = rows[start : start + _BATCH]
+            for r, own in zip(batch, _own_members(batch, "    ", texts), strict=True):
+                out.write(separator + "    " + model_json(r, "    ", texts, own))
+                separator = ",\n"
+
+
+_BATCH = 512  # rows whose fields are written together, field by field
 
 
 def write_model_jsonl(rows: Sequence[ModelResult], out: TextIO) -> None:
