@@ -143,7 +143,9 @@ def _activation_bytes(
 
 #: Activation rules per sequence already found, by (model, precision, deployment, run):
 #: phases that differ in L alone share one (a `MemoryEngine` owns one such memo).
-RuleMemo = dict[tuple[str, str, Deployment, tuple[tuple[str, int], ...]], Fraction | None]
+RuleMemo = dict[
+    tuple[str, str, Deployment, tuple[tuple[str, int | Fraction], ...]], Fraction | None
+]
 
 
 def _rule_per_sequence(
@@ -173,9 +175,10 @@ def _rule_per_sequence(
     if found is not None:
         return found
     own = (model.id, precision, deployment, (("~own L", 1), *sorted(run.items())))
-    if own not in memo:
-        memo[own] = activation_rule(catalog, model, scope, precision) / per
-    return memo[own] or Fraction(0)
+    rule = memo.get(own)
+    if rule is None:
+        rule = memo[own] = activation_rule(catalog, model, scope, precision) / per
+    return rule
 
 
 class _Terms:
