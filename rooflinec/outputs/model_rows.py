@@ -256,9 +256,10 @@ class _Texts:
     made from (the rows keep their plans and bounds alive, and a `_Texts` lives no
     longer than the write that fills it from those rows).
 
-    `heads`: a row's `plan` fields between its `row` fields, by the plan and indentation;
-    `steps`: each plan's steps' fragments, by the plan and indentation; `runs`: the texts
-    of a step's `run` fields, by its bound and count. A device's bound of a run is one
+    `heads`: a row's `plan` fields between its own fields, by the plan and indentation;
+    `steps`: each plan's steps' fragments and counts, by the plan and indentation;
+    `runs`: the texts of a step's `run` fields, by its bound and count; `fits`: a row's
+    member of a field of scope `fit`, by its fit. A device's bound of a run is one
     object, shared by every row on that device that makes the run, so a step's numbers
     are written once per device, kernel, shape and count.
     """
@@ -267,7 +268,7 @@ class _Texts:
 
     def __init__(self) -> None:
         self.heads: dict[tuple[int, str], tuple[str, ...]] = {}
-        self.steps: dict[tuple[int, str], tuple[_Fragment, ...]] = {}
+        self.steps: dict[tuple[int, str], tuple[tuple[_Fragment, ...], tuple[int, ...]]] = {}
         # one step's fragment by its counts, precision and indentation: a step whose
         # shape names no degree has the same counts, so the same text, in every deployment
         self.fragments: dict[tuple[int, str, str], _Fragment] = {}
@@ -275,7 +276,6 @@ class _Texts:
         # a collective step's shared members, and its device's members per bound and count
         self.collectives: dict[int, str] = {}
         self.bounds: dict[tuple[int, int], str] = {}
-        # a row's member of a field of scope `fit`, by its fit, field and indentation
         self.fits: dict[tuple[int, str, str], str] = {}
 
 
@@ -366,16 +366,18 @@ def _step_lines(r: ModelResult, texts: _Texts, lead: str = "") -> list[str]:
     making its steps' results), each line after `lead` (its indentation)."""
     if r.plan is None:
         return [lead + _line(step_data(s)) for s in r.steps]
-    fragments = texts.steps.get((id(r.plan), lead))
-    if fragments is None:
-        fragments = texts.steps[id(r.plan), lead] = tuple(
-            [_shared_fragment(e, lead, texts) for e in r.plan.steps]
+    shared = texts.steps.get((id(r.plan), lead))
+    if shared is None:
+        shared = texts.steps[id(r.plan), lead] = (
+            tuple([_shared_fragment(e, lead, texts) for e in r.plan.steps]),
+            tuple([e.counts.count for e in r.plan.steps]),
         )
+    fragments, counts = shared
     done = texts.runs
-    keys = [(id(bound), e.counts.count) for e, bound in zip(r.plan.steps, r.runs, strict=True)]
-    runs = zip(keys, r.plan.steps, r.runs, strict=True)
-    new = {key: (e, bound) for key, e, bound in runs if key not in done}
-    if new:
+    keys = list(zip(map(id, r.runs), counts, strict=True))
+    if not all(map(done.__contains__, keys)):
+        runs = zip(keys, r.plan.steps, r.runs, strict=True)
+        new = {key: (e, bound) for key, e, bound in runs if key not in done}
         done.update(zip(new, _run_texts(list(new.values())), strict=True))
     lines = [f.format(*done[key]) for f, key in zip(fragments, keys, strict=True)]
     if not r.plan.collectives:
@@ -467,6 +469,12 @@ def _value_text(value: Any, pad: str) -> str:
         return _ratio_text(value.numerator, value.denominator)
     if kind is int or kind is str or value is None or kind is bool:
         return _dump(value, pad)
+    if kind is dict and value:
+        inner = pad + "  "
+        items = ",\n".join(
+            f"{inner}{_string(k)}: {_value_text(v, inner)}" for k, v in value.items()
+        )
+        return "{\n" + items + "\n" + pad + "}"
     return _dump(_plain(value), pad)
 
 
