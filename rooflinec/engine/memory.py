@@ -105,47 +105,18 @@ def activation_rule(
     model: Model,
     scope: dict[str, int | Fraction],
     precision: str,
-    memo: RuleMemo | None = None,
 ) -> Fraction:
     """The largest step's inputs and outputs of one run, B per chip (see the module)."""
     best = Fraction(0)
-    for formula, shape, own, others in _activation_shapes(catalog, model, scope, memo):
-        width = catalog.precisions[own or precision].bytes
-        best = max(best, _activation_bytes(formula, shape, width, others))
+    for step in model.steps:
+        kernel = catalog.kernels[step.kernel]
+        formula = kernel.bytes.get("dram")
+        if formula is None:
+            continue
+        shape = tuple((name, _at(f, scope)) for name, f in step.shape.items())
+        width = catalog.precisions[step.precision or precision].bytes
+        best = max(best, _activation_bytes(formula, shape, width, tuple(kernel.widths)))
     return best
-
-
-_Shaped = tuple[Formula, tuple[tuple[str, int], ...], str | None, tuple[str, ...]]
-
-
-def _activation_shapes(
-    catalog: Catalog, model: Model, scope: dict[str, int | Fraction], memo: RuleMemo | None
-) -> tuple[_Shaped, ...]:
-    """Each step with a dram byte count: the count, the step's shape at `scope`, its own
-    precision and its kernel's other widths. The shapes are the same at every precision
-    (unless a shape names a width, whose value is then part of the key): found once per
-    model and values of the symbols the shapes name."""
-    names = None if memo is None else memo.names.get(model.id)
-    if names is None:
-        names = tuple(
-            sorted({n for step in model.steps for f in step.shape.values() for n in f.symbols})
-        )
-        if memo is not None:
-            memo.names[model.id] = names
-    key = (model.id, tuple([scope[n] for n in names]))
-    hit = None if memo is None else memo.shapes.get(key)
-    if hit is None:
-        found: list[_Shaped] = []
-        for step in model.steps:
-            kernel = catalog.kernels[step.kernel]
-            formula = kernel.bytes.get("dram")
-            if formula is not None:
-                shape = tuple((name, _at(f, scope)) for name, f in step.shape.items())
-                found.append((formula, shape, step.precision, tuple(kernel.widths)))
-        hit = tuple(found)
-        if memo is not None:
-            memo.shapes[key] = hit
-    return hit
 
 
 def _at(formula: Formula, scope: dict[str, int | Fraction]) -> int:
@@ -170,21 +141,12 @@ def _activation_bytes(
     return formula.evaluate(values)
 
 
-class RuleMemo:
-    """What the activation rule finds, kept by a `MemoryEngine` for its catalog.
-
-    `rules`: the rule per sequence by (model, precision, deployment, run), None where a
-    shape needs the run's own L (phases that differ in L alone share one); `shapes`: the
-    steps' shapes by model and the values their symbols take; `names`: those symbols."""
-
-    __slots__ = ("names", "rules", "shapes")
-
-    def __init__(self) -> None:
-        self.rules: dict[
-            tuple[str, str, Deployment, tuple[tuple[str, int | Fraction], ...]], Fraction | None
-        ] = {}
-        self.shapes: dict[tuple[str, tuple[int | Fraction, ...]], tuple[_Shaped, ...]] = {}
-        self.names: dict[str, tuple[str, ...]] = {}
+#: Activation rules per sequence already found, by (model, precision, deployment, run),
+#: None where a shape needs the run's own L: phases that differ in L alone share one (a
+#: `MemoryEngine` owns one such memo).
+RuleMemo = dict[
+    tuple[str, str, Deployment, tuple[tuple[str, int | Fraction], ...]], Fraction | None
+]
 
 
 def _rule_per_sequence(
@@ -202,13 +164,12 @@ def _rule_per_sequence(
     at = dict(scope)
     if "L" in run and "s" in run:
         at["L"] = run["s"]
-    memo = RuleMemo() if rules is None else rules
-    kept = memo.rules
+    kept: RuleMemo = {} if rules is None else rules
     per = run.get("b", 1)
     key = (model.id, precision, deployment, tuple(sorted({**run, "L": at.get("L", 0)}.items())))
     if key not in kept:
         try:
-            kept[key] = activation_rule(catalog, model, at, precision, memo) / per
+            kept[key] = activation_rule(catalog, model, at, precision) / per
         except (InvalidDeployment, EvaluationError, FormulaError, ZeroDivisionError):
             kept[key] = None  # a shape needs the run's own L: the rule is this run's alone
     found = kept[key]
@@ -217,7 +178,7 @@ def _rule_per_sequence(
     own = (model.id, precision, deployment, (("~own L", 1), *sorted(run.items())))
     rule = kept.get(own)
     if rule is None:
-        rule = kept[own] = activation_rule(catalog, model, scope, precision, memo) / per
+        rule = kept[own] = activation_rule(catalog, model, scope, precision) / per
     return rule
 
 
@@ -475,7 +436,7 @@ class MemoryEngine:
             tuple[str, str, str, Deployment, tuple[int, int] | None], MemoryFit | None
         ] = {}
         self._terms: dict[tuple[str, str, str, Deployment, bool], _Terms | None] = {}
-        self._rules = RuleMemo()
+        self._rules: RuleMemo = {}
 
     def fit(
         self,
