@@ -40,11 +40,13 @@ __all__ = [
     "CHIP_DEGREES",
     "MAX_SEARCH",
     "Ledger",
+    "LedgerTerms",
     "MemoryEngine",
     "MemoryFit",
     "activation_rule",
     "device_capacity",
     "evaluate_fit",
+    "ledger_terms",
 ]
 
 #: The chip counts `needs_chips` tries (tp = chips, pp = 1).
@@ -372,6 +374,27 @@ def _needs_chips(
         if total + terms.ledger.reserve * capacity <= capacity:
             return chips
     return None
+
+
+LedgerTerms = _Terms
+"""A ledger's terms at one run, precision and deployment (`ledger_terms`), which
+`evaluate_fit` takes as `terms` to find the fit on any capacity without them again."""
+
+
+def ledger_terms(
+    catalog: Catalog,
+    model: Model,
+    ledger: MemoryLedger,
+    run: dict[str, int],
+    precision: str,
+    deployment: Deployment,
+) -> LedgerTerms | None:
+    """The ledger's terms at `run` (None: not a deployment of the model), the same on
+    every device: kept by a caller that fits many devices or capacities."""
+    try:
+        return _Terms(catalog, model, ledger, run, precision, deployment)
+    except InvalidDeployment:
+        return None
 
 
 def _fresh_terms(
