@@ -3,6 +3,7 @@ points made here: exact against brute force, near-ties included."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -77,7 +78,7 @@ def test_pareto_is_the_brute_force_set(
     got = pareto(fx, fy, xs, ys, ties)
     assert brute_pareto(xs, ys, ties) == set(got)
     assert len(got) == len(set(got))
-    for a, b in zip(got, got[1:], strict=False):
+    for a, b in itertools.pairwise(got):
         assert xs[a] > xs[b] and ys[a] < ys[b]
 
 

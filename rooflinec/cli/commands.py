@@ -10,6 +10,7 @@ import io
 import re
 import sys
 from collections.abc import Callable, Collection, Iterable
+from fractions import Fraction
 from typing import TYPE_CHECKING, TextIO
 
 from rooflinec.cli.extras import require_extra
@@ -695,4 +696,138 @@ def cmd_serve(opts: Options, out: TextIO) -> int:
     from rooflinec.site.build import serve_site
 
     serve_site(specs_folder(opts.specs), opts.dev_addr or DEFAULT_ADDRESS)
+    return EXIT_OK
+
+
+MAX_TOKENS = 1 << 24  # tokens per request: more than any model's context, a typo
+MAX_RATE = 10**9  # tokens/s per user
+
+
+def _tokens(flag: str, text: str, least: int) -> int:
+    """A request's token count as typed: a whole number from `least`."""
+    if not re.fullmatch(r"[1-9][0-9]{0,8}", text) or not least <= int(text) <= MAX_TOKENS:
+        raise UsageError(
+            f"{flag} {_shown(text)} is not a token count: a whole number from {least}"
+            f" to {MAX_TOKENS:,}"
+        )
+    return int(text)
+
+
+def _user_rate(text: str) -> Fraction:
+    """`--min-user-rate` as typed: tokens/s per user, a plain decimal number above 0."""
+    if not re.fullmatch(r"[0-9]{1,10}(\.[0-9]{1,10})?", text) or Fraction(text) == 0:
+        raise UsageError(
+            f"--min-user-rate {_shown(text)} is not a rate: tokens/s per user, a number"
+            f" above 0 (as 20 or 12.5)"
+        )
+    rate = Fraction(text)
+    if rate > MAX_RATE:
+        raise UsageError(f"--min-user-rate {_shown(text)}: at most {MAX_RATE:,} tokens/s")
+    return rate
+
+
+def _time_target(flag: str, text: str | None) -> Fraction | None:
+    from rooflinec.quantities import Dimension, QuantityError, parse_cli_quantity
+
+    if text is None:
+        return None
+    try:
+        return parse_cli_quantity(text, Dimension.TIME).value
+    except QuantityError as exc:
+        raise UsageError(f"{flag} {_shown(text)}: {exc.message}") from None
+
+
+def _prices(opts: Options, devices: Collection[str]) -> dict[str, Fraction]:
+    """`--price D=2.5USD/h`, each a known device once: USD per chip-hour."""
+    from rooflinec.quantities import Dimension, QuantityError, parse_cli_quantity
+
+    prices: dict[str, Fraction] = {}
+    for text in opts.prices:
+        device, sep, price = text.partition("=")
+        if not sep or not device or not price:
+            raise UsageError(
+                f"--price {_shown(text)}: expected DEVICE=PRICE per chip-hour, as"
+                " nvidia-h100-sxm=2.5USD/h"
+            )
+        if device not in devices:
+            raise UsageError(f"--price {_shown(text)}: unknown device {_shown(device)}")
+        if device in prices:
+            raise UsageError(f"--price: device '{device}' is priced twice")
+        try:
+            value = parse_cli_quantity(price, Dimension.PRICE).value
+        except QuantityError as exc:
+            raise UsageError(f"--price {_shown(text)}: {exc.message}") from None
+        prices[device] = value * 3600
+    return prices
+
+
+def _plan_checks(opts: Options) -> None:
+    """What `plan` checks of its options before it loads anything."""
+    if opts.request is not None and (opts.input is not None or opts.output is not None):
+        raise UsageError("plan takes --request ID or --input I --output O, not both")
+    if opts.request is None and (opts.input is None or opts.output is None):
+        raise UsageError("plan needs --input I and --output O (or --request ID)")
+    if opts.input is not None:
+        _tokens("--input", opts.input, 1)
+    if opts.output is not None:
+        # Tokens per user are 1 / itl: a request of one output token has no decode pass.
+        _tokens("--output", opts.output, 2)
+
+
+def cmd_plan(opts: Options, out: TextIO) -> int:
+    from rooflinec.engine.frontier import Targets, plan
+    from rooflinec.engine.requests import RequestShape
+    from rooflinec.outputs.plan import plan_csv, plan_json, plan_text
+
+    _plan_checks(opts)
+    targets = Targets(
+        None if opts.min_user_rate is None else _user_rate(opts.min_user_rate),
+        _time_target("--max-ttft", opts.max_ttft),
+        _time_target("--max-latency", opts.max_latency),
+        _degree("--max-chips", opts.max_chips),
+    )
+    compiled = compiled_or_raise(specs_folder(opts.specs))
+    catalog = compiled.catalog
+    _unknown("model", opts.models, catalog.models)
+    model = catalog.models[opts.models[0]]
+    _unknown("device", opts.devices, catalog.devices)
+    prices = _prices(opts, catalog.devices)
+    precision = opts.precisions[0] if opts.precisions else model.precision
+    _unknown("precision", [precision], catalog.precisions)
+    if opts.request is not None:
+        named = model.requests
+        if opts.request not in named:
+            known = ", ".join(sorted(named)) or "none"
+            raise UsageError(
+                f"model '{model.id}' names no request {_shown(opts.request)} (it names: {known})"
+            )
+        shape = named[opts.request]
+        if shape.output < 2:
+            raise UsageError(
+                f"request '{opts.request}' has {shape.output} output token: tokens/s per user"
+                " need a decode pass (2 or more)"
+            )
+    else:
+        assert opts.input is not None and opts.output is not None
+        shape = RequestShape(int(opts.input), int(opts.output))
+    devices = list(dict.fromkeys(opts.devices)) or list(catalog.devices)
+    objective = opts.objective
+    assert objective in ("tokens-per-chip", "cost", "energy")
+    answer = plan(
+        compiled.model_engine,
+        model.id,
+        shape,
+        devices,
+        precision,
+        targets,
+        objective,  # type: ignore[arg-type]
+        prices,
+    )
+    specs = None if opts.specs is None else str(opts.specs)
+    if opts.format == "json":
+        out.write(plan_json(answer, specs))
+    elif opts.format == "csv":
+        out.write(plan_csv(answer, specs))
+    else:
+        out.write(plan_text(catalog, answer, specs))
     return EXIT_OK

@@ -341,6 +341,43 @@ def _solve(p: argparse.ArgumentParser) -> None:
     _specs(p)
 
 
+def _plan(p: argparse.ArgumentParser) -> None:
+    _once(p, "--model", "models", "M", "a model id", required=True)
+    p.add_argument("--input", metavar="I", help="input (prompt) tokens per request")
+    p.add_argument("--output", metavar="O", help="output (generated) tokens per request")
+    p.add_argument(
+        "--request",
+        metavar="ID",
+        help="a request shape the model's spec names (requests:), instead of --input/--output",
+    )
+    p.add_argument(
+        "--min-user-rate", metavar="R", help="the least tokens/s per user (a number, as 20)"
+    )
+    p.add_argument("--max-ttft", metavar="T", help="the most time to the first token (500ms)")
+    p.add_argument("--max-latency", metavar="T", help="the most time for a request (30s)")
+    p.add_argument("--max-chips", metavar="N", help="the most chips of a deployment")
+    _repeated(p, "--device", "devices", "D", "a device (repeatable; default: every device)")
+    p.add_argument(
+        "--objective",
+        choices=["tokens-per-chip", "cost", "energy"],
+        default="tokens-per-chip",
+        help="what the best deployment maximises: tokens-per-chip (default), or minimises:"
+        " cost (USD per million tokens, where a price is given) or energy (joules per token"
+        " at board power)",
+    )
+    _repeated(
+        p,
+        "--price",
+        "prices",
+        "D=PRICE",
+        "the reader's price of device D per chip-hour, as 2.5USD/h (repeatable); shown as"
+        " the reader's",
+    )
+    _once(p, "--precision", "precisions", "P", "default: the model's precision")
+    _format(p, ["text", "json", "csv"], "text", "text (default), json or csv")
+    _specs(p)
+
+
 def _diff(p: argparse.ArgumentParser) -> None:
     p.add_argument("base", nargs="?", metavar="BASE_REF", help="a git ref (default: merge base)")
     _specs(p)
@@ -494,6 +531,22 @@ COMMANDS: tuple[Command, ...] = (
         "max_batch, stops_fitting_at, steps (see the README).",
         arguments=_solve,
         run=commands.cmd_solve,
+    ),
+    Command(
+        "plan",
+        help="the best deployment per device for a request shape and service targets",
+        description="Search, per device, the deployments of model M (chips a power of two "
+        "up to the scale-up domain, at most 64; tp a power of two dividing the query heads; "
+        "pp dividing the layers; ep dividing the experts) at batches 1, 2, 4, ... and the "
+        "largest that fits, for requests of --input and --output tokens (or the model's "
+        "named --request): the frontier of tokens/s per user against tokens/s per chip, and "
+        "the best deployment that meets the targets (--min-user-rate, --max-ttft, "
+        "--max-latency, --max-chips) by --objective. When none meets them it says so and "
+        "names the target that binds. --price D=2.5USD/h gives the reader's price of a "
+        "device (labelled as the reader's). Each plan row names the explain command that "
+        "derives it. --format json: model, input, output, targets, plans, frontier.",
+        arguments=_plan,
+        run=commands.cmd_plan,
     ),
     Command(
         "diff",

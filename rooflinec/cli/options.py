@@ -53,6 +53,17 @@ class Options:
     symbolic: bool = False
     # solve (with `case`, `devices`, `precisions` and `format`)
     vary: str = ""
+    # plan (with `models`, `devices`, `precisions` and `format`): as typed, checked by the
+    # command (one line)
+    input: str | None = None
+    output: str | None = None
+    request: str | None = None
+    min_user_rate: str | None = None
+    max_ttft: str | None = None
+    max_latency: str | None = None
+    max_chips: str | None = None
+    objective: str = "tokens-per-chip"
+    prices: tuple[str, ...] = ()
     # import (with `specs`, `devices` and `precisions`, each at most once)
     kind: str = ""
     file: Path | None = None

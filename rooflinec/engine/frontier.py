@@ -69,6 +69,7 @@ __all__ = [
     "Choice",
     "DeviceFrontier",
     "GridDeployment",
+    "PlanAnswer",
     "Point",
     "Skip",
     "Targets",
@@ -78,6 +79,7 @@ __all__ = [
     "grid",
     "largest_batch",
     "pareto",
+    "plan",
 ]
 
 #: The most chips searched, whatever the fabric joins.
@@ -494,9 +496,9 @@ def pareto(
 
 def _meets(p: Point, t: Targets) -> bool:
     r = p.result
-    if t.min_user_rate is not None:
-        if compare(p.user_rate, float(t.min_user_rate), _user(p), t.min_user_rate) < 0:
-            return False
+    least = t.min_user_rate
+    if least is not None and compare(p.user_rate, float(least), _user(p), least) < 0:
+        return False
     if t.max_ttft is not None and r.ttft > t.max_ttft:
         return False
     if t.max_latency is not None and r.latency > t.max_latency:
@@ -571,3 +573,39 @@ def _only(targets: Targets, target: Target) -> Targets:
         if other != target:
             out = out.without(other)
     return out
+
+
+# ---------------------------------------------------------------------- plan
+
+
+@dataclass(frozen=True)
+class PlanAnswer:
+    """`plan`'s answer: per device its best point (`choices`) and its frontier."""
+
+    model: str
+    precision: str
+    shape: RequestShape
+    targets: Targets
+    objective: Objective
+    choices: tuple[Choice, ...]
+    frontiers: tuple[DeviceFrontier, ...]
+    prices: dict[str, Fraction]  # the reader's, USD per chip-hour
+
+
+def plan(
+    engine: ModelEngine,
+    model_id: str,
+    shape: RequestShape,
+    devices: Sequence[str],
+    precision: str,
+    targets: Targets,
+    objective: Objective,
+    prices: dict[str, Fraction] | None = None,
+) -> PlanAnswer:
+    """Each device's frontier and its best point for the query."""
+    prices = dict(prices or {})
+    found = frontiers(engine, model_id, devices, precision, shape, prices)
+    choices = tuple(best(f, targets, objective) for f in found)
+    return PlanAnswer(
+        model_id, precision, shape, targets, objective, choices, tuple(found), prices
+    )
