@@ -409,6 +409,10 @@ def _fresh_terms(
     return at
 
 
+# Run variables as a key: (name, value) pairs in name order.
+_Point = tuple[tuple[str, int], ...]
+
+
 class MemoryEngine:
     """The memory fit of every row, each (model, phase, precision, deployment, capacity)
     found once: a device's rows share the ledger with every device of the same capacity."""
@@ -417,6 +421,10 @@ class MemoryEngine:
         self.catalog = catalog
         self._fits: dict[tuple[str, str, str, Deployment, Fraction | None], MemoryFit | None] = {}
         self._terms: dict[tuple[str, str, str, Deployment], _Terms | None] = {}
+        self._fits_at: dict[
+            tuple[str, _Point, str, Deployment, Fraction | None], MemoryFit | None
+        ] = {}
+        self._terms_at: dict[tuple[str, _Point, str, Deployment], _Terms | None] = {}
 
     def fit(
         self,
@@ -440,6 +448,57 @@ class MemoryEngine:
                 terms_at=lambda d: self._terms_of(model, phase, precision, d),
             )
         return self._fits[key]
+
+    def fit_at(
+        self,
+        model: Model,
+        run: dict[str, int],
+        precision: str,
+        device: str,
+        deployment: Deployment = ONE_CHIP,
+    ) -> MemoryFit | None:
+        """The ledger at run variables of no named phase (a request's passes), found once
+        per (model, run, precision, deployment, capacity) as a phase's is."""
+        capacity = device_capacity(self.catalog.devices[device])
+        point = tuple(sorted(run.items()))
+        key = (model.id, point, precision, deployment, capacity)
+        if key not in self._fits_at:
+
+            def terms_at(d: Deployment) -> _Terms | None:
+                return self._run_terms(model, point, precision, d)
+
+            self._fits_at[key] = evaluate_fit(
+                self.catalog,
+                model,
+                "",
+                precision,
+                capacity,
+                deployment,
+                run=dict(run),
+                terms=terms_at(deployment),
+                terms_at=terms_at,
+            )
+        return self._fits_at[key]
+
+    def _run_terms(
+        self,
+        model: Model,
+        point: tuple[tuple[str, int], ...],
+        precision: str,
+        deployment: Deployment,
+    ) -> _Terms | None:
+        key = (model.id, point, precision, deployment)
+        if key not in self._terms_at:
+            found = None
+            if model.memory is not None:
+                try:
+                    found = _Terms(
+                        self.catalog, model, model.memory, dict(point), precision, deployment
+                    )
+                except InvalidDeployment:
+                    found = None
+            self._terms_at[key] = found
+        return self._terms_at[key]
 
     def _terms_of(
         self, model: Model, phase: str, precision: str, deployment: Deployment
