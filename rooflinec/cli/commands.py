@@ -761,6 +761,16 @@ def _prices(opts: Options, devices: Collection[str]) -> dict[str, Fraction]:
     return prices
 
 
+def _known(kind: str, wanted: Iterable[str], known: Collection[str]) -> None:
+    """`_unknown`, for names typed on `plan`'s command line: the name cut short, and the
+    known names a few at most, so the error stays one short line."""
+    for item in wanted:
+        if item not in known:
+            names = sorted(known)
+            shown = ", ".join(names[:6]) + (f", … ({len(names)} in all)" if len(names) > 6 else "")
+            raise UsageError(f"unknown {kind} {_shown(item)} (known: {shown or 'none'})")
+
+
 def _plan_checks(opts: Options) -> None:
     """What `plan` checks of its options before it loads anything."""
     if opts.request is not None and (opts.input is not None or opts.output is not None):
@@ -788,14 +798,14 @@ def cmd_plan(opts: Options, out: TextIO) -> int:
     )
     compiled = compiled_or_raise(specs_folder(opts.specs))
     catalog = compiled.catalog
-    _unknown("model", opts.models, catalog.models)
+    _known("model", opts.models, catalog.models)
     model = catalog.models[opts.models[0]]
-    _unknown("device", opts.devices, catalog.devices)
+    _known("device", opts.devices, catalog.devices)
     prices = _prices(opts, catalog.devices)
     precision = opts.precisions[0] if opts.precisions else model.precision
-    _unknown("precision", [precision], catalog.precisions)
+    _known("precision", [precision], catalog.precisions)
     if opts.request is not None:
-        named = model.requests
+        named: dict[str, RequestShape] = getattr(model, "requests", {})
         if opts.request not in named:
             known = ", ".join(sorted(named)) or "none"
             raise UsageError(

@@ -606,6 +606,4 @@ def plan(
     prices = dict(prices or {})
     found = frontiers(engine, model_id, devices, precision, shape, prices)
     choices = tuple(best(f, targets, objective) for f in found)
-    return PlanAnswer(
-        model_id, precision, shape, targets, objective, choices, tuple(found), prices
-    )
+    return PlanAnswer(model_id, precision, shape, targets, objective, choices, tuple(found), prices)

@@ -12,7 +12,8 @@ JSON:
                 "joules_per_token", "tokens_per_second_per_kw", "meets", "binding",
                 "note", "explain"}],       # one per device; figures null without a plan
      "frontier": [{"device", "chips", "tp", "pp", "ep", "batch",
-                   "tokens_per_second_per_user", "tokens_per_second_per_chip"}]}
+                   "tokens_per_second_per_user", "tokens_per_second_per_chip"}],
+     "skipped": [{"device", "chips", "tp", "pp", "ep", "reason"}]}  # not searched, and why
 
 `price_source` is "reader" where the price is the reader's (`--price`), "quoted" where it
 is the device's own; `joules_per_token` is at board power, a reference figure and not a
@@ -212,6 +213,18 @@ def plan_data(answer: PlanAnswer, specs: str | None = None) -> dict[str, Any]:
         "prices": {d: num(p) for d, p in answer.prices.items()},
         "plans": plans,
         "frontier": frontier,
+        "skipped": [
+            {
+                "device": f.device,
+                "chips": k.deployment.total,
+                "tp": k.deployment.tp,
+                "pp": k.deployment.pp,
+                "ep": k.deployment.ep,
+                "reason": k.reason,
+            }
+            for f in answer.frontiers
+            for k in f.skipped
+        ],
     }
 
 
@@ -343,6 +356,13 @@ def plan_text(catalog: Catalog, answer: PlanAnswer, specs: str | None = None) ->
     lines.append("")
     for row in plan_rows(answer, specs):
         lines.extend(_choice_lines(answer, row, catalog))
+    skipped = sum(len(f.skipped) for f in answer.frontiers)
+    if skipped:
+        lines.append("")
+        lines.append(
+            f"{skipped:,} deployments the model or a device cannot take (or where batch 1"
+            " does not fit) were skipped: --format json lists them with the reason"
+        )
     met = sum(c.meets for c in answer.choices)
     points = sum(len(f.frontier) for f in answer.frontiers)
     lines.append("")
