@@ -46,8 +46,8 @@ import html
 import logging
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from importlib import resources
 from fractions import Fraction
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
