@@ -31,6 +31,7 @@ CASES = [
     ("llama-3-70b", "amd-mi300x"),
     ("mixtral-8x7b", "nvidia-h100-sxm"),
     ("mixtral-8x7b", "amd-mi300x"),
+    ("llama-3-8b", "google-tpu-v5e"),  # up to 64 chips: many deployments to prune
 ]
 QUERIES = [
     (Targets(), "tokens-per-chip"),

@@ -14,11 +14,22 @@ prefill, s = L = input, and the last decode pass, s = 1, L = input + output − 
 ledger grows with `b` and `L`, so every pass between fits too), that largest batch
 included. A deployment at which batch 1 does not fit has no points.
 
-**Pruning** (`prune=True`, the default; the brute-force test checks the answer is the
-same). When no step, count or ledger formula names `dp`, every figure of a point but its
-chips is the same at every `dp` (tokens/s per chip, cost and energy per token divide the
-replicas out), so only the fewest chips, lcm(tp, ep) × pp, are evaluated: the others are
-exactly equal points with more chips, which the tie rule below never picks.
+**Pruning** (`prune=True`, the default; the brute-force test checks that the frontier
+and every query's answer are the same without it). Two rules, neither of which changes
+the answer:
+
+- When no step, count or ledger formula names `dp`, every figure of a point but its chips
+  is the same at every `dp` (tokens/s per chip, cost and energy per token divide the
+  replicas out), so only the fewest chips, lcm(tp, ep) × pp, are evaluated: the others
+  are exactly equal points with more chips, which the tie rule below never picks.
+- Within a deployment, a larger batch has no more tokens/s per user (no pass gets faster
+  with more sequences) and no fewer tokens/s per chip. So the points of the batches
+  between two evaluated ones lie below the lower batch's tokens/s per user and the upper
+  batch's tokens/s per chip; when an evaluated point is at least as good on both and
+  better on one, none of them can be on the frontier and they are not evaluated. The
+  ends of every deployment are evaluated first, then the middle batch of each span that
+  is not ruled out so, in turn. Each evaluated triple is checked to be so ordered
+  (exactly); a deployment where it is not has every batch evaluated.
 
 **The frontier** is the Pareto set of the points by (tokens/s per user, tokens/s per
 chip), both maximised. Dominance is decided on floats, and exactly (`Fraction`) where
@@ -31,9 +42,13 @@ tp, pp, ep and batch. The set is listed by tokens/s per user, highest first.
 latency, the most chips (each optional, each compared exactly). Objectives:
 `tokens-per-chip` (the most tokens/s per chip), `cost` (the least USD per million
 tokens, among points with a price), `energy` (the least joules per token, among points
-with a board power). Ties in the objective go to the higher tokens/s per user, then the
-tie order above. The best point of a device is the best among its points that meet
-every target (points off the frontier included: ttft and latency are not its axes).
+with a board power). Cost and energy per token are the device's price and power over its
+tokens/s per chip, so the three rank a device's points alike. Ties in the objective go to
+the higher tokens/s per user, then the tie order above. The best point of a device is the
+best among its points that meet every target (points off the frontier included: ttft and
+latency are not its axes). Tokens/s per user falls and ttft and latency rise with the
+batch, so in a pruned deployment the batches meeting the targets are the first ones: the
+largest of them is found by a binary search, evaluating the few batches it needs.
 
 A target **binds** when dropping it alone gives a better answer: with a plan, a
 better point by the objective; without one, any point at all. The binding target is
@@ -44,6 +59,7 @@ is the first target, in that order, that the best point without any target fails
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -172,6 +188,10 @@ class DeviceFrontier:
     skipped: tuple[Skip, ...] = ()
     problem: str | None = None  # why the device has no points at all
     deployments: tuple[GridDeployment, ...] = field(default=(), repr=False)
+    # Deployments some of whose batches were not evaluated (pruned), and the search that
+    # evaluates any point on demand (`best` does, for the batches a query needs)
+    partial: frozenset[Deployment] = field(default=frozenset(), repr=False)
+    search: _Search | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -348,6 +368,136 @@ def _evaluator() -> Evaluate:
     return evaluate_request
 
 
+class _Search:
+    """One device's points, each evaluated once, on first use."""
+
+    def __init__(
+        self,
+        engine: ModelEngine,
+        model_id: str,
+        device: str,
+        precision: str,
+        shape: RequestShape,
+        price: Fraction | None,
+        run: Evaluate,
+    ) -> None:
+        self.args = (engine, model_id, device, precision)
+        self.shape, self.price, self.run = shape, price, run
+        self.found: dict[tuple[Deployment, int], Point | None] = {}
+        self.order: list[Point] = []  # every point evaluated, in the order it was
+
+    def point(self, deployment: Deployment, batch: int) -> Point | None:
+        """The point of (deployment, batch); None where it does not fit (never on the
+        frontier, and not a plan)."""
+        key = (deployment, batch)
+        if key in self.found:
+            return self.found[key]
+        engine, model_id, device, precision = self.args
+        r = self.run(engine, model_id, device, precision, deployment, batch, self.shape, self.price)
+        found = None
+        if r.fits is not False and r.tokens_per_second_per_user is not None:
+            found = Point(
+                r, float(r.tokens_per_second_per_user), float(r.tokens_per_second_per_chip)
+            )
+            self.order.append(found)
+        self.found[key] = found
+        return found
+
+    def dominated(self, user: Fraction, chip: Fraction) -> bool:
+        """Whether an evaluated point has at least `user` and `chip`, and more of one.
+        The points' floats are correctly rounded, so a float below the corner's rules a
+        point out; the few left are compared exactly."""
+        points = self.order
+        us = np.fromiter((p.user_rate for p in points), np.float64, len(points))
+        cs = np.fromiter((p.chip_rate for p in points), np.float64, len(points))
+        for i in np.flatnonzero((us >= float(user)) & (cs >= float(chip))).tolist():
+            r = points[i].result
+            u, c = r.tokens_per_second_per_user, r.tokens_per_second_per_chip
+            assert u is not None
+            if u >= user and c >= chip and (u > user or c > chip):
+                return True
+        return False
+
+    def all_of(self, g: GridDeployment) -> None:
+        for b in g.batches:
+            self.point(g.deployment, b)
+
+
+def _ordered(low: Point | None, mid: Point | None, high: Point | None) -> bool:
+    """Whether three points of one deployment at rising batches have falling tokens/s
+    per user and rising tokens/s per chip, as the pruning takes them to (exactly)."""
+    if low is None or mid is None or high is None:
+        return False
+    a, b, c = low.result, mid.result, high.result
+    ua, ub, uc = (
+        a.tokens_per_second_per_user,
+        b.tokens_per_second_per_user,
+        c.tokens_per_second_per_user,
+    )
+    assert ua is not None and ub is not None and uc is not None
+    ca, cb, cc = (
+        a.tokens_per_second_per_chip,
+        b.tokens_per_second_per_chip,
+        c.tokens_per_second_per_chip,
+    )
+    return ua >= ub >= uc and ca <= cb <= cc
+
+
+def _pruned(search: _Search, found: Sequence[GridDeployment]) -> frozenset[Deployment]:
+    """Evaluate what can be on the frontier; the deployments some of whose batches were
+    left out (see the module: a batch between two evaluated ones is bounded by the lower
+    one's tokens/s per user and the upper one's tokens/s per chip, and one above every
+    evaluated batch by the largest evaluated one's tokens/s per chip scaled by the
+    batches' ratio, the latency growing with the batch)."""
+    whole: set[Deployment] = set()
+    firsts: list[tuple[Fraction, GridDeployment, Point]] = []
+    for g in found:  # the first batch of every deployment: it bounds the per-user rate
+        first = search.point(g.deployment, g.batches[0])
+        if first is None or len(g.batches) == 1:
+            search.all_of(g)
+            whole.add(g.deployment)
+            continue
+        bound = first.result.tokens_per_second_per_chip * g.batches[-1] / g.batches[0]
+        firsts.append((bound, g, first))
+    # The most promising first: their points rule the others out sooner.
+    firsts.sort(key=lambda item: -item[0])
+    intervals: list[tuple[GridDeployment, int, int]] = []
+    for bound, g, first in firsts:
+        user = first.result.tokens_per_second_per_user
+        assert user is not None
+        if search.dominated(user, bound):
+            continue  # no batch above the first can be on the frontier
+        last = search.point(g.deployment, g.batches[-1])
+        if not _ordered(first, first, last):
+            search.all_of(g)  # not as the pruning takes it: every batch, then
+            whole.add(g.deployment)
+            continue
+        intervals.append((g, 0, len(g.batches) - 1))
+        while intervals:
+            g, i, j = intervals.pop()
+            d, batches = g.deployment, g.batches
+            if d in whole or j - i < 2:
+                continue
+            low, high = search.point(d, batches[i]), search.point(d, batches[j])
+            assert low is not None and high is not None
+            user = low.result.tokens_per_second_per_user
+            assert user is not None
+            if search.dominated(user, high.result.tokens_per_second_per_chip):
+                continue
+            m = (i + j) // 2
+            if not _ordered(low, search.point(d, batches[m]), high):
+                search.all_of(g)
+                whole.add(d)
+                continue
+            intervals += [(g, i, m), (g, m, j)]
+    return frozenset(
+        g.deployment
+        for g in found
+        if g.deployment not in whole
+        and any((g.deployment, b) not in search.found for b in g.batches)
+    )
+
+
 def device_frontier(
     engine: ModelEngine,
     model_id: str,
@@ -360,22 +510,21 @@ def device_frontier(
     evaluate: Evaluate | None = None,
     terms: TermsCache | None = None,
 ) -> DeviceFrontier:
-    """Every point of `device`'s grid and its frontier (see the module). `terms` keeps
-    the memory ledger's terms across devices (`frontiers` shares one)."""
+    """The points of `device`'s grid that can be on the frontier (every point with
+    `prune=False`), and the frontier (see the module). `terms` keeps the memory ledger's
+    terms across devices (`frontiers` shares one)."""
     model = engine.catalog.models[model_id]
-    run = evaluate or _evaluator()
+    search = _Search(engine, model_id, device, precision, shape, price, evaluate or _evaluator())
     found, skipped, problem = grid(
         engine, model, device, precision, shape, prune=prune, terms=terms
     )
-    points: list[Point] = []
-    for g in found:
-        for b in g.batches:
-            r = run(engine, model_id, device, precision, g.deployment, b, shape, price)
-            if r.fits is False or r.tokens_per_second_per_user is None:
-                continue  # never on the frontier (and not a plan)
-            points.append(
-                Point(r, float(r.tokens_per_second_per_user), float(r.tokens_per_second_per_chip))
-            )
+    partial: frozenset[Deployment] = frozenset()
+    if prune:
+        partial = _pruned(search, found)
+    else:
+        for g in found:
+            search.all_of(g)
+    points = search.order
     if problem is None and not points:
         problem = "no deployment searched fits"
     order = pareto(
@@ -392,6 +541,8 @@ def device_frontier(
         tuple(skipped),
         problem,
         tuple(found),
+        partial,
+        search,
     )
 
 
@@ -528,35 +679,135 @@ def _better(a: Point, b: Point, objective: Objective) -> bool:
     return a.tie < b.tie
 
 
-def _best_of(points: Sequence[Point], t: Targets, objective: Objective) -> Point | None:
+def _best_of(frontier: DeviceFrontier, t: Targets, objective: Objective) -> Point | None:
+    """The best point meeting `t`: of every evaluated point, and in each deployment whose
+    batches were pruned, of the largest batch meeting `t` (a binary search: tokens/s per
+    user falls and ttft and latency rise with the batch, so the batches meeting `t` are
+    the first ones) and the smaller ones exactly as good by the objective. The search
+    starts from the evaluated batches on either side, and a pruned deployment whose
+    batches meeting `t` have fewer tokens/s per chip than the best so far (bounded by the
+    first evaluated batch past them, or its largest) is passed over: every objective
+    ranks a device's points by that rate."""
     best_point: Point | None = None
-    for p in points:
+
+    def consider(p: Point) -> None:
+        nonlocal best_point
         if _figure(p, objective) is None or not _meets(p, t):
-            continue
+            return
         if best_point is None or _better(p, best_point, objective):
             best_point = p
+
+    for p in frontier.points:
+        if p.deployment not in frontier.partial:
+            consider(p)
+    search = frontier.search
+    if search is None or not frontier.partial:
+        return best_point
+    # Best first: the deployment with the highest bound on its batches meeting `t`; a
+    # bound read off a smaller batch is made exact by evaluating the largest, then the
+    # deployment goes back in line. Stop once the best bound is below the best point.
+    line: list[tuple[Fraction, int, GridDeployment]] = []
+    for n, g in enumerate(frontier.deployments):
+        if g.deployment in frontier.partial:
+            low, _, bound, _ = _bracket(g, search, t)
+            if low is not None:
+                heapq.heappush(line, (-bound, n, g))
+    while line:
+        negative, n, g = heapq.heappop(line)
+        if best_point is not None and -negative < best_point.result.tokens_per_second_per_chip:
+            break
+        low, high, bound, exact = _bracket(g, search, t)
+        if low is None:
+            continue
+        if not exact:
+            search.point(g.deployment, g.batches[-1])
+            low, high, bound, exact = _bracket(g, search, t)
+            if low is not None:
+                heapq.heappush(line, (-bound, n, g))
+            continue
+        for p in _largest_meeting(g, search, t, low, high):
+            consider(p)
     return best_point
+
+
+def _bracket(
+    g: GridDeployment, search: _Search, t: Targets
+) -> tuple[int | None, int, Fraction, bool]:
+    """Of `g`'s evaluated batches: the last index meeting `t` (None: batch 1 fails it),
+    the first failing it (past the end when none does), a bound on the tokens/s per chip
+    of every batch meeting `t`, and whether that bound is a batch's own rate (the first
+    failing one's, or the largest's) rather than the last evaluated one's scaled to the
+    largest batch (the latency grows with the batch)."""
+    low: int | None = None
+    high = len(g.batches)
+    last: Point | None = None
+    for i, b in enumerate(g.batches):
+        key = (g.deployment, b)
+        if key not in search.found:
+            continue
+        p = search.found[key]
+        if p is not None and _meets(p, t):
+            low, last = i, p
+        else:
+            high = i
+            break
+    if high < len(g.batches):
+        edge = search.found[(g.deployment, g.batches[high])]
+        if edge is not None:
+            return low, high, edge.result.tokens_per_second_per_chip, True
+    if last is None or low is None:
+        return None, high, Fraction(0), True
+    scale = Fraction(g.batches[-1], g.batches[low])
+    return low, high, last.result.tokens_per_second_per_chip * scale, scale == 1
+
+
+def _largest_meeting(
+    g: GridDeployment, search: _Search, t: Targets, low: int, high: int
+) -> list[Point]:
+    """The point of the largest batch of `g` meeting `t`, given that index `low` meets it
+    and `high` does not, and those below it with the same tokens/s per chip (the tie
+    rule may prefer them)."""
+    d, batches = g.deployment, g.batches
+    while high - low > 1:
+        mid = (low + high) // 2
+        p = search.point(d, batches[mid])
+        if p is not None and _meets(p, t):
+            low = mid
+        else:
+            high = mid
+    top = search.point(d, batches[low])
+    assert top is not None
+    out = [top]
+    rate = top.result.tokens_per_second_per_chip
+    for i in range(low - 1, -1, -1):
+        p = search.point(d, batches[i])
+        if p is None or p.result.tokens_per_second_per_chip != rate:
+            break
+        out.append(p)
+    return out
 
 
 def best(frontier: DeviceFrontier, targets: Targets, objective: Objective) -> Choice:
     """The device's best point meeting `targets` by `objective`, and the binding target
-    (the rule is the module's)."""
+    (the rule is the module's). Cost and energy per token are a device's price and power
+    over its tokens/s per chip, so every objective ranks a device's points alike; they
+    differ in which devices have the figure at all."""
     device, points = frontier.device, frontier.points
     if frontier.problem is not None:
         return Choice(device, None, False, None, frontier.problem)
     if objective != "tokens-per-chip" and all(_figure(p, objective) is None for p in points):
         what = "no price: give one with --price" if objective == "cost" else "no board power"
         return Choice(device, None, False, None, what)
-    chosen = _best_of(points, targets, objective)
+    chosen = _best_of(frontier, targets, objective)
     for target in targets.given():
-        relaxed = _best_of(points, targets.without(target), objective)
+        relaxed = _best_of(frontier, targets.without(target), objective)
         if relaxed is None:
             continue
         if chosen is None or _better(relaxed, chosen, objective):
             return Choice(device, chosen, chosen is not None, target)
     if chosen is not None:
         return Choice(device, chosen, True, None)
-    free = _best_of(points, Targets(), objective)
+    free = _best_of(frontier, Targets(), objective)
     binding = None
     if free is not None:
         binding = next(
