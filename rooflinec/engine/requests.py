@@ -29,7 +29,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
-from rooflinec.catalog import LEVELS, Deployment, Model
+from rooflinec.catalog import LEVELS, Deployment, Model, RequestShape
 from rooflinec.engine.evaluate import width_values
 from rooflinec.engine.memory import MemoryFit
 from rooflinec.engine.models import DeploymentError, ModelEngine, ModelResult, RunPoint
@@ -58,20 +58,6 @@ KEYS = "L"
 _ZERO = Fraction(0)
 _SECONDS_PER_HOUR = 3600
 _MILLION = 10**6
-
-
-@dataclass(frozen=True)
-class RequestShape:
-    """A request's `input` (prompt) and `output` (generated) tokens, both 1 or more."""
-
-    input: int
-    output: int
-
-    def __post_init__(self) -> None:
-        for name in ("input", "output"):
-            value = getattr(self, name)
-            if type(value) is not int or value < 1:
-                raise ValueError(f"{name} = {value!r}: a request has 1 token or more")
 
 
 @dataclass(frozen=True)
