@@ -47,6 +47,11 @@ class Options:
     ep: str | None = None
     chips: str | None = None
     deployment: str | None = None  # compile and explain: a model's named deployment
+    # compile and explain: a request of a model, as typed (checked by the command)
+    input: str | None = None
+    output: str | None = None
+    batch: str | None = None
+    request: str | None = None  # a shape the model's spec names (`requests:`)
     # explain
     case: str = ""
     shape: str = ""  # explain and solve: `M=1,N=2` picks one shape of a grid case
