@@ -583,7 +583,9 @@ def _explain_request(opts: Options, out: TextIO) -> int:
         decode = decode_sum(engine, model, figures, precision, deployment, batch, shape)
     except DeploymentError as exc:
         raise UsageError(f"{_degrees(deployment)}: {exc.message}") from None
-    out.write(explain_request(catalog, result, prefill.time, prefill.time_overlapped, decode))
+    talks = prefill.plan is not None and bool(prefill.plan.collectives)
+    overlapped = prefill.time_overlapped if talks else None
+    out.write(explain_request(catalog, result, prefill.time, overlapped, decode))
     return EXIT_OK
 
 
