@@ -35,6 +35,7 @@ from rooflinec.engine.memory import MemoryFit
 from rooflinec.engine.models import DeploymentError, ModelEngine, ModelResult, RunPoint
 from rooflinec.engine.solve_poly import Poly, coefficients, critical_integers, trim
 from rooflinec.engine.step_crossover import composed
+from rooflinec.formulas import EvaluationError, FormulaError
 
 if TYPE_CHECKING:
     from rooflinec.engine.cells import DeviceFigures
@@ -226,7 +227,11 @@ def _varying_steps(
         known = _CURVES[engine] = {}
     key = (model.id, precision, deployment, batch)
     if key not in known:
-        known[key] = _curves(engine, model, precision, deployment, batch)
+        try:
+            found = _curves(engine, model, precision, deployment, batch)
+        except (EvaluationError, FormulaError, ZeroDivisionError):
+            found = None  # each pass in turn, which says what is wrong, if anything
+        known[key] = found
     return known[key]
 
 
