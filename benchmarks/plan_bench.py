@@ -91,9 +91,7 @@ def measure_grid(specs: Path, shape: tuple[int, int], sample: int) -> Row:
         runs += [RunPoint(batch, 1, request.input + j) for j in range(1, request.output)]
         for run in runs:
             pass_time(
-                fresh.evaluate(
-                    model, run, figures, model.precision, latency, deployment=deployment
-                )
+                fresh.evaluate(model, run, figures, model.precision, latency, deployment=deployment)
             )
     each = (time.process_time() - started) / max(len(chosen), 1)
     base = each * len(configurations)

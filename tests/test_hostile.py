@@ -129,7 +129,21 @@ COMMANDS: tuple[Run, ...] = (
         "compile-model-tp",
         ("compile", "--specs", "{specs}", "--model", "test-13b", "--tp", "2", "--pp", "2"),
     ),
+    Run(
+        "compile-request",
+        (
+            *("compile", "--specs", "{specs}", "--model", "test-13b", "--input", "64"),
+            *("--output", "8", "--batch", "2", "--format", "json", "--out", "{out}"),
+        ),
+    ),
     Run("explain", ("explain", "axpy-big", "--device", "gpu-a", "--specs", "{specs}")),
+    Run(
+        "explain-request",
+        (
+            *("explain", "--model", "test-13b", "--request", "chat-1k"),
+            *("--device", "gpu-a", "--specs", "{specs}"),
+        ),
+    ),
     Run(
         "explain-model",
         (
@@ -622,6 +636,34 @@ def test_a_hostile_plan_model_is_one_line_exit_2(catalog: Path, tmp_path: Path, 
     assert_invariants(outcome, tmp_path, f"plan --model {model[:20]!r}")
     assert (2, "") == (outcome.code, outcome.stdout)
     assert 1 == len(outcome.stderr.splitlines())
+
+
+@pytest.mark.parametrize("flag", ["--input", "--output", "--batch", "--request"])
+@pytest.mark.parametrize("token", [*HOSTILE, "", "1.5", "1e3", " 1", "1\n", "²", "10000001"])
+@pytest.mark.parametrize("command", ["compile", "explain"])
+def test_a_hostile_request_is_one_line_exit_2(
+    catalog: Path, tmp_path: Path, flag: str, token: str, command: str
+) -> None:
+    """A request's tokens or batch that is not a whole number in range (zero, negative, a
+    fraction, a formula, huge, markup, a control character), or a request shape the model
+    does not name: a usage error, one line, exit 2, nothing written."""
+    out = tmp_path / "out.json"
+    given = {"--input": "64", "--output": "8"}
+    if flag == "--request":
+        given = {}
+    given[flag] = token
+    argv = ["--specs", str(catalog), "--model", "test-13b"]
+    argv += [x for pair in given.items() for x in pair]
+    if command == "compile":
+        argv = ["compile", *argv, "--out", str(out)]
+    else:
+        argv = ["explain", *argv, "--device", "gpu-a"]
+    outcome = run(argv)
+    assert_invariants(outcome, tmp_path, f"{command} {flag} {token[:20]!r}")
+    assert (2, "") == (outcome.code, outcome.stdout)
+    assert 1 == len(outcome.stderr.splitlines())
+    assert outcome.stderr.startswith("rooflinec: error: ")
+    assert not out.exists()
 
 
 def test_the_bound_stops_a_hang() -> None:

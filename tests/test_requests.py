@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rooflinec.assemble import catalog_or_raise
-from rooflinec.catalog import ONE_CHIP, Deployment
+from rooflinec.catalog import DEFAULT_REQUESTS, ONE_CHIP, Deployment
 from rooflinec.engine.compiler import Compiled, compile_catalog
 from rooflinec.engine.models import DeploymentError, RunPoint
 from rooflinec.engine.requests import (
@@ -314,10 +314,44 @@ def test_bad_requests_raise(
         )
 
 
-@pytest.mark.parametrize(("input", "output"), [(0, 1), (1, 0), (-5, 3)])
-def test_a_shape_has_a_token_or_more(input: int, output: int) -> None:
-    with pytest.raises(ValueError, match="1 token or more"):
+@pytest.mark.parametrize(("input", "output"), [(0, 1), (1, 0), (-5, 3), (1, 10**7 + 1)])
+def test_a_shape_has_from_one_to_ten_million_tokens(input: int, output: int) -> None:
+    """A request shape's tokens are whole numbers from 1 to 10^7."""
+    with pytest.raises(ValueError, match="a request has from 1 to 10,000,000 tokens"):
         RequestShape(input, output)
+
+
+# --- named request shapes -------------------------------------------------------------------
+
+
+def test_bundled_models_name_the_two_shapes(bundled: Compiled) -> None:
+    """Every bundled model names chat-1k (1,024/1,024) and long-8k (8,192/1,024)."""
+    expected = {"chat-1k": RequestShape(1024, 1024), "long-8k": RequestShape(8192, 1024)}
+    for model in bundled.catalog.models.values():
+        assert expected == model.requests, model.id
+
+
+def test_a_model_without_requests_gets_the_defaults(tmp_path: Path) -> None:
+    """A model spec that names no shapes gets the two defaults; one that names its own
+    keeps only those, in its order."""
+    specs = copy_bundled(tmp_path)
+    for name, body in (
+        ("llama-3-8b", ""),
+        (
+            "llama-2-7b",
+            "requests:\n  rag: {input: 4000, output: 200}\n  one: {input: 1, output: 1}\n\n",
+        ),
+    ):
+        path = specs / "models" / f"{name}.yaml"
+        text = path.read_text("utf-8")
+        start = text.index("requests:\n")
+        end = text.index("\n\n", start) + 2
+        path.write_text(text[:start] + body + text[end:], "utf-8")
+    models = catalog_or_raise(specs).models
+    assert DEFAULT_REQUESTS == models["llama-3-8b"].requests
+    assert [("rag", RequestShape(4000, 200)), ("one", RequestShape(1, 1))] == list(
+        models["llama-2-7b"].requests.items()
+    )
 
 
 # --- cost and energy --------------------------------------------------------------------------

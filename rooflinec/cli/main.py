@@ -189,6 +189,24 @@ def _compile(p: argparse.ArgumentParser) -> None:
     _repeated(p, "--phase", "phases", "PH", "only phase PH of the models selected (repeatable)")
     _deployment(p)
     _named_deployment(p, "with one --model")
+    _request(p, "request rows for the deployment given, in place of the model rows")
+
+
+def _request(p: argparse.ArgumentParser, what: str) -> None:
+    """`--input N --output N` or `--request ID`, and `--batch N`: a request of the model."""
+    p.add_argument(
+        "--input", metavar="N", help=f"a request's input (prompt) tokens, with --output: {what}"
+    )
+    p.add_argument("--output", metavar="N", help="a request's output (generated) tokens")
+    p.add_argument(
+        "--request",
+        metavar="ID",
+        help="a request shape the model's spec names (requests:, default chat-1k and long-8k)"
+        " instead of --input/--output",
+    )
+    p.add_argument(
+        "--batch", metavar="N", help="requests in the static batch of a request (default 1)"
+    )
 
 
 def _named_deployment(p: argparse.ArgumentParser, what: str) -> None:
@@ -242,6 +260,7 @@ def _explain(p: argparse.ArgumentParser) -> None:
     _once(p, "--precision", "precisions", "P", "default: the case's declared precision")
     _deployment(p)
     _named_deployment(p, "with --model M --phase PH")
+    _request(p, "the derivation of a request row instead of a phase's pass")
     _shape(p, "required for a grid case")
     p.add_argument(
         "--symbolic",
@@ -460,7 +479,11 @@ COMMANDS: tuple[Command, ...] = (
         "and holds the model rows when only models are selected (--model); parquet has one "
         "typed column per csv column of the results with its unit in the column's metadata "
         "(--partition device: a folder DuckDB, Polars or Spark read as one table); table is "
-        "for reading in a terminal. Rows are written in batches as they are computed. With "
+        "for reading in a terminal. With --model M --input I --output O (or --request ID), "
+        "request rows instead: a static batch (--batch N) of requests on the deployment given, "
+        "with ttft, itl, latency, tokens per second per user, per chip and in all, cost where a "
+        "price is quoted and energy at board power, in every format (under `requests` in json). "
+        "Rows are written in batches as they are computed. With "
         "--out, the output is written to a temporary file beside FILE and moved in when "
         "complete: an error, Ctrl-C (exit 130) or SIGTERM (exit 143) leaves no partial file. "
         "A device or a pipe (/dev/null, /dev/stdout) is written to as it is, never replaced; "
@@ -476,7 +499,9 @@ COMMANDS: tuple[Command, ...] = (
         "--symbolic keeps the shape free and prints the time as an expression. With "
         "--model M --phase PH instead of CASE: each step's derivation, the sums, and tokens "
         "per second; --deployment NAME takes the device and the split from the deployment "
-        "the model's spec names.",
+        "the model's spec names. With --model M --input I --output O (or --request ID) "
+        "instead of --phase: a request row's derivation (ttft, the decode passes' sum, "
+        "latency, the rates, cost and energy).",
         arguments=_explain,
         run=commands.cmd_explain,
     ),

@@ -1215,7 +1215,16 @@ class ModelEngine:
         if isinstance(phase, str):
             return model.tokens_by_phase[phase]
         at = {**model.parameters, **phase.variables(), **deployment.variables()}
-        return int(model.tokens.evaluate(at))
+        try:
+            tokens = model.tokens.evaluate(at)
+        except (EvaluationError, FormulaError) as exc:
+            raise DeploymentError(f"model '{model.id}' at {phase}: tokens: {exc.message}") from None
+        if tokens.denominator != 1 or tokens < 1:
+            raise DeploymentError(
+                f"model '{model.id}' at {phase}: tokens = {model.tokens.text} = "
+                f"{short_number(tokens)}, not a whole number from 1"
+            )
+        return int(tokens)
 
     def _device(
         self,

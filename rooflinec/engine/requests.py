@@ -29,12 +29,13 @@ from itertools import pairwise
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
-from rooflinec.catalog import LEVELS, Deployment, Model
+from rooflinec.catalog import LEVELS, Deployment, Model, RequestShape
 from rooflinec.engine.evaluate import width_values
 from rooflinec.engine.memory import MemoryFit
 from rooflinec.engine.models import DeploymentError, ModelEngine, ModelResult, RunPoint
 from rooflinec.engine.solve_poly import Poly, coefficients, critical_integers, trim
 from rooflinec.engine.step_crossover import composed
+from rooflinec.formulas import EvaluationError, FormulaError
 
 if TYPE_CHECKING:
     from rooflinec.engine.cells import DeviceFigures
@@ -58,20 +59,6 @@ KEYS = "L"
 _ZERO = Fraction(0)
 _SECONDS_PER_HOUR = 3600
 _MILLION = 10**6
-
-
-@dataclass(frozen=True)
-class RequestShape:
-    """A request's `input` (prompt) and `output` (generated) tokens, both 1 or more."""
-
-    input: int
-    output: int
-
-    def __post_init__(self) -> None:
-        for name in ("input", "output"):
-            value = getattr(self, name)
-            if type(value) is not int or value < 1:
-                raise ValueError(f"{name} = {value!r}: a request has 1 token or more")
 
 
 @dataclass(frozen=True)
@@ -240,7 +227,11 @@ def _varying_steps(
         known = _CURVES[engine] = {}
     key = (model.id, precision, deployment, batch)
     if key not in known:
-        known[key] = _curves(engine, model, precision, deployment, batch)
+        try:
+            found = _curves(engine, model, precision, deployment, batch)
+        except (EvaluationError, FormulaError, ZeroDivisionError):
+            found = None  # each pass in turn, which says what is wrong, if anything
+        known[key] = found
     return known[key]
 
 
