@@ -23,7 +23,7 @@ exact either way, and a test checks that both agree.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import pairwise
 from typing import TYPE_CHECKING
@@ -436,7 +436,8 @@ def request_fit(
 ) -> MemoryFit | None:
     """The ledger at the request's peak: the one of its two ends that fits worse (the
     prefill's activations at L = input; the last pass's keys at L = input + output - 1),
-    the prefill's on a tie; None without a ledger (or a capacity)."""
+    the prefill's on a tie, with the chips both ends fit on when neither fits; None
+    without a ledger."""
     if device not in engine.catalog.devices:
         return None
     memory = engine.memory
@@ -447,7 +448,13 @@ def request_fit(
     if any(f is None for f in fits):
         return None
     found = [f for f in fits if f is not None]
-    return max(found, key=lambda f: f.ledger.total)
+    worst = max(found, key=lambda f: f.ledger.total)
+    short = [f.needs_chips for f in found if f.fits is False]
+    if len(short) < 2:
+        return worst
+    # Both ends short: the chips both fit on (None when one fits on none tried)
+    needs = None if None in short else max(n for n in short if n is not None)
+    return replace(worst, needs_chips=needs)
 
 
 def evaluate_request(
