@@ -79,6 +79,7 @@ import numpy as np
 
 from rooflinec.catalog import Deployment
 from rooflinec.engine.memory import LedgerTerms, device_capacity, evaluate_fit, ledger_terms
+from rooflinec.engine.models import DeploymentError
 
 if TYPE_CHECKING:
     from rooflinec.catalog import Model
@@ -393,6 +394,7 @@ class _Search:
         self.shape, self.price, self.run = shape, price, run
         self.found: dict[tuple[Deployment, int], Point | None] = {}
         self.order: list[Point] = []  # every point evaluated, in the order it was
+        self.errors: list[Skip] = []  # points the engine could not evaluate, and why
 
     def point(self, deployment: Deployment, batch: int) -> Point | None:
         """The point of (deployment, batch); None where it does not fit (never on the
@@ -401,7 +403,14 @@ class _Search:
         if key in self.found:
             return self.found[key]
         engine, model_id, device, precision = self.args
-        r = self.run(engine, model_id, device, precision, deployment, batch, self.shape, self.price)
+        try:
+            r = self.run(
+                engine, model_id, device, precision, deployment, batch, self.shape, self.price
+            )
+        except DeploymentError as exc:  # a pass the engine cannot evaluate: said, not hidden
+            self.errors.append(Skip(deployment, f"batch {batch}: {exc.message}"))
+            self.found[key] = None
+            return None
         found = None
         if r.fits is not False and r.tokens_per_second_per_user is not None:
             found = Point(
@@ -546,7 +555,7 @@ def device_frontier(
         device,
         tuple(points),
         tuple(points[i] for i in order),
-        tuple(skipped),
+        (*skipped, *search.errors),
         problem,
         tuple(found),
         partial,
