@@ -157,6 +157,12 @@ def run_e(size: Size, work: Path, record: Record) -> None:
     for row in models_bench.measure(bundled_specs_dir(), work, size.check_repeat):
         record(row)
     record(models_bench.measure_tp(bundled_specs_dir(), size.check_repeat))
+    from benchmarks import plan_bench
+
+    # The full size plans the request; the smoke size a short one.
+    shape = (1024, 1024) if size.check_warmup else (128, 8)
+    record(plan_bench.measure_time(bundled_specs_dir(), size.check_repeat, shape))
+    record(plan_bench.measure_grid(bundled_specs_dir(), shape, 8 if size.check_warmup else 2))
 
 
 def run_f(size: Size, work: Path, record: Record) -> None:

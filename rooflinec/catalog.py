@@ -577,6 +577,34 @@ class NamedDeployment:
     location: Location
 
 
+#: The most tokens a request's input or output may have (a spec's and the CLI's limit).
+MAX_REQUEST_TOKENS = 10**7
+
+
+@dataclass(frozen=True)
+class RequestShape:
+    """A request's `input` (prompt) and `output` (generated) tokens, each from 1 to
+    `MAX_REQUEST_TOKENS`."""
+
+    input: int
+    output: int
+
+    def __post_init__(self) -> None:
+        for name in ("input", "output"):
+            value = getattr(self, name)
+            if type(value) is not int or not 1 <= value <= MAX_REQUEST_TOKENS:
+                raise ValueError(
+                    f"{name} = {value!r}: a request has from 1 to {MAX_REQUEST_TOKENS:,} tokens"
+                )
+
+
+#: The request shapes of a model whose spec names none (`requests:`).
+DEFAULT_REQUESTS: dict[str, RequestShape] = {
+    "chat-1k": RequestShape(1024, 1024),
+    "long-8k": RequestShape(8192, 1024),
+}
+
+
 @dataclass(frozen=True)
 class Model:
     """Catalog kernels composed into one forward pass, evaluated per phase."""
@@ -597,6 +625,8 @@ class Model:
     document: Document = field(repr=False, compare=False)
     memory: MemoryLedger | None = None  # None: the spec gives no ledger (fits unknown)
     deployments: dict[str, NamedDeployment] = field(default_factory=dict)
+    # Named request shapes, in the spec's order (`DEFAULT_REQUESTS` when it names none)
+    requests: dict[str, RequestShape] = field(default_factory=lambda: dict(DEFAULT_REQUESTS))
 
     def variables(self, phase: str, deployment: Deployment = ONE_CHIP) -> dict[str, int]:
         """The parameters, the phase's variables and the deployment's: what every formula

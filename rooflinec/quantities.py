@@ -42,6 +42,7 @@ __all__ = [
     "Quantity",
     "QuantityError",
     "parse_any",
+    "parse_cli_quantity",
     "parse_quantity",
 ]
 
@@ -334,6 +335,21 @@ def _parse_text(
     device from its text on each edit, reading the same few thousand figures again. A
     text that does not parse raises each time (lru_cache keeps no exceptions)."""
     return _parse(text, dimension, positive=positive, bits=bits, measured=measured)
+
+
+def parse_cli_quantity(text: str, dimension: Dimension) -> Quantity:
+    """A quantity typed on the command line, where the space before the unit is optional
+    (`500ms`, `2.5USD/h`, as well as `500 ms`); greater than zero. A spec's text keeps the
+    space (`parse_quantity`): there it is what tells `1.5 Gb/s` from a typo."""
+    body = text.strip()
+    if body and len(body) <= MAX_LENGTH:
+        try:
+            _, pos = _parse_number(body, 0, len(body), dimension.example)
+        except QuantityError:
+            pos = 0  # `parse_quantity` says what is wrong with the number
+        if 0 < pos < len(body) and body[pos] not in _SPACE_CHARS and body[pos] != "%":
+            body = f"{body[:pos]} {body[pos:]}"
+    return parse_quantity(body, dimension, positive=True)
 
 
 def parse_any(text: object, *, positive: bool = False) -> Quantity:

@@ -129,7 +129,21 @@ COMMANDS: tuple[Run, ...] = (
         "compile-model-tp",
         ("compile", "--specs", "{specs}", "--model", "test-13b", "--tp", "2", "--pp", "2"),
     ),
+    Run(
+        "compile-request",
+        (
+            *("compile", "--specs", "{specs}", "--model", "test-13b", "--input", "64"),
+            *("--output", "8", "--batch", "2", "--format", "json", "--out", "{out}"),
+        ),
+    ),
     Run("explain", ("explain", "axpy-big", "--device", "gpu-a", "--specs", "{specs}")),
+    Run(
+        "explain-request",
+        (
+            *("explain", "--model", "test-13b", "--request", "chat-1k"),
+            *("--device", "gpu-a", "--specs", "{specs}"),
+        ),
+    ),
     Run(
         "explain-model",
         (
@@ -155,6 +169,13 @@ COMMANDS: tuple[Run, ...] = (
         (
             *("solve", "--model", "test-13b", "--phase", "decode", "--device", "gpu-a"),
             *("--vary", "b", "--format", "json", "--specs", "{specs}"),
+        ),
+    ),
+    Run(
+        "plan",
+        (
+            *("plan", "--model", "test-13b", "--input", "64", "--output", "8"),
+            *("--min-user-rate", "20", "--max-ttft", "500ms", "--specs", "{specs}"),
         ),
     ),
     Run("export", ("export", "--specs", "{specs}", "--format", "json")),
@@ -542,6 +563,106 @@ def test_a_hostile_named_deployment_is_one_line_exit_2(
     assert_invariants(outcome, tmp_path, f"{command} --deployment {token[:20]!r} {extra}")
     assert 2 == outcome.code
     assert 1 == len(outcome.stderr.splitlines())
+    assert not out.exists()
+
+
+PLAN = ("plan", "--model", "test-13b", "--input", "64", "--output", "8")
+PLAN_VALID = {
+    *((f, t) for f in ("--max-ttft", "--max-latency") for t in ("5 s", "1 µs")),
+    ("--min-user-rate", "1.5"),
+}
+PLAN_TOKENS = (*HOSTILE, "", " ", "1e3", "1.5", "20 tokens/s", "a\nb", "10000000000")
+
+
+@pytest.mark.parametrize(
+    "flag",
+    ["--input", "--output", "--min-user-rate", "--max-ttft", "--max-latency", "--max-chips"],
+)
+@pytest.mark.parametrize("token", PLAN_TOKENS)
+def test_a_hostile_plan_option_is_one_line_exit_2(
+    catalog: Path, tmp_path: Path, flag: str, token: str
+) -> None:
+    """`plan`'s token counts, targets and chip limit refuse a bad unit, a negative, zero,
+    huge or non-number, markup or a control character: a usage error, one line, exit 2,
+    nothing on standard output. (A rate takes no unit; a time needs one.)"""
+    if (flag, token) in PLAN_VALID:
+        pytest.skip("a valid value")
+    argv = [*PLAN, "--specs", str(catalog), f"{flag}={token}"]
+    outcome = run(argv)
+    assert_invariants(outcome, tmp_path, f"plan {flag} {token[:20]!r}")
+    assert (2, "") == (outcome.code, outcome.stdout)
+    assert 1 == len(outcome.stderr.splitlines())
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ("--price", "gpu-a"),
+        ("--price", "gpu-a="),
+        ("--price", "=2.5USD/h"),
+        ("--price", "gpu-a=2.5"),
+        ("--price", "gpu-a=2.5 USD"),
+        ("--price", "gpu-a=-1USD/h"),
+        ("--price", "gpu-a=0USD/h"),
+        ("--price", "gpu-a=1e400USD/h"),
+        ("--price", "gpu-a=2.5 GB"),
+        ("--price", "nvidia-h100-sxm=2.5USD/h"),
+        ("--price", "gpu-a=1USD/h", "--price", "gpu-a=2USD/h"),
+        ("--device", "no-such-device"),
+        ("--device", "<script>"),
+        ("--request", "no-such-request"),
+        ("--precision", "fp3"),
+    ],
+)
+def test_a_hostile_plan_price_device_or_request_is_one_line_exit_2(
+    catalog: Path, tmp_path: Path, extra: tuple[str, ...]
+) -> None:
+    """A malformed `--price`, a price of an unknown device or twice, an unknown device,
+    request or precision: one line, exit 2, nothing on standard output."""
+    base: tuple[str, ...] = PLAN
+    if "--request" in extra:
+        base = ("plan", "--model", "test-13b")
+    outcome = run([*base, "--specs", str(catalog), *extra])
+    assert_invariants(outcome, tmp_path, f"plan {extra}")
+    assert (2, "") == (outcome.code, outcome.stdout)
+    assert 1 == len(outcome.stderr.splitlines())
+
+
+@pytest.mark.parametrize("model", ["no-such-model", "", "../x", "a\nb", "x" * 5000])
+def test_a_hostile_plan_model_is_one_line_exit_2(catalog: Path, tmp_path: Path, model: str) -> None:
+    """An unknown `--model`: one line, exit 2, nothing on standard output."""
+    argv = ["plan", f"--model={model}", "--input", "8", "--output", "8"]
+    outcome = run([*argv, "--specs", str(catalog)])
+    assert_invariants(outcome, tmp_path, f"plan --model {model[:20]!r}")
+    assert (2, "") == (outcome.code, outcome.stdout)
+    assert 1 == len(outcome.stderr.splitlines())
+
+
+@pytest.mark.parametrize("flag", ["--input", "--output", "--batch", "--request"])
+@pytest.mark.parametrize("token", [*HOSTILE, "", "1.5", "1e3", " 1", "1\n", "²", "10000001"])
+@pytest.mark.parametrize("command", ["compile", "explain"])
+def test_a_hostile_request_is_one_line_exit_2(
+    catalog: Path, tmp_path: Path, flag: str, token: str, command: str
+) -> None:
+    """A request's tokens or batch that is not a whole number in range (zero, negative, a
+    fraction, a formula, huge, markup, a control character), or a request shape the model
+    does not name: a usage error, one line, exit 2, nothing written."""
+    out = tmp_path / "out.json"
+    given = {"--input": "64", "--output": "8"}
+    if flag == "--request":
+        given = {}
+    given[flag] = token
+    argv = ["--specs", str(catalog), "--model", "test-13b"]
+    argv += [x for pair in given.items() for x in pair]
+    if command == "compile":
+        argv = ["compile", *argv, "--out", str(out)]
+    else:
+        argv = ["explain", *argv, "--device", "gpu-a"]
+    outcome = run(argv)
+    assert_invariants(outcome, tmp_path, f"{command} {flag} {token[:20]!r}")
+    assert (2, "") == (outcome.code, outcome.stdout)
+    assert 1 == len(outcome.stderr.splitlines())
+    assert outcome.stderr.startswith("rooflinec: error: ")
     assert not out.exists()
 
 

@@ -21,6 +21,7 @@ from rooflinec.assemble.kernels import reserved_reason
 from rooflinec.assemble.reserve import reserve_share
 from rooflinec.assemble.typed import TypedFile
 from rooflinec.catalog import (
+    DEFAULT_REQUESTS,
     DEFAULT_RESERVE,
     DEPLOYMENT_VARIABLES,
     ONE_CHIP,
@@ -34,6 +35,7 @@ from rooflinec.catalog import (
     ModelStep,
     NamedDeployment,
     Precision,
+    RequestShape,
 )
 from rooflinec.engine.evaluate import MAX_COUNT, collective_runs, count_problem, width_values
 from rooflinec.errors import short_number
@@ -95,6 +97,7 @@ def build_model(
     measured = _measured(builder, doc, phases, sources, precisions)
     memory = _memory(builder, doc, names, parameters, phases, precisions)
     deployments = _deployments(builder, doc)
+    requests = _requests(doc)
     finished = typed.finish()
     if finished is None or tokens is None:
         return None
@@ -122,6 +125,7 @@ def build_model(
         doc,
         memory,
         deployments,
+        requests,
     )
 
 
@@ -419,6 +423,15 @@ def _deployments(builder: Builder, doc: Document) -> dict[str, NamedDeployment]:
             name, entry["device"], deployment, entry.get("note"), doc.locate(path)
         )
     return out
+
+
+def _requests(doc: Document) -> dict[str, RequestShape]:
+    """The named request shapes (the schema checked each is whole tokens in range), or the
+    defaults when the spec names none."""
+    named = doc.data.get("requests")
+    if not named:
+        return dict(DEFAULT_REQUESTS)
+    return {name: RequestShape(entry["input"], entry["output"]) for name, entry in named.items()}
 
 
 def _measured(

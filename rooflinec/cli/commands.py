@@ -10,6 +10,7 @@ import io
 import re
 import sys
 from collections.abc import Callable, Collection, Iterable
+from fractions import Fraction
 from typing import TYPE_CHECKING, TextIO
 
 from rooflinec.cli.extras import require_extra
@@ -18,9 +19,12 @@ from rooflinec.errors import UsageError, one_line
 from rooflinec.pipeline import checked, compiled_or_raise, specs_folder
 
 if TYPE_CHECKING:
-    from rooflinec.catalog import Catalog, Deployment, Device, Model
+    from pathlib import Path
+
+    from rooflinec.catalog import Catalog, Deployment, Device, Model, RequestShape
     from rooflinec.engine.cells import Result
     from rooflinec.engine.compiler import Compiled
+    from rooflinec.outputs.request_rows import RequestRow
 
 
 def cmd_check(opts: Options, out: TextIO) -> int:
@@ -49,6 +53,8 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
     from rooflinec.outputs.results import CsvHeader, write_results
     from rooflinec.progress import progress_line
 
+    if _asks_request(opts):
+        return _compile_requests(opts, out)
     fmt = FORMATS[opts.format]
     if fmt.needs_out and opts.out is None:
         raise UsageError(f"--format {fmt.name} writes a binary file: name it with --out FILE")
@@ -153,6 +159,155 @@ def cmd_compile(opts: Options, out: TextIO) -> int:
             text.flush()
             text.detach()  # `atomic_file` closes the file itself
     return EXIT_OK
+
+
+# ---------------------------------------------------------------------- requests
+
+MAX_BATCH = 1 << 20  # more requests in one static batch than any chip holds: a typo
+
+
+def _asks_request(opts: Options) -> bool:
+    """Whether the command line asks for a request (`--input/--output`, `--request`,
+    `--batch`) rather than a phase's pass."""
+    return any(x is not None for x in (opts.input, opts.output, opts.request, opts.batch))
+
+
+def _whole(flag: str, text: str, limit: int, what: str) -> int:
+    """A whole number from 1 to `limit` as typed, or a usage error naming the flag."""
+    digits = len(str(limit))
+    if not re.fullmatch(rf"[1-9][0-9]{{0,{digits - 1}}}", text) or int(text) > limit:
+        raise UsageError(f"{flag} {_shown(text)} is not {what}: a whole number from 1 to {limit:,}")
+    return int(text)
+
+
+def _request_of(opts: Options) -> tuple[str | None, RequestShape | None, int]:
+    """What the command line asks of a request before any work: `--request ID` (its shape
+    is the model's), or `--input I --output O`; and `--batch N` (default 1)."""
+    from rooflinec.catalog import MAX_REQUEST_TOKENS, RequestShape
+
+    if not opts.models:
+        raise UsageError("--input/--output, --request and --batch ask for a request of --model M")
+    if opts.phases:
+        raise UsageError("a request runs passes of its own: leave out --phase")
+    if opts.cases or opts.case:
+        raise UsageError("a request is of a model: leave out the case")
+    batch = 1 if opts.batch is None else _whole("--batch", opts.batch, MAX_BATCH, "a batch")
+    if opts.request is not None:
+        if opts.input is not None or opts.output is not None:
+            raise UsageError("--request ID gives the shape: leave out --input and --output")
+        return opts.request, None, batch
+    if opts.input is None or opts.output is None:
+        raise UsageError("a request needs both --input N and --output N (or --request ID)")
+    tokens = MAX_REQUEST_TOKENS
+    shape = RequestShape(
+        _whole("--input", opts.input, tokens, "a token count"),
+        _whole("--output", opts.output, tokens, "a token count"),
+    )
+    return None, shape, batch
+
+
+def _named_shape(model: Model, name: str | None, given: RequestShape | None) -> RequestShape:
+    """The shape `--request ID` names in the model's spec, or the one given."""
+    if given is not None:
+        return given
+    shape = model.requests.get(name or "")
+    if shape is None:
+        names = ", ".join(model.requests) or "none"
+        raise UsageError(
+            f"model '{model.id}' names no request {_shown(name or '')} (requests: {names})"
+        )
+    return shape
+
+
+def _compile_requests(opts: Options, out: TextIO) -> int:
+    """`compile --model M --input I --output O` (or `--request ID`): one request row per
+    model × device × precision selected, for the deployment given."""
+    from rooflinec.engine.models import DeploymentError
+    from rooflinec.engine.requests import evaluate_request
+    from rooflinec.outputs.formats import FORMATS
+    from rooflinec.outputs.request_rows import RequestRow
+
+    fmt = FORMATS[opts.format]
+    if fmt.needs_out and opts.out is None:
+        raise UsageError(f"--format {fmt.name} writes a binary file: name it with --out FILE")
+    if opts.partition is not None:
+        raise UsageError("--partition splits kernel cells; request rows are one file")
+    name, given, batch = _request_of(opts)
+    _deployment_of(opts)  # a bad degree stops the command before any work
+    folder = specs_folder(opts.specs)
+    if opts.out is not None:
+        from rooflinec.outputs.outfile import check_file_target
+
+        check_file_target(opts.out, folder)
+    compiled = compiled_or_raise(folder)
+    catalog = compiled.catalog
+    _unknown("device", opts.devices, catalog.devices)
+    _unknown("precision", opts.precisions, catalog.precisions)
+    _unknown("model", opts.models, catalog.models)
+    shapes = {m: _named_shape(catalog.models[m], name, given) for m in opts.models}
+    deployment = _chosen_deployment(opts, compiled)
+    devices = opts.devices
+    if opts.deployment is not None and not devices:
+        devices = (catalog.models[opts.models[0]].deployments[opts.deployment].device,)
+    engine = compiled.model_engine
+    rows: list[RequestRow] = []
+    for model_id in dict.fromkeys(opts.models):
+        model = catalog.models[model_id]
+        keys = engine.keys(
+            models=[model_id],
+            phases=[next(iter(model.phases))],  # one key per device and precision
+            devices=devices or None,
+            precisions=opts.precisions or None,
+            declared_only=opts.declared_only,
+            deployment=deployment,
+        )
+        for _, _, device, precision in keys:
+            try:
+                result = evaluate_request(
+                    engine, model_id, device, precision, deployment, batch, shapes[model_id]
+                )
+            except DeploymentError as exc:
+                raise UsageError(f"{_degrees(deployment)}: {exc.message}") from None
+            rows.append(RequestRow(result, name, precision == model.precision))
+    _write_request_rows(opts, compiled, rows, folder, out)
+    return EXIT_OK
+
+
+def _write_request_rows(
+    opts: Options, compiled: Compiled, rows: list[RequestRow], folder: Path, out: TextIO
+) -> None:
+    """The rows in `--format`, to stdout or whole to `--out` (or not at all)."""
+    from rooflinec.outputs.request_rows import (
+        write_request_csv,
+        write_request_jsonl,
+        write_request_parquet,
+        write_request_table,
+    )
+    from rooflinec.outputs.results import write_json_requests
+
+    def text(stream: TextIO) -> None:
+        if opts.format == "json":
+            write_json_requests(compiled, rows, stream)
+        elif opts.format == "jsonl":
+            write_request_jsonl(rows, stream)
+        elif opts.format == "csv":
+            write_request_csv(rows, stream, plain=opts.csv_header == "plain")
+        else:
+            write_request_table(compiled.catalog, rows, stream)
+
+    if opts.out is None:
+        text(out)
+        return
+    from rooflinec.outputs.outfile import atomic_file
+
+    with atomic_file(opts.out, folder) as handle:
+        if opts.format == "parquet":
+            write_request_parquet(rows, handle)
+            return
+        wrapper = io.TextIOWrapper(handle, encoding="utf-8", newline="")
+        text(wrapper)
+        wrapper.flush()
+        wrapper.detach()  # `atomic_file` closes the file itself
 
 
 def _deployment_of(opts: Options) -> Deployment:
@@ -335,6 +490,8 @@ def grid_shape(catalog: Catalog, case_id: str, text: str, *, required: bool) -> 
 def cmd_explain(opts: Options, out: TextIO) -> int:
     from rooflinec.prose.explain import explain, explain_symbolic
 
+    if _asks_request(opts):
+        return _explain_request(opts, out)
     if opts.models or opts.phases:
         return _explain_model(opts, out)
     if not opts.case:
@@ -379,6 +536,57 @@ def _explain_model(opts: Options, out: TextIO) -> int:
     if row is None:
         raise _no_peak(model, device, precision)
     out.write(explain_model(compiled, row))
+    return EXIT_OK
+
+
+def _explain_request(opts: Options, out: TextIO) -> int:
+    """`explain --model M --input I --output O --device D [--batch N]` (or `--request ID`,
+    `--deployment NAME`): one request row's derivation."""
+    from rooflinec.engine.models import DeploymentError, RunPoint
+    from rooflinec.engine.requests import decode_sum, evaluate_request
+    from rooflinec.prose.request_explain import explain_request
+
+    if opts.symbolic:
+        raise UsageError("--symbolic explains a case, not a request")
+    name, given, batch = _request_of(opts)
+    deployment = _deployment_of(opts)  # a bad degree stops the command before any work
+    compiled = compiled_or_raise(specs_folder(opts.specs))
+    catalog = compiled.catalog
+    _unknown("model", opts.models, catalog.models)
+    model = catalog.models[opts.models[0]]
+    _unknown("device", opts.devices, catalog.devices)
+    shape = _named_shape(model, name, given)
+    if opts.deployment is not None:
+        deployment = _named(opts, compiled, deployment)
+        device = catalog.devices[model.deployments[opts.deployment].device]
+    elif opts.devices:
+        device = catalog.devices[opts.devices[0]]
+    else:
+        raise UsageError("explain --model M needs --device D (or --deployment NAME)")
+    precision = opts.precisions[0] if opts.precisions else model.precision
+    _unknown("precision", [precision], catalog.precisions)
+    _check_deployment(compiled, model, device.id, deployment)
+    engine = compiled.model_engine
+    figures = engine.devices.get(device.id)
+    own = {s.precision for s in model.steps if s.precision}
+    if figures is None or not {precision, *own} <= figures.peaks.keys():
+        raise _no_peak(model, device, precision)
+    try:
+        result = evaluate_request(engine, model.id, device.id, precision, deployment, batch, shape)
+        prefill = engine.evaluate(
+            model,
+            RunPoint(batch, shape.input, shape.input),
+            figures,
+            precision,
+            engine.latencies.get(device.id),
+            deployment=deployment,
+        )
+        decode = decode_sum(engine, model, figures, precision, deployment, batch, shape)
+    except DeploymentError as exc:
+        raise UsageError(f"{_degrees(deployment)}: {exc.message}") from None
+    talks = prefill.plan is not None and bool(prefill.plan.collectives)
+    overlapped = prefill.time_overlapped if talks else None
+    out.write(explain_request(catalog, result, prefill.time, overlapped, decode))
     return EXIT_OK
 
 
@@ -695,4 +903,143 @@ def cmd_serve(opts: Options, out: TextIO) -> int:
     from rooflinec.site.build import serve_site
 
     serve_site(specs_folder(opts.specs), opts.dev_addr or DEFAULT_ADDRESS)
+    return EXIT_OK
+
+
+MAX_RATE = 10**9  # tokens/s per user
+
+
+def _tokens(flag: str, text: str, least: int) -> int:
+    """A request's token count as typed: a whole number from `least`."""
+    from rooflinec.catalog import MAX_REQUEST_TOKENS
+
+    most = MAX_REQUEST_TOKENS
+    if not re.fullmatch(r"[1-9][0-9]{0,8}", text) or not least <= int(text) <= most:
+        raise UsageError(
+            f"{flag} {_shown(text)} is not a token count: a whole number from {least} to {most:,}"
+        )
+    return int(text)
+
+
+def _user_rate(text: str) -> Fraction:
+    """`--min-user-rate` as typed: tokens/s per user, a plain decimal number above 0."""
+    if not re.fullmatch(r"[0-9]{1,10}(\.[0-9]{1,10})?", text) or Fraction(text) == 0:
+        raise UsageError(
+            f"--min-user-rate {_shown(text)} is not a rate: tokens/s per user, a number"
+            f" above 0 (as 20 or 12.5)"
+        )
+    rate = Fraction(text)
+    if rate > MAX_RATE:
+        raise UsageError(f"--min-user-rate {_shown(text)}: at most {MAX_RATE:,} tokens/s")
+    return rate
+
+
+def _time_target(flag: str, text: str | None) -> Fraction | None:
+    from rooflinec.quantities import Dimension, QuantityError, parse_cli_quantity
+
+    if text is None:
+        return None
+    try:
+        return parse_cli_quantity(text, Dimension.TIME).value
+    except QuantityError as exc:
+        raise UsageError(f"{flag} {_shown(text)}: {exc.message}") from None
+
+
+def _prices(opts: Options, devices: Collection[str]) -> dict[str, Fraction]:
+    """`--price D=2.5USD/h`, each a known device once: USD per chip-hour."""
+    from rooflinec.quantities import Dimension, QuantityError, parse_cli_quantity
+
+    prices: dict[str, Fraction] = {}
+    for text in opts.prices:
+        device, sep, price = text.partition("=")
+        if not sep or not device or not price:
+            raise UsageError(
+                f"--price {_shown(text)}: expected DEVICE=PRICE per chip-hour, as"
+                " nvidia-h100-sxm=2.5USD/h"
+            )
+        if device not in devices:
+            raise UsageError(f"--price {_shown(text)}: unknown device {_shown(device)}")
+        if device in prices:
+            raise UsageError(f"--price: device '{device}' is priced twice")
+        try:
+            value = parse_cli_quantity(price, Dimension.PRICE).value
+        except QuantityError as exc:
+            raise UsageError(f"--price {_shown(text)}: {exc.message}") from None
+        prices[device] = value * 3600
+    return prices
+
+
+def _known(kind: str, wanted: Iterable[str], known: Collection[str]) -> None:
+    """`_unknown`, for names typed on `plan`'s command line: the name cut short, and the
+    known names a few at most, so the error stays one short line."""
+    for item in wanted:
+        if item not in known:
+            names = sorted(known)
+            shown = ", ".join(names[:6]) + (f", … ({len(names)} in all)" if len(names) > 6 else "")
+            raise UsageError(f"unknown {kind} {_shown(item)} (known: {shown or 'none'})")
+
+
+def _plan_checks(opts: Options) -> None:
+    """What `plan` checks of its options before it loads anything."""
+    if opts.request is not None and (opts.input is not None or opts.output is not None):
+        raise UsageError("plan takes --request ID or --input I --output O, not both")
+    if opts.request is None and (opts.input is None or opts.output is None):
+        raise UsageError("plan needs --input I and --output O (or --request ID)")
+    if opts.input is not None:
+        _tokens("--input", opts.input, 1)
+    if opts.output is not None:
+        # Tokens per user are 1 / itl: a request of one output token has no decode pass.
+        _tokens("--output", opts.output, 2)
+
+
+def cmd_plan(opts: Options, out: TextIO) -> int:
+    from rooflinec.catalog import RequestShape
+    from rooflinec.engine.frontier import Targets, plan
+    from rooflinec.outputs.plan import plan_csv, plan_json, plan_text
+
+    _plan_checks(opts)
+    targets = Targets(
+        None if opts.min_user_rate is None else _user_rate(opts.min_user_rate),
+        _time_target("--max-ttft", opts.max_ttft),
+        _time_target("--max-latency", opts.max_latency),
+        _degree("--max-chips", opts.max_chips),
+    )
+    compiled = compiled_or_raise(specs_folder(opts.specs))
+    catalog = compiled.catalog
+    _known("model", opts.models, catalog.models)
+    model = catalog.models[opts.models[0]]
+    _known("device", opts.devices, catalog.devices)
+    prices = _prices(opts, catalog.devices)
+    precision = opts.precisions[0] if opts.precisions else model.precision
+    _known("precision", [precision], catalog.precisions)
+    if opts.request is not None:
+        shape = _named_shape(model, opts.request, None)
+        if shape.output < 2:
+            raise UsageError(
+                f"request '{opts.request}' has {shape.output} output token: tokens/s per user"
+                " need a decode pass (2 or more)"
+            )
+    else:
+        assert opts.input is not None and opts.output is not None
+        shape = RequestShape(int(opts.input), int(opts.output))
+    devices = list(dict.fromkeys(opts.devices)) or list(catalog.devices)
+    objective = opts.objective
+    assert objective in ("tokens-per-chip", "cost", "energy")
+    answer = plan(
+        compiled.model_engine,
+        model.id,
+        shape,
+        devices,
+        precision,
+        targets,
+        objective,  # type: ignore[arg-type]
+        prices,
+    )
+    specs = None if opts.specs is None else str(opts.specs)
+    if opts.format == "json":
+        out.write(plan_json(answer, specs))
+    elif opts.format == "csv":
+        out.write(plan_csv(answer, specs))
+    else:
+        out.write(plan_text(catalog, answer, specs))
     return EXIT_OK

@@ -189,6 +189,24 @@ def _compile(p: argparse.ArgumentParser) -> None:
     _repeated(p, "--phase", "phases", "PH", "only phase PH of the models selected (repeatable)")
     _deployment(p)
     _named_deployment(p, "with one --model")
+    _request(p, "request rows for the deployment given, in place of the model rows")
+
+
+def _request(p: argparse.ArgumentParser, what: str) -> None:
+    """`--input N --output N` or `--request ID`, and `--batch N`: a request of the model."""
+    p.add_argument(
+        "--input", metavar="N", help=f"a request's input (prompt) tokens, with --output: {what}"
+    )
+    p.add_argument("--output", metavar="N", help="a request's output (generated) tokens")
+    p.add_argument(
+        "--request",
+        metavar="ID",
+        help="a request shape the model's spec names (requests:, default chat-1k and long-8k)"
+        " instead of --input/--output",
+    )
+    p.add_argument(
+        "--batch", metavar="N", help="requests in the static batch of a request (default 1)"
+    )
 
 
 def _named_deployment(p: argparse.ArgumentParser, what: str) -> None:
@@ -242,6 +260,7 @@ def _explain(p: argparse.ArgumentParser) -> None:
     _once(p, "--precision", "precisions", "P", "default: the case's declared precision")
     _deployment(p)
     _named_deployment(p, "with --model M --phase PH")
+    _request(p, "the derivation of a request row instead of a phase's pass")
     _shape(p, "required for a grid case")
     p.add_argument(
         "--symbolic",
@@ -341,6 +360,43 @@ def _solve(p: argparse.ArgumentParser) -> None:
     _specs(p)
 
 
+def _plan(p: argparse.ArgumentParser) -> None:
+    _once(p, "--model", "models", "M", "a model id", required=True)
+    p.add_argument("--input", metavar="I", help="input (prompt) tokens per request")
+    p.add_argument("--output", metavar="O", help="output (generated) tokens per request")
+    p.add_argument(
+        "--request",
+        metavar="ID",
+        help="a request shape the model's spec names (requests:), instead of --input/--output",
+    )
+    p.add_argument(
+        "--min-user-rate", metavar="R", help="the least tokens/s per user (a number, as 20)"
+    )
+    p.add_argument("--max-ttft", metavar="T", help="the most time to the first token (500ms)")
+    p.add_argument("--max-latency", metavar="T", help="the most time for a request (30s)")
+    p.add_argument("--max-chips", metavar="N", help="the most chips of a deployment")
+    _repeated(p, "--device", "devices", "D", "a device (repeatable; default: every device)")
+    p.add_argument(
+        "--objective",
+        choices=["tokens-per-chip", "cost", "energy"],
+        default="tokens-per-chip",
+        help="what the best deployment maximises: tokens-per-chip (default), or minimises:"
+        " cost (USD per million tokens, where a price is given) or energy (joules per token"
+        " at board power)",
+    )
+    _repeated(
+        p,
+        "--price",
+        "prices",
+        "D=PRICE",
+        "the reader's price of device D per chip-hour, as 2.5USD/h (repeatable); shown as"
+        " the reader's",
+    )
+    _once(p, "--precision", "precisions", "P", "default: the model's precision")
+    _format(p, ["text", "json", "csv"], "text", "text (default), json or csv")
+    _specs(p)
+
+
 def _diff(p: argparse.ArgumentParser) -> None:
     p.add_argument("base", nargs="?", metavar="BASE_REF", help="a git ref (default: merge base)")
     _specs(p)
@@ -423,7 +479,11 @@ COMMANDS: tuple[Command, ...] = (
         "and holds the model rows when only models are selected (--model); parquet has one "
         "typed column per csv column of the results with its unit in the column's metadata "
         "(--partition device: a folder DuckDB, Polars or Spark read as one table); table is "
-        "for reading in a terminal. Rows are written in batches as they are computed. With "
+        "for reading in a terminal. With --model M --input I --output O (or --request ID), "
+        "request rows instead: a static batch (--batch N) of requests on the deployment given, "
+        "with ttft, itl, latency, tokens per second per user, per chip and in all, cost where a "
+        "price is quoted and energy at board power, in every format (under `requests` in json). "
+        "Rows are written in batches as they are computed. With "
         "--out, the output is written to a temporary file beside FILE and moved in when "
         "complete: an error, Ctrl-C (exit 130) or SIGTERM (exit 143) leaves no partial file. "
         "A device or a pipe (/dev/null, /dev/stdout) is written to as it is, never replaced; "
@@ -439,7 +499,9 @@ COMMANDS: tuple[Command, ...] = (
         "--symbolic keeps the shape free and prints the time as an expression. With "
         "--model M --phase PH instead of CASE: each step's derivation, the sums, and tokens "
         "per second; --deployment NAME takes the device and the split from the deployment "
-        "the model's spec names.",
+        "the model's spec names. With --model M --input I --output O (or --request ID) "
+        "instead of --phase: a request row's derivation (ttft, the decode passes' sum, "
+        "latency, the rates, cost and energy).",
         arguments=_explain,
         run=commands.cmd_explain,
     ),
@@ -494,6 +556,22 @@ COMMANDS: tuple[Command, ...] = (
         "max_batch, stops_fitting_at, steps (see the README).",
         arguments=_solve,
         run=commands.cmd_solve,
+    ),
+    Command(
+        "plan",
+        help="the best deployment per device for a request shape and service targets",
+        description="Search, per device, the deployments of model M (chips a power of two "
+        "up to the scale-up domain, at most 64; tp a power of two dividing the query heads; "
+        "pp dividing the layers; ep dividing the experts) at batches 1, 2, 4, ... and the "
+        "largest that fits, for requests of --input and --output tokens (or the model's "
+        "named --request): the frontier of tokens/s per user against tokens/s per chip, and "
+        "the best deployment that meets the targets (--min-user-rate, --max-ttft, "
+        "--max-latency, --max-chips) by --objective. When none meets them it says so and "
+        "names the target that binds. --price D=2.5USD/h gives the reader's price of a "
+        "device (labelled as the reader's). Each plan row names the explain command that "
+        "derives it. --format json: model, input, output, targets, plans, frontier.",
+        arguments=_plan,
+        run=commands.cmd_plan,
     ),
     Command(
         "diff",

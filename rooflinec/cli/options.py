@@ -47,12 +47,25 @@ class Options:
     ep: str | None = None
     chips: str | None = None
     deployment: str | None = None  # compile and explain: a model's named deployment
+    # compile and explain: a request of a model, as typed (checked by the command)
+    input: str | None = None
+    output: str | None = None
+    batch: str | None = None
+    request: str | None = None  # a shape the model's spec names (`requests:`)
     # explain
     case: str = ""
     shape: str = ""  # explain and solve: `M=1,N=2` picks one shape of a grid case
     symbolic: bool = False
     # solve (with `case`, `devices`, `precisions` and `format`)
     vary: str = ""
+    # plan (with `models`, `devices`, `precisions`, `format` and the request's `input`,
+    # `output` or `request`): as typed, checked by the command (one line)
+    min_user_rate: str | None = None
+    max_ttft: str | None = None
+    max_latency: str | None = None
+    max_chips: str | None = None
+    objective: str = "tokens-per-chip"
+    prices: tuple[str, ...] = ()
     # import (with `specs`, `devices` and `precisions`, each at most once)
     kind: str = ""
     file: Path | None = None

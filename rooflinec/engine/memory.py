@@ -40,11 +40,13 @@ __all__ = [
     "CHIP_DEGREES",
     "MAX_SEARCH",
     "Ledger",
+    "LedgerTerms",
     "MemoryEngine",
     "MemoryFit",
     "activation_rule",
     "device_capacity",
     "evaluate_fit",
+    "ledger_terms",
 ]
 
 #: The chip counts `needs_chips` tries (tp = chips, pp = 1).
@@ -414,6 +416,27 @@ def _needs_chips(
     return None
 
 
+LedgerTerms = _Terms
+"""A ledger's terms at one run, precision and deployment (`ledger_terms`), which
+`evaluate_fit` takes as `terms` to find the fit on any capacity without them again."""
+
+
+def ledger_terms(
+    catalog: Catalog,
+    model: Model,
+    ledger: MemoryLedger,
+    run: dict[str, int],
+    precision: str,
+    deployment: Deployment,
+) -> LedgerTerms | None:
+    """The ledger's terms at `run` (None: not a deployment of the model), the same on
+    every device: kept by a caller that fits many devices or capacities."""
+    try:
+        return _Terms(catalog, model, ledger, run, precision, deployment)
+    except InvalidDeployment:
+        return None
+
+
 def _fresh_terms(
     catalog: Catalog, model: Model, ledger: MemoryLedger, run: dict[str, int], precision: str
 ) -> Callable[[Deployment, bool], _Terms | None]:
@@ -424,6 +447,10 @@ def _fresh_terms(
             return None
 
     return at
+
+
+# Run variables as a key: (name, value) pairs in name order.
+_Point = tuple[tuple[str, int], ...]
 
 
 class MemoryEngine:
@@ -437,6 +464,10 @@ class MemoryEngine:
         ] = {}
         self._terms: dict[tuple[str, str, str, Deployment, bool], _Terms | None] = {}
         self._rules: RuleMemo = {}
+        self._fits_at: dict[
+            tuple[str, _Point, str, Deployment, tuple[int, int] | None], MemoryFit | None
+        ] = {}
+        self._terms_at: dict[tuple[str, _Point, str, Deployment, bool], _Terms | None] = {}
 
     def fit(
         self,
@@ -462,6 +493,66 @@ class MemoryEngine:
                 terms_at=lambda d, full: self._terms_of(model, phase, precision, d, full),
             )
         return self._fits[key]
+
+    def fit_at(
+        self,
+        model: Model,
+        run: dict[str, int],
+        precision: str,
+        device: str,
+        deployment: Deployment = ONE_CHIP,
+    ) -> MemoryFit | None:
+        """The ledger at run variables of no named phase (a request's passes), found once
+        per (model, run, precision, deployment, capacity) as a phase's is."""
+        capacity = device_capacity(self.catalog.devices[device])
+        point = tuple(sorted(run.items()))
+        held = None if capacity is None else (capacity.numerator, capacity.denominator)
+        key = (model.id, point, precision, deployment, held)
+        if key not in self._fits_at:
+
+            def terms_at(d: Deployment, full: bool = True) -> _Terms | None:
+                return self._run_terms(model, point, precision, d, full)
+
+            self._fits_at[key] = evaluate_fit(
+                self.catalog,
+                model,
+                "",
+                precision,
+                capacity,
+                deployment,
+                run=dict(run),
+                terms=terms_at(deployment),
+                terms_at=terms_at,
+            )
+        return self._fits_at[key]
+
+    def _run_terms(
+        self,
+        model: Model,
+        point: tuple[tuple[str, int], ...],
+        precision: str,
+        deployment: Deployment,
+        full: bool = True,
+    ) -> _Terms | None:
+        key = (model.id, point, precision, deployment, full)
+        if key not in self._terms_at:
+            found = None
+            if model.memory is not None:
+                try:
+                    found = _Terms(
+                        self.catalog,
+                        model,
+                        model.memory,
+                        dict(point),
+                        precision,
+                        deployment,
+                        self._rules,
+                        full=full,
+                    )
+                except InvalidDeployment:
+                    found = None
+            self._terms_at[key] = found
+        return self._terms_at[key]
 
     def _terms_of(
         self, model: Model, phase: str, precision: str, deployment: Deployment, full: bool = True

@@ -56,6 +56,7 @@ __all__ = [
     "ModelResult",
     "Plan",
     "PlanStep",
+    "RunPoint",
     "StepResult",
     "collector_paused",
     "red_factor",
@@ -65,6 +66,27 @@ _ZERO = Fraction(0)
 _SPLIT_NAMES = frozenset(DEPLOYMENT_VARIABLES)
 MAX_SHAPE = 10**15  # as the model builder's
 MAX_STEP_COUNT = 10**9
+
+
+@dataclass(frozen=True)
+class RunPoint:
+    """The run variables of a pass that is none of the model's named phases (a request's
+    prefill or one of its decode passes): `b` sequences, `s` new tokens each, `L` keys
+    once they are appended. The engine takes one wherever it takes a phase's name."""
+
+    b: int
+    s: int
+    L: int
+
+    def variables(self) -> dict[str, int]:
+        return {"b": self.b, "s": self.s, "L": self.L}
+
+    def __str__(self) -> str:
+        return f"b={self.b}, s={self.s}, L={self.L}"
+
+
+#: A named phase of the model, or run variables of its own.
+Phase = str | RunPoint
 
 
 class DeploymentError(Exception):
@@ -352,6 +374,9 @@ _FIELDS = (
     "measured_source",
     "fit",
 )
+
+# Each step's shape and count in one pass.
+_StepValues = tuple[tuple[dict[str, int], int], ...]
 
 # One run of each step on one device: its time as (numerator, denominator) integers (not
 # reduced) and what limits it.
@@ -739,14 +764,15 @@ class ModelEngine:
         self.catalog = catalog
         self.devices = devices
         self.latencies = latencies
-        self._counts: dict[tuple[str, str, int, Fraction, Deployment], _Counts] = {}
-        self._plans: dict[tuple[str, str, str, Deployment], Plan] = {}
+        self._counts: dict[tuple[str, Phase, int, Fraction, Deployment], _Counts] = {}
+        self._plans: dict[tuple[str, Phase, str, Deployment], Plan] = {}
         # one run's counts by kernel, shape, width bindings and width (see `_Counts.run`)
         self._runs: dict[tuple[object, ...], _Run] = {}
         self._rows: dict[tuple[str, str, str, str, Deployment], ModelResult] = {}
         self._devices: dict[str, _DeviceBounds] = {}
         self.memory = MemoryEngine(catalog)
-        self._values: dict[tuple[str, str, Deployment], tuple[tuple[dict[str, int], int], ...]] = {}
+        self._values: dict[tuple[str, Phase, Deployment], _StepValues] = {}
+        self._point_tokens: dict[tuple[str, RunPoint, Deployment], int] = {}
         self._problems: dict[tuple[str, Deployment], str | None] = {}
         self._links: dict[str, dict[str, Link]] = {}
         self._spans: dict[tuple[str, Deployment], list[tuple[str, int]]] = {}
@@ -839,15 +865,19 @@ class ModelEngine:
         return hit
 
     def step_values(
-        self, model: Model, phase: str, deployment: Deployment = ONE_CHIP
+        self, model: Model, phase: Phase, deployment: Deployment = ONE_CHIP
     ) -> tuple[tuple[dict[str, int], int], ...]:
         """Each step's shape and count in `phase` under `deployment`: on one chip those
-        the model was built with; otherwise evaluated here, and a `DeploymentError` when
-        one is not a whole number (or a step's count is not positive)."""
+        the model was built with; otherwise (or at a `RunPoint`) evaluated here, and a
+        `DeploymentError` when one is not a whole number (or a step's count is not
+        positive)."""
         key = (model.id, phase, deployment)
         hit = self._values.get(key)
         if hit is None:
-            if deployment == ONE_CHIP:
+            if isinstance(phase, RunPoint):
+                at = {**model.parameters, **phase.variables(), **deployment.variables()}
+                hit = tuple(self._evaluated(model, s, str(phase), at) for s in model.steps)
+            elif deployment == ONE_CHIP:
                 hit = tuple((s.shapes[phase], s.counts[phase]) for s in model.steps)
             else:
                 variables = model.variables(phase, deployment)
@@ -1058,7 +1088,7 @@ class ModelEngine:
     def evaluate(
         self,
         model: Model,
-        phase: str,
+        phase: Phase,
         figures: DeviceFigures,
         precision: str,
         latency: Fraction | None = None,
@@ -1160,11 +1190,11 @@ class ModelEngine:
                 by_limit[role] = found.get(role, _ZERO)
         return ModelResult(
             model.id,
-            phase,
+            str(phase),
             figures.id,
             precision,
             precision == model.precision,
-            model.tokens_by_phase[phase],
+            self._tokens(model, phase, deployment),
             plan.flops,
             traffic,
             time,
@@ -1178,6 +1208,31 @@ class ModelEngine:
             collective_bounds=collective_bounds,
             time_overlapped=overlapped,
         )
+
+    def _tokens(self, model: Model, phase: Phase, deployment: Deployment) -> int:
+        """The tokens a pass yields: the built model's for a named phase, else `tokens`
+        evaluated at the point (a whole number for every bundled model's `b*s`)."""
+        if isinstance(phase, str):
+            return model.tokens_by_phase[phase]
+        key = (model.id, phase, deployment)
+        hit = self._point_tokens.get(key)
+        if hit is None:
+            hit = self._point_tokens[key] = self._point_tokens_of(model, phase, deployment)
+        return hit
+
+    @staticmethod
+    def _point_tokens_of(model: Model, phase: RunPoint, deployment: Deployment) -> int:
+        at = {**model.parameters, **phase.variables(), **deployment.variables()}
+        try:
+            tokens = model.tokens.evaluate(at)
+        except (EvaluationError, FormulaError) as exc:
+            raise DeploymentError(f"model '{model.id}' at {phase}: tokens: {exc.message}") from None
+        if tokens.denominator != 1 or tokens < 1:
+            raise DeploymentError(
+                f"model '{model.id}' at {phase}: tokens = {model.tokens.text} = "
+                f"{short_number(tokens)}, not a whole number from 1"
+            )
+        return int(tokens)
 
     def _device(
         self,
@@ -1197,7 +1252,7 @@ class ModelEngine:
         return hit
 
     def plan(
-        self, model: Model, phase: str, precision: str, deployment: Deployment = ONE_CHIP
+        self, model: Model, phase: Phase, precision: str, deployment: Deployment = ONE_CHIP
     ) -> Plan:
         """The steps' counts and the pass's operations and bytes: the same on every device
         (a collective's bytes are the device's: `evaluate` adds them)."""
@@ -1267,14 +1322,14 @@ class ModelEngine:
     def counts(
         self,
         model: Model,
-        phase: str,
+        phase: Phase,
         index: int,
         precision: str,
         deployment: Deployment = ONE_CHIP,
     ) -> _Counts:
         """Operations and bytes of one run of step `index` at `precision`'s width."""
         width = self.catalog.precisions[precision].bytes
-        if deployment != ONE_CHIP and self._split_free(model, index):
+        if deployment != ONE_CHIP and isinstance(phase, str) and self._split_free(model, index):
             deployment = ONE_CHIP  # the same counts on every deployment: shared
         key = (model.id, phase, index, width, deployment)
         hit = self._counts.get(key)

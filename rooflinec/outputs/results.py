@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from rooflinec.engine.columns import Columns
     from rooflinec.engine.models import ModelResult
     from rooflinec.outputs.columnar import FieldTable
+    from rooflinec.outputs.request_rows import RequestRow
 
     Ints = NDArray[np.int64]
 
@@ -615,8 +616,13 @@ def _json_field(field: Field, value: Any) -> str:
     return f'{pad}"{field.key}": {{{inner}\n{pad}}}'
 
 
-def _header(compiled: Compiled, cells: Cells, models: Sequence[ModelResult] = ()) -> dict[str, Any]:
-    """The results document without its rows."""
+def _header(
+    compiled: Compiled,
+    cells: Cells,
+    models: Sequence[ModelResult] = (),
+    devices: Iterable[str] = (),
+) -> dict[str, Any]:
+    """The results document without its rows (`devices`: those of other rows too)."""
     catalog = compiled.catalog
     pair_device = compiled.counts.pair_device
     n_pairs = len(pair_device)
@@ -624,7 +630,7 @@ def _header(compiled: Compiled, cells: Cells, models: Sequence[ModelResult] = ()
         device_ids = cells.device_ids()
     else:
         device_ids = {pair_device[i % n_pairs] for i in cells}
-    device_ids = (device_ids | {r.device for r in models}) or set(compiled.devices)
+    device_ids = (device_ids | {r.device for r in models} | set(devices)) or set(compiled.devices)
     return {
         "rooflinec": __version__,
         "precisions": {
@@ -692,6 +698,21 @@ def write_json(
     out.write('],\n  "models": [')
     if models:
         write_model_json_rows(models, out)
+        out.write("\n  ")
+    out.write("]\n}\n")
+
+
+def write_json_requests(compiled: Compiled, rows: Sequence[RequestRow], out: TextIO) -> None:
+    """The results contract with request rows alone (`compile --model M --input I --output
+    O`): no kernel results or model rows, the request rows under `requests`."""
+    from rooflinec.outputs.request_rows import write_request_json_rows
+
+    head = _header(compiled, (), devices=[r.result.device for r in rows])
+    head["requests"] = []
+    text = json.dumps(head, indent=2, ensure_ascii=False)
+    out.write(text[: -len("[]\n}")] + "[")
+    if rows:
+        write_request_json_rows(rows, out)
         out.write("\n  ")
     out.write("]\n}\n")
 

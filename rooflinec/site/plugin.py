@@ -46,6 +46,7 @@ import html
 import logging
 import os
 from collections.abc import Iterator, Mapping, Sequence
+from fractions import Fraction
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -144,6 +145,9 @@ class RooflinecConfig(base.Config):  # type: ignore[no-untyped-call]
     it, so a broken spec never stops the preview."""
     per_index_page = c.Type(int, default=PER_INDEX_PAGE)
     """Rows per devices or kernels index page; more start `index-2`, ..."""
+    prices = c.Type(dict, default={})
+    """The reader's prices per chip-hour, `{DEVICE: 2.5 USD/h}`: shown on device pages
+    labelled as the reader's, and used for the cost of the plans (`reader_prices`)."""
     fast_paths = c.Type(bool, default=True)
     """Render the generated pages' tables and search sections with rooflinec's fast paths
     (the same bytes, sooner); off, or with a mkdocs, Python-Markdown or material outside
@@ -171,6 +175,30 @@ class SpecPluginError(PluginError):
         self.diagnostics = tuple(diagnostics)
         lines = "\n".join(str(d) for d in diagnostics) or f"{folder}: the catalog did not compile"
         super().__init__(f"rooflinec: spec errors\n{lines}")
+
+
+def reader_prices(
+    option: Mapping[object, object], devices: Mapping[str, object]
+) -> dict[str, Fraction]:
+    """The plugin option `prices` as USD per chip-hour by device; `PluginError` in one line
+    for an unknown device or a value that is not a price (`2.5 USD/h`, or `2.5USD/h`)."""
+    from rooflinec.quantities import Dimension, QuantityError, parse_cli_quantity
+
+    out: dict[str, Fraction] = {}
+    for device, value in option.items():
+        name = str(device)[:60]
+        if not isinstance(device, str) or device not in devices:
+            raise PluginError(f"rooflinec: prices: unknown device {name!r}")
+        if not isinstance(value, str):
+            raise PluginError(
+                f"rooflinec: prices: {device}: {str(value)[:40]!r} is not a price: write it"
+                " with its unit, as '2.5 USD/h' (per chip-hour)"
+            )
+        try:
+            out[device] = parse_cli_quantity(value, Dimension.PRICE).value * 3600
+        except QuantityError as exc:
+            raise PluginError(f"rooflinec: prices: {device}: {exc.message}") from None
+    return out
 
 
 def compile_specs(folder: Path, kept: Compilations) -> Compiled:
@@ -277,6 +305,7 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         self.generated: dict[str, GeneratedPage] = {}
         self.home: GeneratedPage | None = None
         self.page_date: str | None = None
+        self.prices: dict[str, Fraction] = {}  # the reader's, USD per chip-hour
         self.rebuild: Rebuild | None = None
         self.errors: list[str] = []
         self.banner = ""
@@ -318,6 +347,8 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
         self.page_date = None
         if self.compiled is not None:
             catalog = self.compiled.catalog
+            # A bad option is the config's error, not the specs': it stops the build.
+            self.prices = reader_prices(self.config.prices, catalog.devices)
             dates = [v.date for d in catalog.devices.values() for v in d.versions]
             dates += [v.date for k in catalog.kernels.values() for v in k.versions]
             dates += [v.date for m in catalog.methods.values() for v in m.versions]
@@ -362,6 +393,7 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
                     changes=Changes.from_environment(self.specs_dir, self.compiled),
                     limits=PageLimits(per_index_page=self.config.per_index_page),
                     session=self.session,
+                    prices=self.prices,
                 )
                 generated = pages(site)
                 home = home_section(site, "index.md") if home_file is not None else None

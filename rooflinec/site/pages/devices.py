@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
 from rooflinec.catalog import LEVELS, Alternative, Device, Fabric, Figure
 from rooflinec.engine.terms import COMPUTE, SWEEP_KEYS
-from rooflinec.formatting import format_percent, format_si
+from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.site import charts
 from rooflinec.site.pages import reuse
 from rooflinec.site.pages.audit import audit_layout, audit_path
@@ -220,7 +221,7 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
     ][:MAX_CASES]
     gemm = gemm_batches(site, device)
     fabrics = [_fabric(page, fabric) for fabric in device.interconnect.values()]
-    power = _power(page, device)
+    power = _power(page, device, site.prices.get(device.id))
     models = device_models(site, page, device.id)
     sources = sources_context(site, page, device.id, device.sources, f"{path}#source-")
     text = site.render(
@@ -291,10 +292,10 @@ def _fabric(page: Page, fabric: Fabric) -> dict[str, Any]:
     }
 
 
-def _power(page: Page, device: Device) -> dict[str, Any] | None:
-    """The power and the price, with their sources, when the device gives them."""
-    if device.power is None and device.price is None:
-        return None
+def _power(page: Page, device: Device, reader: Fraction | None) -> dict[str, Any]:
+    """The power and the quoted price, with their sources, when the device gives them
+    ("no quoted price" otherwise), and the reader's price (USD per chip-hour) where the
+    site's `prices` option gives one."""
     path = page.path
     power = device.power
     price = device.price
@@ -319,6 +320,7 @@ def _power(page: Page, device: Device) -> dict[str, Any] | None:
             "quote": price.quote,
             "note": price.note,
         },
+        "reader": None if reader is None else f"{format_number(reader, 4)} USD/h",
     }
 
 

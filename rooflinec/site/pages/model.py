@@ -14,7 +14,7 @@ import functools
 import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -76,6 +76,9 @@ class Site:
     session: Session
     """What this build keeps for the next (the mkdocs run's; a new one for a `Site` made
     outside a build, which keeps nothing for anyone)."""
+    prices: Mapping[str, Fraction] = field(default_factory=dict)
+    """The reader's prices (the plugin option `prices`), USD per chip-hour by device:
+    shown labelled as the reader's, and what the plans' cost uses where given."""
 
     @classmethod
     def of(
@@ -89,6 +92,7 @@ class Site:
         env: Environment | None = None,
         limits: PageLimits | None = None,
         session: Session | None = None,
+        prices: Mapping[str, Fraction] | None = None,
     ) -> Site:
         """The site of `compiled`; unknown device or precision options fall back to the
         catalog's own."""
@@ -114,6 +118,7 @@ class Site:
             trails={d: device_trails(catalog, d, today=today) for d in catalog.devices},
             limits=limits if limits is not None else PageLimits(),
             session=session if session is not None else Session(),
+            prices=dict(prices or {}),
         )
 
     @property

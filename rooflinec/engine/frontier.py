@@ -1,0 +1,883 @@
+"""The latency–throughput frontier of a model on a device, and the queries `plan` answers.
+
+**The grid.** Per model × device, at one precision and one request shape (`input`,
+`output` tokens), the deployments searched are: `chips` a power of two up to
+min(the scale-up domain, 64) (1 when the device has no scale-up fabric); `tp` a power of
+two dividing the query-head count (`hq`, or `heads`; any power of two up to the chips
+when the model names neither); `pp` a divisor of the layer count (`layers`; 1 without
+one); `ep` a divisor of the expert count (`E`, or `experts`; 1 for a dense model);
+chips = tp × pp × dp with `ep` dividing tp × dp. A deployment the model cannot take
+(`ModelEngine.deployment_problem`) or the device cannot host (`fabric_problem`) is
+skipped and named in the result. The batches of a deployment are 1, 2, 4, … up to the
+largest batch that fits (`max_batch`: the memory ledger's exact largest `b` at both the
+prefill, s = L = input, and the last decode pass, s = 1, L = input + output − 1; the
+ledger grows with `b` and `L`, so every pass between fits too), that largest batch
+included. A deployment at which batch 1 does not fit has no points.
+
+**Pruning** (`prune=True`, the default; the brute-force test checks that the frontier
+and every query's answer are the same without it). Two rules, neither of which changes
+the answer:
+
+- When no step, count or ledger formula names `dp`, every figure of a point but its chips
+  is the same at every `dp` (tokens/s per chip, cost and energy per token divide the
+  replicas out), so only the fewest chips, lcm(tp, ep) × pp, are evaluated: the others
+  are exactly equal points with more chips, which the tie rule below never picks.
+- Within a deployment, a larger batch has no more tokens/s per user and no shorter ttft
+  or latency (no pass gets faster with more sequences: the counts grow with `b`), and is
+  taken to have no fewer tokens/s per chip. So the batches between two evaluated ones lie
+  below the lower one's tokens/s per user and the upper one's tokens/s per chip, and a
+  batch above an evaluated one below its tokens/s per user and its tokens/s per chip
+  times the batches' ratio (the latency does not fall). When an evaluated point is at
+  least as good as such a corner on both axes and better on one, no batch within can be
+  on the frontier and none is evaluated. The first batch of every deployment is
+  evaluated, then deployment by deployment (the highest bound first) its largest batch
+  and the middle batch of each span not ruled out, in turn. Every evaluated triple is
+  checked to be so ordered, exactly; a deployment where one is not (a `ceil` in a shape
+  can make the rate per chip dip) has every batch evaluated.
+
+**The frontier** is the Pareto set of the points by (tokens/s per user, tokens/s per
+chip), both maximised. Dominance is decided on floats, and exactly (`Fraction`) where
+two floats are within `ULPS` units in the last place of each other, where a float
+cannot tell. A point is off the set when another is at least as good on both axes and
+better on one, or exactly equal and first in the tie order: fewer chips, then smaller
+tp, pp, ep and batch. The set is listed by tokens/s per user, highest first.
+
+**Queries** (`best`). Targets: the least tokens/s per user, the most ttft, the most
+latency, the most chips (each optional, each compared exactly). Objectives:
+`tokens-per-chip` (the most tokens/s per chip), `cost` (the least USD per million
+tokens, among points with a price), `energy` (the least joules per token, among points
+with a board power). Cost and energy per token are the device's price and power over its
+tokens/s per chip, so the three rank a device's points alike. Ties in the objective go to
+the higher tokens/s per user, then the tie order above. The best point of a device is the
+best among its points that meet every target (points off the frontier included: ttft and
+latency are not its axes). Tokens/s per user falls and ttft and latency rise with the
+batch, so in a pruned deployment the batches meeting the targets are the first ones: the
+largest of them is found by a binary search, evaluating the few batches it needs, and
+deployments are searched best bound first, until the best bound left is below the best
+point found. With
+no target but the least tokens/s per user, the best point is on the frontier (a point
+beating it there would meet that target and beat it here), which is read alone.
+
+A target **binds** when dropping it alone gives a better answer: with a plan, a
+better point by the objective; without one, any point at all. The binding target is
+the first that binds in the order min-user-rate, max-ttft, max-latency, max-chips. When
+no plan exists and no target binds alone (two or more exclude every point together), it
+is the first target, in that order, that the best point without any target fails.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cmp_to_key
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+
+from rooflinec.catalog import Deployment
+from rooflinec.engine.memory import LedgerTerms, device_capacity, evaluate_fit, ledger_terms
+from rooflinec.engine.models import DeploymentError
+
+if TYPE_CHECKING:
+    from rooflinec.catalog import Model
+    from rooflinec.engine.models import ModelEngine
+    from rooflinec.engine.requests import RequestResult, RequestShape
+
+__all__ = [
+    "MAX_CHIPS",
+    "OBJECTIVES",
+    "TARGETS",
+    "ULPS",
+    "Choice",
+    "DeviceFrontier",
+    "GridDeployment",
+    "PlanAnswer",
+    "Point",
+    "Skip",
+    "Targets",
+    "best",
+    "device_frontier",
+    "frontiers",
+    "grid",
+    "largest_batch",
+    "pareto",
+    "plan",
+]
+
+#: The most chips searched, whatever the fabric joins.
+MAX_CHIPS = 64
+#: The most batches searched: a ledger that barely grows with b would otherwise ask for
+#: batches up to the memory search's limit.
+MAX_BATCH = 1 << 20
+#: Two floats closer than this many units in the last place are compared exactly.
+ULPS = 8
+HEAD_PARAMETERS = ("hq", "heads", "n_heads")
+LAYER_PARAMETERS = ("layers", "n_layers")
+EXPERT_PARAMETERS = ("E", "experts")
+
+Objective = Literal["tokens-per-chip", "cost", "energy"]
+OBJECTIVES: tuple[Objective, ...] = ("tokens-per-chip", "cost", "energy")
+Target = Literal["min-user-rate", "max-ttft", "max-latency", "max-chips"]
+#: The targets in the order the binding rule reads them.
+TARGETS: tuple[Target, ...] = ("min-user-rate", "max-ttft", "max-latency", "max-chips")
+
+Evaluate = Callable[..., "RequestResult"]
+TermsCache = dict[tuple[object, ...], "LedgerTerms | None"]
+
+
+@dataclass(frozen=True)
+class Targets:
+    """What a plan must meet; None: no such target."""
+
+    min_user_rate: Fraction | None = None  # tokens/s per user
+    max_ttft: Fraction | None = None  # s
+    max_latency: Fraction | None = None  # s
+    max_chips: int | None = None
+
+    def given(self) -> tuple[Target, ...]:
+        values = (self.min_user_rate, self.max_ttft, self.max_latency, self.max_chips)
+        return tuple(t for t, v in zip(TARGETS, values, strict=True) if v is not None)
+
+    def without(self, target: Target) -> Targets:
+        return Targets(
+            None if target == "min-user-rate" else self.min_user_rate,
+            None if target == "max-ttft" else self.max_ttft,
+            None if target == "max-latency" else self.max_latency,
+            None if target == "max-chips" else self.max_chips,
+        )
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A deployment of the grid that was not evaluated, and why."""
+
+    deployment: Deployment
+    reason: str
+
+
+@dataclass(frozen=True)
+class GridDeployment:
+    """A deployment of the grid and the batches searched at it."""
+
+    deployment: Deployment
+    max_batch: int
+    batches: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Point:
+    """One evaluated (deployment, batch): its exact figures and its axes as floats."""
+
+    result: RequestResult
+    user_rate: float  # tokens/s per user
+    chip_rate: float  # tokens/s per chip
+
+    @property
+    def deployment(self) -> Deployment:
+        return self.result.deployment
+
+    @property
+    def tie(self) -> tuple[int, int, int, int, int]:
+        """The tie order among exactly equal points: fewer chips, then smaller tp, pp, ep
+        and batch."""
+        d = self.result.deployment
+        return (d.total, d.tp, d.pp, d.ep, self.result.batch)
+
+
+@dataclass(frozen=True)
+class DeviceFrontier:
+    """A device's points, its frontier and what was not searched."""
+
+    device: str
+    points: tuple[Point, ...]  # every point evaluated, in grid order
+    frontier: tuple[Point, ...]  # tokens/s per user, highest first
+    skipped: tuple[Skip, ...] = ()
+    problem: str | None = None  # why the device has no points at all
+    deployments: tuple[GridDeployment, ...] = field(default=(), repr=False)
+    # Deployments some of whose batches were not evaluated (pruned), and the search that
+    # evaluates any point on demand (`best` does, for the batches a query needs)
+    partial: frozenset[Deployment] = field(default=frozenset(), repr=False)
+    search: _Search | None = field(default=None, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A device's answer to a query: its best point (None: nothing meets the targets, or
+    nothing to choose from), whether it meets them, and the binding target."""
+
+    device: str
+    point: Point | None
+    meets: bool
+    binding: Target | None
+    note: str | None = None
+
+
+# ---------------------------------------------------------------------- the grid
+
+
+def _parameter(model: Model, names: Sequence[str]) -> int | None:
+    for name in names:
+        value = model.parameters.get(name)
+        if value is not None:
+            return int(value)
+    return None
+
+
+def _powers_of_two(limit: int) -> list[int]:
+    return [1 << i for i in range(limit.bit_length()) if 1 << i <= limit]
+
+
+def _divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def chip_limit(engine: ModelEngine, device: str) -> int:
+    """The most chips searched on `device`: its scale-up domain, at most `MAX_CHIPS`; 1
+    without a scale-up fabric (or one that quotes no domain)."""
+    fabric = engine.catalog.devices[device].interconnect.get("scale_up")
+    if fabric is None or fabric.chips is None:
+        return 1
+    return max(1, min(fabric.chips, MAX_CHIPS))
+
+
+def names_dp(model: Model) -> bool:
+    """Whether any step's shape or count, or the memory ledger, names `dp`."""
+    for step in model.steps:
+        if "dp" in step.count.symbols or any("dp" in f.symbols for f in step.shape.values()):
+            return True
+    ledger = model.memory
+    if ledger is None:
+        return False
+    terms = (ledger.weights, ledger.kv, ledger.kv_per_token, ledger.activations)
+    return any(t is not None and t.formula is not None and "dp" in t.formula.symbols for t in terms)
+
+
+def deployments(model: Model, chips_limit: int, *, prune: bool) -> Iterator[Deployment]:
+    """The grid's deployments, fewest chips first, then tp, pp, ep."""
+    heads = _parameter(model, HEAD_PARAMETERS)
+    layers = _parameter(model, LAYER_PARAMETERS)
+    experts = _parameter(model, EXPERT_PARAMETERS)
+    fewest = prune and not names_dp(model)
+    for chips in _powers_of_two(chips_limit):
+        for tp in _powers_of_two(chips):
+            if heads is not None and heads % tp:
+                continue
+            for pp in _divisors(layers) if layers is not None else [1]:
+                if chips % (tp * pp):
+                    continue
+                dp = chips // (tp * pp)
+                for ep in _divisors(experts) if experts is not None else [1]:
+                    if (tp * dp) % ep:
+                        continue
+                    if fewest and chips != math.lcm(tp, ep) * pp:
+                        continue  # an exact copy of that point with more chips
+                    yield Deployment(tp, pp, ep, chips)
+
+
+def largest_batch(
+    engine: ModelEngine,
+    model: Model,
+    device: str,
+    precision: str,
+    deployment: Deployment,
+    shape: RequestShape,
+    terms: TermsCache | None = None,
+) -> int | None:
+    """The largest batch whose ledger fits at both the prefill and the last decode pass
+    of `shape` (None: batch 1 does not fit, or the device gives no capacity). `terms`
+    keeps the ledger's terms, the same on every device, across calls."""
+    capacity = device_capacity(engine.catalog.devices[device])
+    if capacity is None or model.memory is None:
+        return None
+    last = shape.input + shape.output - 1
+    found: list[int] = []
+    for run in (
+        (("b", 1), ("s", shape.input), ("L", shape.input)),
+        (("b", 1), ("s", 1), ("L", last)),
+    ):
+        key = (model.id, precision, deployment, run)
+        if terms is not None and key in terms:
+            held = terms[key]
+        else:
+            held = ledger_terms(
+                engine.catalog, model, model.memory, dict(run), precision, deployment
+            )
+            if terms is not None:
+                terms[key] = held
+        if held is None:
+            return None
+        fit = evaluate_fit(
+            engine.catalog,
+            model,
+            "",
+            precision,
+            capacity,
+            deployment,
+            run=dict(run),
+            needs=False,
+            terms=held,
+        )
+        if fit is None or fit.max_batch is None:
+            return None
+        found.append(fit.max_batch)
+    return min(found)
+
+
+def batches(max_batch: int) -> tuple[int, ...]:
+    """1, 2, 4, … up to `max_batch`, and `max_batch` itself (at most `MAX_BATCH`)."""
+    top = min(max_batch, MAX_BATCH)
+    out = _powers_of_two(top)
+    if out[-1] != top:
+        out.append(top)
+    return tuple(out)
+
+
+def grid(
+    engine: ModelEngine,
+    model: Model,
+    device: str,
+    precision: str,
+    shape: RequestShape,
+    *,
+    prune: bool = True,
+    terms: TermsCache | None = None,
+) -> tuple[list[GridDeployment], list[Skip], str | None]:
+    """The deployments searched on `device` with their batches, those skipped and why,
+    and why the device has none at all (None when it has some)."""
+    spec = engine.catalog.devices[device]
+    needed = {precision, *(s.precision for s in model.steps if s.precision)}
+    missing = sorted(needed - spec.peaks.keys())
+    if missing:
+        return [], [], f"no peak for precision {', '.join(missing)}"
+    if device_capacity(spec) is None:
+        return [], [], "no DRAM capacity: which batches fit is unknown"
+    if model.memory is None:
+        return [], [], f"model '{model.id}' gives no memory ledger: which batches fit is unknown"
+    found: list[GridDeployment] = []
+    skipped: list[Skip] = []
+    for d in deployments(model, chip_limit(engine, device), prune=prune):
+        problem = engine.deployment_problem(model, d) or engine.fabric_problem(model, device, d)
+        if problem is not None:
+            skipped.append(Skip(d, problem))
+            continue
+        top = largest_batch(engine, model, device, precision, d, shape, terms)
+        if top is None:
+            skipped.append(Skip(d, "batch 1 does not fit"))
+            continue
+        found.append(GridDeployment(d, top, batches(top)))
+    return found, skipped, None
+
+
+def _evaluator() -> Evaluate:
+    from rooflinec.engine.requests import evaluate_request
+
+    return evaluate_request
+
+
+class _Search:
+    """One device's points, each evaluated once, on first use."""
+
+    def __init__(
+        self,
+        engine: ModelEngine,
+        model_id: str,
+        device: str,
+        precision: str,
+        shape: RequestShape,
+        price: Fraction | None,
+        run: Evaluate,
+    ) -> None:
+        self.args = (engine, model_id, device, precision)
+        self.shape, self.price, self.run = shape, price, run
+        self.found: dict[tuple[Deployment, int], Point | None] = {}
+        self.order: list[Point] = []  # every point evaluated, in the order it was
+        self.errors: list[Skip] = []  # points the engine could not evaluate, and why
+
+    def point(self, deployment: Deployment, batch: int) -> Point | None:
+        """The point of (deployment, batch); None where it does not fit (never on the
+        frontier, and not a plan)."""
+        key = (deployment, batch)
+        if key in self.found:
+            return self.found[key]
+        engine, model_id, device, precision = self.args
+        try:
+            r = self.run(
+                engine, model_id, device, precision, deployment, batch, self.shape, self.price
+            )
+        except DeploymentError as exc:  # a pass the engine cannot evaluate: said, not hidden
+            self.errors.append(Skip(deployment, f"batch {batch}: {exc.message}"))
+            self.found[key] = None
+            return None
+        found = None
+        if r.fits is not False and r.tokens_per_second_per_user is not None:
+            found = Point(
+                r, float(r.tokens_per_second_per_user), float(r.tokens_per_second_per_chip)
+            )
+            self.order.append(found)
+        self.found[key] = found
+        return found
+
+    def dominated(self, user: Fraction, chip: Fraction) -> bool:
+        """Whether an evaluated point has at least `user` and `chip`, and more of one.
+        The points' floats are correctly rounded, so a float below the corner's rules a
+        point out; the few left are compared exactly."""
+        points = self.order
+        us = np.fromiter((p.user_rate for p in points), np.float64, len(points))
+        cs = np.fromiter((p.chip_rate for p in points), np.float64, len(points))
+        for i in np.flatnonzero((us >= float(user)) & (cs >= float(chip))).tolist():
+            r = points[i].result
+            u, c = r.tokens_per_second_per_user, r.tokens_per_second_per_chip
+            assert u is not None
+            if u >= user and c >= chip and (u > user or c > chip):
+                return True
+        return False
+
+    def all_of(self, g: GridDeployment) -> None:
+        for b in g.batches:
+            self.point(g.deployment, b)
+
+
+def _ordered(low: Point | None, mid: Point | None, high: Point | None) -> bool:
+    """Whether three points of one deployment at rising batches have falling tokens/s
+    per user and rising tokens/s per chip, as the pruning takes them to (exactly)."""
+    if low is None or mid is None or high is None:
+        return False
+    a, b, c = low.result, mid.result, high.result
+    ua, ub, uc = (
+        a.tokens_per_second_per_user,
+        b.tokens_per_second_per_user,
+        c.tokens_per_second_per_user,
+    )
+    assert ua is not None and ub is not None and uc is not None
+    ca, cb, cc = (
+        a.tokens_per_second_per_chip,
+        b.tokens_per_second_per_chip,
+        c.tokens_per_second_per_chip,
+    )
+    return ua >= ub >= uc and ca <= cb <= cc
+
+
+def _pruned(search: _Search, found: Sequence[GridDeployment]) -> frozenset[Deployment]:
+    """Evaluate what can be on the frontier; the deployments some of whose batches were
+    left out (see the module: a batch between two evaluated ones is bounded by the lower
+    one's tokens/s per user and the upper one's tokens/s per chip, and one above every
+    evaluated batch by the largest evaluated one's tokens/s per chip scaled by the
+    batches' ratio, the latency growing with the batch)."""
+    whole: set[Deployment] = set()
+    firsts: list[tuple[Fraction, GridDeployment, Point]] = []
+    for g in found:  # the first batch of every deployment: it bounds the per-user rate
+        first = search.point(g.deployment, g.batches[0])
+        if first is None or len(g.batches) == 1:
+            search.all_of(g)
+            whole.add(g.deployment)
+            continue
+        bound = first.result.tokens_per_second_per_chip * g.batches[-1] / g.batches[0]
+        firsts.append((bound, g, first))
+    # The most promising first: their points rule the others out sooner.
+    firsts.sort(key=lambda item: -item[0])
+    intervals: list[tuple[GridDeployment, int, int]] = []
+    for bound, g, first in firsts:
+        user = first.result.tokens_per_second_per_user
+        assert user is not None
+        if search.dominated(user, bound):
+            continue  # no batch above the first can be on the frontier
+        last = search.point(g.deployment, g.batches[-1])
+        if not _ordered(first, first, last):
+            search.all_of(g)  # not as the pruning takes it: every batch, then
+            whole.add(g.deployment)
+            continue
+        intervals.append((g, 0, len(g.batches) - 1))
+        while intervals:
+            g, i, j = intervals.pop()
+            d, batches = g.deployment, g.batches
+            if d in whole or j - i < 2:
+                continue
+            low, high = search.point(d, batches[i]), search.point(d, batches[j])
+            assert low is not None and high is not None
+            user = low.result.tokens_per_second_per_user
+            assert user is not None
+            if search.dominated(user, high.result.tokens_per_second_per_chip):
+                continue
+            m = (i + j) // 2
+            if not _ordered(low, search.point(d, batches[m]), high):
+                search.all_of(g)
+                whole.add(d)
+                continue
+            intervals += [(g, i, m), (g, m, j)]
+    return frozenset(
+        g.deployment
+        for g in found
+        if g.deployment not in whole
+        and any((g.deployment, b) not in search.found for b in g.batches)
+    )
+
+
+def device_frontier(
+    engine: ModelEngine,
+    model_id: str,
+    device: str,
+    precision: str,
+    shape: RequestShape,
+    price: Fraction | None = None,
+    *,
+    prune: bool = True,
+    evaluate: Evaluate | None = None,
+    terms: TermsCache | None = None,
+) -> DeviceFrontier:
+    """The points of `device`'s grid that can be on the frontier (every point with
+    `prune=False`), and the frontier (see the module). `terms` keeps the memory ledger's
+    terms across devices (`frontiers` shares one)."""
+    model = engine.catalog.models[model_id]
+    search = _Search(engine, model_id, device, precision, shape, price, evaluate or _evaluator())
+    found, skipped, problem = grid(
+        engine, model, device, precision, shape, prune=prune, terms=terms
+    )
+    partial: frozenset[Deployment] = frozenset()
+    if prune:
+        partial = _pruned(search, found)
+    else:
+        for g in found:
+            search.all_of(g)
+    points = search.order
+    if problem is None and not points:
+        problem = "no deployment searched fits"
+    order = pareto(
+        [p.user_rate for p in points],
+        [p.chip_rate for p in points],
+        [_user(p) for p in points],
+        [p.result.tokens_per_second_per_chip for p in points],
+        [p.tie for p in points],
+    )
+    return DeviceFrontier(
+        device,
+        tuple(points),
+        tuple(points[i] for i in order),
+        (*skipped, *search.errors),
+        problem,
+        tuple(found),
+        partial,
+        search,
+    )
+
+
+def frontiers(
+    engine: ModelEngine,
+    model_id: str,
+    devices: Sequence[str],
+    precision: str,
+    shape: RequestShape,
+    prices: dict[str, Fraction] | None = None,
+    *,
+    prune: bool = True,
+    evaluate: Evaluate | None = None,
+) -> list[DeviceFrontier]:
+    """`device_frontier` of each device in turn, sharing what every device shares."""
+    terms: TermsCache = {}
+    prices = prices or {}
+    return [
+        device_frontier(
+            engine,
+            model_id,
+            device,
+            precision,
+            shape,
+            prices.get(device),
+            prune=prune,
+            evaluate=evaluate,
+            terms=terms,
+        )
+        for device in devices
+    ]
+
+
+def _user(p: Point) -> Fraction:
+    rate = p.result.tokens_per_second_per_user
+    assert rate is not None
+    return rate
+
+
+# ---------------------------------------------------------------------- exact comparison
+
+
+def _close(a: float, b: float) -> bool:
+    """Whether floats `a` and `b` are too close for their order to be trusted."""
+    if a == b:
+        return True
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return False
+    return abs(a - b) <= ULPS * math.ulp(max(abs(a), abs(b)))
+
+
+def compare(a: float, b: float, exact_a: Fraction, exact_b: Fraction) -> int:
+    """-1, 0 or 1 as a < b, a == b, a > b: on the floats where they are far apart, else
+    exactly."""
+    if not _close(a, b):
+        return -1 if a < b else 1
+    return (exact_a > exact_b) - (exact_a < exact_b)
+
+
+def pareto(
+    xs: Sequence[float],
+    ys: Sequence[float],
+    exact_xs: Sequence[Fraction],
+    exact_ys: Sequence[Fraction],
+    ties: Sequence[tuple[int, ...]],
+) -> list[int]:
+    """The indices of the Pareto set of the points (x, y), both maximised, highest x first.
+
+    A point is off the set when another has x and y at least as large and one larger, or
+    both equal and a smaller tie key (so one of exactly equal points stays: the least
+    tie key). Decided on the floats, exactly where they are within `ULPS` (`compare`).
+    """
+    n = len(xs)
+    if n == 0:
+        return []
+    fx = np.asarray(xs, dtype=np.float64)
+    fy = np.asarray(ys, dtype=np.float64)
+
+    def order(i: int, j: int) -> int:
+        c = compare(xs[j], xs[i], exact_xs[j], exact_xs[i])  # larger x first
+        if c:
+            return c
+        c = compare(ys[j], ys[i], exact_ys[j], exact_ys[i])  # then larger y
+        if c:
+            return c
+        return (ties[i] > ties[j]) - (ties[i] < ties[j])
+
+    # numpy orders the floats; exact comparisons only reorder runs of near-equal x.
+    rough = np.lexsort((-fy, -fx)).tolist()
+    ranked = sorted(rough, key=cmp_to_key(order))
+    kept: list[int] = []
+    top = -1  # the index with the largest y so far
+    for i in ranked:
+        if top < 0 or compare(ys[i], ys[top], exact_ys[i], exact_ys[top]) > 0:
+            kept.append(i)
+            top = i
+    return kept
+
+
+# ---------------------------------------------------------------------- queries
+
+
+def _meets(p: Point, t: Targets) -> bool:
+    r = p.result
+    least = t.min_user_rate
+    if least is not None and compare(p.user_rate, float(least), _user(p), least) < 0:
+        return False
+    if t.max_ttft is not None and r.ttft > t.max_ttft:
+        return False
+    if t.max_latency is not None and r.latency > t.max_latency:
+        return False
+    return t.max_chips is None or r.deployment.total <= t.max_chips
+
+
+def _figure(p: Point, objective: Objective) -> Fraction | None:
+    """The objective's figure, larger better (cost and energy negated)."""
+    r = p.result
+    if objective == "tokens-per-chip":
+        return r.tokens_per_second_per_chip
+    value = r.usd_per_million_tokens if objective == "cost" else r.joules_per_token
+    return None if value is None else -value
+
+
+def _better(a: Point, b: Point, objective: Objective) -> bool:
+    """Whether `a` beats `b` by the objective, then the per-user rate, then the tie
+    order."""
+    fa, fb = _figure(a, objective), _figure(b, objective)
+    assert fa is not None and fb is not None
+    if fa != fb:
+        return fa > fb
+    ua, ub = _user(a), _user(b)
+    if ua != ub:
+        return ua > ub
+    return a.tie < b.tie
+
+
+def _best_of(frontier: DeviceFrontier, t: Targets, objective: Objective) -> Point | None:
+    """The best point meeting `t`: of every evaluated point, and in each deployment whose
+    batches were pruned, of the largest batch meeting `t` (a binary search: tokens/s per
+    user falls and ttft and latency rise with the batch, so the batches meeting `t` are
+    the first ones) and the smaller ones exactly as good by the objective. The search
+    starts from the evaluated batches on either side, and a pruned deployment whose
+    batches meeting `t` have fewer tokens/s per chip than the best so far (bounded by the
+    first evaluated batch past them, or its largest) is passed over: every objective
+    ranks a device's points by that rate."""
+    best_point: Point | None = None
+
+    def consider(p: Point) -> None:
+        nonlocal best_point
+        if _figure(p, objective) is None or not _meets(p, t):
+            return
+        if best_point is None or _better(p, best_point, objective):
+            best_point = p
+
+    if t.max_ttft is None and t.max_latency is None and t.max_chips is None:
+        # The best point is on the frontier: one that beats it there would beat it here
+        # too (at least its tokens/s per user, so it meets `t` as well).
+        for p in frontier.frontier:
+            consider(p)
+        return best_point
+    for p in frontier.points:
+        if p.deployment not in frontier.partial:
+            consider(p)
+    search = frontier.search
+    if search is None or not frontier.partial:
+        return best_point
+    # Best first: the deployment with the highest bound on its batches meeting `t`; a
+    # bound read off a smaller batch is made exact by evaluating the largest, then the
+    # deployment goes back in line. Stop once the best bound is below the best point.
+    line: list[tuple[Fraction, int, GridDeployment]] = []
+    for n, g in enumerate(frontier.deployments):
+        if g.deployment in frontier.partial:
+            low, _, bound, _ = _bracket(g, search, t)
+            if low is not None:
+                heapq.heappush(line, (-bound, n, g))
+    while line:
+        negative, n, g = heapq.heappop(line)
+        if best_point is not None and -negative < best_point.result.tokens_per_second_per_chip:
+            break
+        low, high, bound, exact = _bracket(g, search, t)
+        if low is None:
+            continue
+        if not exact:
+            search.point(g.deployment, g.batches[-1])
+            low, high, bound, exact = _bracket(g, search, t)
+            if low is not None:
+                heapq.heappush(line, (-bound, n, g))
+            continue
+        for p in _largest_meeting(g, search, t, low, high):
+            consider(p)
+    return best_point
+
+
+def _bracket(
+    g: GridDeployment, search: _Search, t: Targets
+) -> tuple[int | None, int, Fraction, bool]:
+    """Of `g`'s evaluated batches: the last index meeting `t` (None: batch 1 fails it),
+    the first failing it (past the end when none does), a bound on the tokens/s per chip
+    of every batch meeting `t`, and whether that bound is a batch's own rate (the first
+    failing one's, or the largest's) rather than the last evaluated one's scaled to the
+    largest batch (the latency grows with the batch)."""
+    low: int | None = None
+    high = len(g.batches)
+    last: Point | None = None
+    for i, b in enumerate(g.batches):
+        key = (g.deployment, b)
+        if key not in search.found:
+            continue
+        p = search.found[key]
+        if p is not None and _meets(p, t):
+            low, last = i, p
+        else:
+            high = i
+            break
+    if high < len(g.batches):
+        edge = search.found[(g.deployment, g.batches[high])]
+        if edge is not None:
+            return low, high, edge.result.tokens_per_second_per_chip, True
+    if last is None or low is None:
+        return None, high, Fraction(0), True
+    scale = Fraction(g.batches[-1], g.batches[low])
+    return low, high, last.result.tokens_per_second_per_chip * scale, scale == 1
+
+
+def _largest_meeting(
+    g: GridDeployment, search: _Search, t: Targets, low: int, high: int
+) -> list[Point]:
+    """The point of the largest batch of `g` meeting `t`, given that index `low` meets it
+    and `high` does not, and those below it with the same tokens/s per chip (the tie
+    rule may prefer them)."""
+    d, batches = g.deployment, g.batches
+    while high - low > 1:
+        mid = (low + high) // 2
+        p = search.point(d, batches[mid])
+        if p is not None and _meets(p, t):
+            low = mid
+        else:
+            high = mid
+    top = search.point(d, batches[low])
+    assert top is not None
+    out = [top]
+    rate = top.result.tokens_per_second_per_chip
+    for i in range(low - 1, -1, -1):
+        p = search.point(d, batches[i])
+        if p is None or p.result.tokens_per_second_per_chip != rate:
+            break
+        out.append(p)
+    return out
+
+
+def best(frontier: DeviceFrontier, targets: Targets, objective: Objective) -> Choice:
+    """The device's best point meeting `targets` by `objective`, and the binding target
+    (the rule is the module's). Cost and energy per token are a device's price and power
+    over its tokens/s per chip, so every objective ranks a device's points alike; they
+    differ in which devices have the figure at all."""
+    device, points = frontier.device, frontier.points
+    if frontier.problem is not None:
+        return Choice(device, None, False, None, frontier.problem)
+    if objective != "tokens-per-chip" and all(_figure(p, objective) is None for p in points):
+        what = "no price: give one with --price" if objective == "cost" else "no board power"
+        return Choice(device, None, False, None, what)
+    chosen = _best_of(frontier, targets, objective)
+    for target in targets.given():
+        relaxed = _best_of(frontier, targets.without(target), objective)
+        if relaxed is None:
+            continue
+        if chosen is None or _better(relaxed, chosen, objective):
+            return Choice(device, chosen, chosen is not None, target)
+    if chosen is not None:
+        return Choice(device, chosen, True, None)
+    free = _best_of(frontier, Targets(), objective)
+    binding = None
+    if free is not None:
+        binding = next(
+            (t for t in targets.given() if not _meets(free, _only(targets, t))),
+            None,
+        )
+    return Choice(device, None, False, binding)
+
+
+def _only(targets: Targets, target: Target) -> Targets:
+    """`targets` with `target` alone kept."""
+    out = targets
+    for other in TARGETS:
+        if other != target:
+            out = out.without(other)
+    return out
+
+
+# ---------------------------------------------------------------------- plan
+
+
+@dataclass(frozen=True)
+class PlanAnswer:
+    """`plan`'s answer: per device its best point (`choices`) and its frontier."""
+
+    model: str
+    precision: str
+    shape: RequestShape
+    targets: Targets
+    objective: Objective
+    choices: tuple[Choice, ...]
+    frontiers: tuple[DeviceFrontier, ...]
+    prices: dict[str, Fraction]  # the reader's, USD per chip-hour
+
+
+def plan(
+    engine: ModelEngine,
+    model_id: str,
+    shape: RequestShape,
+    devices: Sequence[str],
+    precision: str,
+    targets: Targets,
+    objective: Objective,
+    prices: dict[str, Fraction] | None = None,
+) -> PlanAnswer:
+    """Each device's frontier and its best point for the query."""
+    prices = dict(prices or {})
+    found = frontiers(engine, model_id, devices, precision, shape, prices)
+    choices = tuple(best(f, targets, objective) for f in found)
+    return PlanAnswer(model_id, precision, shape, targets, objective, choices, tuple(found), prices)
