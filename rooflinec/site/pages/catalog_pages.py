@@ -13,11 +13,11 @@ from rooflinec.formatting import format_number
 from rooflinec.site.escape import md
 from rooflinec.site.pages import reuse
 from rooflinec.site.pages.common import (
+    CHANGELOG_PAGE_BUDGET,
     MAX_MATRIX_CASES,
-    PER_CHANGELOG_PAGE,
     PER_COMPARISON_PAGE,
     GeneratedPage,
-    chunks_of,
+    chunks_by_size,
     level_name,
     records,
 )
@@ -161,6 +161,12 @@ def glossary_page(site: Site) -> GeneratedPage:
     return GeneratedPage(path, "Glossary", text, page.slots, page.assets)
 
 
+def _changelog_weight(entry: tuple[str, str, str, str, Any]) -> int:
+    """A changelog row's HTML, estimated: its change, its spec's name (the link's text
+    and, about as long, its address) and the cells around them (about 70 bytes)."""
+    return len(entry[4].change) + 2 * len(entry[2]) + 70
+
+
 def changelog_pages(site: Site) -> list[GeneratedPage]:
     """`changelog.md` (and `changelog-2.md`, ...): every spec version, newest first."""
     cat = site.catalog
@@ -185,5 +191,6 @@ def changelog_pages(site: Site) -> list[GeneratedPage]:
         ]
         return site.render("changelog.md.j2", page, rows=rows, pager=pager)
 
-    chunks = chunks_of(entries, PER_CHANGELOG_PAGE)
+    # Cut by the rows' text, not their number: a version's change can be a paragraph.
+    chunks = chunks_by_size(entries, _changelog_weight, CHANGELOG_PAGE_BUDGET)
     return split_pages(site, "changelog.md", chunks, lambda n: "Changelog", text)
