@@ -253,26 +253,28 @@ _Fragment = str
 
 class _Texts:
     """Texts that the rows of one write share, keyed by the identity of what they are
-    made from (the rows keep their plans and bounds alive, and a `_Texts` lives no
-    longer than the write that fills it from those rows).
+    made from (the rows keep their plans, bounds and fits alive, and a `_Texts` lives no
+    longer than the write that fills it from those rows) or by value.
 
     `heads`: a row's `plan` fields between its own fields, by the plan and indentation;
-    `steps`: each plan's steps' fragments and counts, by the plan and indentation;
-    `runs`: the texts of a step's `run` fields, by its bound and count; `fits`: a row's
-    member of a field of scope `fit`, by its fit. A device's bound of a run is one
-    object, shared by every row on that device that makes the run, so a step's numbers
-    are written once per device, kernel, shape and count.
+    `steps`: each plan's steps' fragments and run keys, by the plan and indentation;
+    `runs`: the texts of a step's `run` fields, by the value of its bound and of its
+    count and operations, so a step's numbers are written once per distinct run and
+    ceilings, whatever device or precision has them; `fits`: a row's member of a field of
+    scope `fit`, by its fit, field and indentation.
     """
 
     __slots__ = ("bounds", "collectives", "fits", "fragments", "heads", "runs", "steps")
 
     def __init__(self) -> None:
         self.heads: dict[tuple[int, str], tuple[str, ...]] = {}
-        self.steps: dict[tuple[int, str], tuple[tuple[_Fragment, ...], tuple[int, ...]]] = {}
+        self.steps: dict[
+            tuple[int, str], tuple[tuple[_Fragment, ...], tuple[tuple[int, int, int], ...]]
+        ] = {}
         # one step's fragment by its counts, precision and indentation: a step whose
         # shape names no degree has the same counts, so the same text, in every deployment
         self.fragments: dict[tuple[int, str, str], _Fragment] = {}
-        self.runs: dict[tuple[int, int], tuple[str, ...]] = {}
+        self.runs: dict[tuple[tuple[int, int, str], tuple[int, int, int]], tuple[str, ...]] = {}
         # a collective step's shared members, and its device's members per bound and count
         self.collectives: dict[int, str] = {}
         self.bounds: dict[tuple[int, int], str] = {}
@@ -370,11 +372,12 @@ def _step_lines(r: ModelResult, texts: _Texts, lead: str = "") -> list[str]:
     if shared is None:
         shared = texts.steps[id(r.plan), lead] = (
             tuple([_shared_fragment(e, lead, texts) for e in r.plan.steps]),
-            tuple([e.counts.count for e in r.plan.steps]),
+            tuple([_run_key(e) for e in r.plan.steps]),
         )
     fragments, counts = shared
     done = texts.runs
-    keys = list(zip(map(id, r.runs), counts, strict=True))
+    # By value: devices (and precisions) with the same ceilings bound a run alike.
+    keys = list(zip(r.runs, counts, strict=True))
     if not all(map(done.__contains__, keys)):
         runs = zip(keys, r.plan.steps, r.runs, strict=True)
         new = {key: (e, bound) for key, e, bound in runs if key not in done}
@@ -390,6 +393,13 @@ def _step_lines(r: ModelResult, texts: _Texts, lead: str = "") -> list[str]:
         for c, b in zip(r.plan.collectives, r.collective_bounds, strict=True)
     ]
     return [line for _, line in sorted(zip(positions, lines, strict=True))]
+
+
+def _run_key(e: PlanStep) -> tuple[int, int, int]:
+    """What a step's `run` fields read of it besides its bound: its count and operations
+    (as integers: a Fraction's hash is a modular inverse)."""
+    flops = e.counts.total_flops
+    return (e.counts.count, flops.numerator, flops.denominator)
 
 
 def _collective_line(c: CollectiveStep, b: CollectiveBound, texts: _Texts) -> str:
