@@ -137,8 +137,28 @@ def _remembering(base: Any) -> Any:
     """
     from jsonschema import validators
 
-    follow = base.VALIDATORS["$ref"]
+    plain = base.VALIDATORS["$ref"]
     valid: set[tuple[int, type, object]] = set()
+    # The target of each `$ref`, by the schema object that holds it: resolved once. The
+    # same reasoning (no `$id`, no `$dynamicRef`) makes the target the same every time;
+    # following it costs a model file's check more than validating what it points to.
+    targets: dict[tuple[int, str], Any] = {}
+
+    def follow(validator: Any, ref: str, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+        resolver = getattr(validator, "_resolver", None)
+        if resolver is None:  # a jsonschema without the referencing resolver
+            yield from plain(validator, ref, instance, schema)
+            return
+        key = (id(schema), ref)
+        target = targets.get(key)
+        if target is None:
+            try:
+                target = resolver.lookup(ref)
+            except Exception:  # unresolvable: jsonschema says so its own way
+                yield from plain(validator, ref, instance, schema)
+                return
+            targets[key] = target
+        yield from validator.descend(instance, target.contents, resolver=target.resolver)
 
     def ref(validator: Any, ref: str, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
         kind = type(instance)
