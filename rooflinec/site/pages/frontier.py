@@ -283,7 +283,7 @@ def frontier_page(site: Site, model: Model) -> GeneratedPage | None:
 def _frontier_page(site: Site, model: Model) -> GeneratedPage:
     path = frontier_path(model.id)
     page = Page(path, site)
-    found = site_frontiers(site)[model.id]
+    found = model_frontiers(site, model)  # kept per device: the same as site_frontiers'
     sections = [_section(site, page, model, request, entries) for request, entries in found.items()]
     text = site.render(
         "model_frontier.md.j2",
