@@ -48,7 +48,9 @@ the higher tokens/s per user, then the tie order above. The best point of a devi
 best among its points that meet every target (points off the frontier included: ttft and
 latency are not its axes). Tokens/s per user falls and ttft and latency rise with the
 batch, so in a pruned deployment the batches meeting the targets are the first ones: the
-largest of them is found by a binary search, evaluating the few batches it needs.
+largest of them is found by a binary search, evaluating the few batches it needs. With
+no target but the least tokens/s per user, the best point is on the frontier (a point
+beating it there would meet that target and beat it here), which is read alone.
 
 A target **binds** when dropping it alone gives a better answer: with a plan, a
 better point by the objective; without one, any point at all. The binding target is
@@ -697,6 +699,12 @@ def _best_of(frontier: DeviceFrontier, t: Targets, objective: Objective) -> Poin
         if best_point is None or _better(p, best_point, objective):
             best_point = p
 
+    if t.max_ttft is None and t.max_latency is None and t.max_chips is None:
+        # The best point is on the frontier: one that beats it there would beat it here
+        # too (at least its tokens/s per user, so it meets `t` as well).
+        for p in frontier.frontier:
+            consider(p)
+        return best_point
     for p in frontier.points:
         if p.deployment not in frontier.partial:
             consider(p)
