@@ -22,7 +22,7 @@ from rooflinec.site.pages.catalog_pages import comparison_pages
 from rooflinec.site.pages.frontier import (
     SHOWN_TARGETS,
     _frontier_page,
-    frontier_page,
+    frontier_pages,
     frontier_path,
     model_frontiers,
 )
@@ -68,9 +68,8 @@ def test_best_deployments_equal_plans_answer(site: Site, compiled: Compiled) -> 
     model = compiled.catalog.models[MODEL]
     devices = shown_devices(site, model)
     entries = model_frontiers(site, model)[REQUEST]
-    page = frontier_page(site, model)
-    assert page is not None
-    assert frontier_path(MODEL) == page.path
+    page = frontier_pages(site, model)[list(model.requests).index(REQUEST)]
+    assert frontier_path(MODEL, REQUEST) == page.path
     for i, target in enumerate(SHOWN_TARGETS):
         answer = _plan(devices, target, [f"{H100}=2.5USD/h"])
         assert devices == [p["device"] for p in answer["plans"]]
@@ -112,8 +111,7 @@ def _split(text: str) -> tuple[int, int, int, int]:
 def test_prices_are_labelled_and_energy_is_a_reference(site: Site, compiled: Compiled) -> None:
     """The reader's price shows as the reader's; a device without one shows "no quoted
     price"; J/token is labelled a reference figure at board power, not a bound."""
-    page = frontier_page(site, compiled.catalog.models[MODEL])
-    assert page is not None
+    page = frontier_pages(site, compiled.catalog.models[MODEL])[0]
     text = page.markdown
     h100 = next(line for line in text.splitlines() if line.startswith("| [NVIDIA H100 SXM]"))
     assert "(reader&#39;s price)" in h100 or "&#40;reader&#39;s price&#41;" in h100
@@ -126,11 +124,9 @@ def test_chart_is_vega_lite_with_the_per_user_slider(site: Site, compiled: Compi
     axes titled with their units, a `min_user_rate` param bound to a range input starting
     at 20, the best-point layer filtered by it, and a row per frontier point."""
     model = compiled.catalog.models[MODEL]
-    page = frontier_page(site, model)
-    assert page is not None
     entries = model_frontiers(site, model)
-    for request in model.requests:
-        spec = json.loads(page.assets[f"models/{MODEL}/frontier.frontier-{request}.vl.json"])
+    for request, page in zip(model.requests, frontier_pages(site, model), strict=True):
+        spec = json.loads(page.assets[f"models/{MODEL}/frontier-{request}.frontier.vl.json"])
         assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
         [param] = spec["params"]
         assert ("min_user_rate", 20, "range") == (
@@ -153,7 +149,7 @@ def test_spec_text_stays_inert(site: Site, compiled: Compiled) -> None:
     """A model name with Markdown and HTML in it is escaped on the frontier page."""
     model = compiled.catalog.models[MODEL]
     planted = replace(model, name="<script>x</script> [a](javascript:1) | b")
-    page = _frontier_page(site, planted)
+    page = _frontier_page(site, planted, REQUEST)
     assert "<script>" not in page.markdown
     assert "](javascript:" not in page.markdown
     assert "&lt;script&gt;" in page.markdown
@@ -164,8 +160,8 @@ def test_comparison_links_each_models_frontier(site: Site, compiled: Compiled) -
     page. (Every bundled model's frontier is worked out here.)"""
     first = comparison_pages(site)[0]
     for model in compiled.catalog.models.values():
-        assert f"(models/{model.id}/frontier.md)" in first.markdown
         for request in model.requests:
+            assert f"(models/{model.id}/frontier-{request}.md)" in first.markdown
             assert f"{model.name}, {request}".replace("(", "&#40;").replace(")", "&#41;") in (
                 first.markdown
             )

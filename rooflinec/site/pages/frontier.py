@@ -1,8 +1,9 @@
-"""The latency–throughput frontier on the site: a page per model, and the comparison's
-summary.
+"""The latency–throughput frontier on the site: a page per model and request shape, and
+the comparison's summary.
 
-`models/<id>/frontier.md` (the model page is near its size limit, as for the named
-deployments) shows, per named request shape of the model (`Model.requests`), the frontier
+`models/<id>/frontier-<request>.md` (the model page is near its size limit, as for the
+named deployments; one page per shape, as a shape's points alone can take half a page)
+shows, for a named request shape of the model (`Model.requests`), the frontier
 of tokens/s per user against tokens/s per chip on the devices the model page shows
 (`models.shown_devices`): a chart with a line per device and a slider for the per-user
 target, the frontier's points as a table, and the best deployment per device at 20 and
@@ -42,7 +43,7 @@ __all__ = [
     "BestRow",
     "FrontierEntry",
     "device_frontier_entry",
-    "frontier_page",
+    "frontier_pages",
     "frontier_path",
     "frontier_summary",
     "model_frontiers",
@@ -60,9 +61,10 @@ TARGET_NAMES = {
 }
 
 
-def frontier_path(model_id: str) -> str:
-    """The frontier page of a model, in the model's own folder."""
-    return f"models/{model_id}/frontier.md"
+def frontier_path(model_id: str, request: str) -> str:
+    """The frontier page of a model's request shape, in the model's own folder (one page
+    per shape: a shape's points table alone can take half a page's size)."""
+    return f"models/{model_id}/frontier-{request}.md"
 
 
 # --------------------------------------------------------------------------- one device
@@ -224,7 +226,7 @@ def _section(
     chart = None
     if rows:
         chart = charts.frontier_chart(
-            f"frontier-{request}",
+            "frontier",
             f"{model.name}, {request} ({shape.input:,} in, {shape.output:,} out): frontier",
             rows,
             [names[e.device] for e in entries if e.points],
@@ -259,44 +261,53 @@ def _section(
     }
 
 
-def frontier_page(site: Site, model: Model) -> GeneratedPage | None:
-    """`models/<id>/frontier.md`; None for a model that names no request shape. It reads
-    the shown devices' specs alone: a `serve` rebuild keeps it while they compare equal."""
-    if not model.requests:
-        return None
+def frontier_pages(site: Site, model: Model) -> list[GeneratedPage]:
+    """`models/<id>/frontier-<request>.md`, one per named request shape of `model`. Each
+    reads the shown devices' specs alone: a `serve` rebuild keeps it while they (and the
+    reader's prices for them) compare equal."""
     from rooflinec.site.pages.models import shown_devices
 
     devices = tuple(shown_devices(site, model))
     prices = tuple(site.prices.get(d) for d in devices)
-    return for_devices(
-        site,
-        "frontier page",
-        model.id,
-        devices,
-        _frontier_page,
-        site,
-        model,
-        extra=(devices, prices),
-    )
+    return [
+        for_devices(
+            site,
+            "frontier page",
+            f"{model.id}/{request}",
+            devices,
+            _frontier_page,
+            site,
+            model,
+            request,
+            extra=(devices, prices),
+        )
+        for request in model.requests
+    ]
 
 
-def _frontier_page(site: Site, model: Model) -> GeneratedPage:
-    path = frontier_path(model.id)
+def _frontier_page(site: Site, model: Model, request: str) -> GeneratedPage:
+    path = frontier_path(model.id, request)
     page = Page(path, site)
     found = model_frontiers(site, model)  # kept per device: the same as site_frontiers'
-    sections = [_section(site, page, model, request, entries) for request, entries in found.items()]
+    others = [
+        page.link(other, frontier_path(model.id, other))
+        for other in model.requests
+        if other != request
+    ]
     text = site.render(
         "model_frontier.md.j2",
         page,
         model=model,
         model_link=page.link(model.name, f"models/{model.id}.md"),
         precision=site.catalog.precisions[model.precision],
-        sections=sections,
+        s=_section(site, page, model, request, found[request]),
+        others=others,
         energy=ENERGY_NOTE,
         reader=READER,
         method=page.method_link("method note"),
     )
-    return GeneratedPage(path, f"{model.name}: frontier", text, page.slots, page.assets)
+    title = f"{model.name}: frontier, {request}"
+    return GeneratedPage(path, title, text, page.slots, page.assets)
 
 
 # --------------------------------------------------------------------------- comparison
@@ -311,7 +322,9 @@ def frontier_summary(site: Site, page: Page) -> list[Markup]:
     for model_id, by_request in site_frontiers(site).items():
         model = cat.models[model_id]
         for request, entries in by_request.items():
-            cells: list[Any] = [page.link(f"{model.name}, {request}", frontier_path(model_id))]
+            cells: list[Any] = [
+                page.link(f"{model.name}, {request}", frontier_path(model_id, request))
+            ]
             for i, target in enumerate(SHOWN_TARGETS):
                 top = _top(entries, i)
                 if top is None:
