@@ -193,6 +193,9 @@ def test_a_window_falls_back_to_one_by_one(tmp_path: Path) -> None:
     assert expected == found.total
     # Past the window every pass is the same
     assert found.pieces[-1].total == found.pieces[-2].total
+    # More passes than are evaluated one by one: refused, not a hang
+    with pytest.raises(DeploymentError, match="more than the 65,536 evaluated one by one"):
+        decode_sum(engine, model, figures, "bf16", ONE_CHIP, 4, RequestShape(8000, 70_000))
 
 
 # --- the request ------------------------------------------------------------------------------

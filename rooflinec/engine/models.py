@@ -772,6 +772,7 @@ class ModelEngine:
         self._devices: dict[str, _DeviceBounds] = {}
         self.memory = MemoryEngine(catalog)
         self._values: dict[tuple[str, Phase, Deployment], _StepValues] = {}
+        self._point_tokens: dict[tuple[str, RunPoint, Deployment], int] = {}
         self._problems: dict[tuple[str, Deployment], str | None] = {}
         self._links: dict[str, dict[str, Link]] = {}
         self._spans: dict[tuple[str, Deployment], list[tuple[str, int]]] = {}
@@ -1208,12 +1209,19 @@ class ModelEngine:
             time_overlapped=overlapped,
         )
 
-    @staticmethod
-    def _tokens(model: Model, phase: Phase, deployment: Deployment) -> int:
+    def _tokens(self, model: Model, phase: Phase, deployment: Deployment) -> int:
         """The tokens a pass yields: the built model's for a named phase, else `tokens`
         evaluated at the point (a whole number for every bundled model's `b*s`)."""
         if isinstance(phase, str):
             return model.tokens_by_phase[phase]
+        key = (model.id, phase, deployment)
+        hit = self._point_tokens.get(key)
+        if hit is None:
+            hit = self._point_tokens[key] = self._point_tokens_of(model, phase, deployment)
+        return hit
+
+    @staticmethod
+    def _point_tokens_of(model: Model, phase: RunPoint, deployment: Deployment) -> int:
         at = {**model.parameters, **phase.variables(), **deployment.variables()}
         try:
             tokens = model.tokens.evaluate(at)

@@ -23,7 +23,7 @@ exact either way, and a test checks that both agree.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import pairwise
 from typing import TYPE_CHECKING
@@ -57,6 +57,9 @@ __all__ = [
 #: The run variable the decode passes vary.
 KEYS = "L"
 _ZERO = Fraction(0)
+#: The most decode passes evaluated one by one (where the closed form does not apply):
+#: more would take minutes, not the milliseconds a command line answers in.
+MAX_ONE_BY_ONE = 1 << 16
 _SECONDS_PER_HOUR = 3600
 _MILLION = 10**6
 
@@ -328,6 +331,12 @@ def decode_sum(
         return DecodeSum(_ZERO, (), True)
     steps = _varying_steps(engine, model, precision, deployment, batch) if closed else None
     if steps is None:
+        if last - first + 1 > MAX_ONE_BY_ONE:
+            raise DeploymentError(
+                f"model '{model.id}': its decode passes are not a polynomial in L, and"
+                f" {last - first + 1:,} of them are more than the {MAX_ONE_BY_ONE:,}"
+                " evaluated one by one"
+            )
         return _one_by_one(engine, model, figures, precision, deployment, batch, first, last)
     # The first pass through the engine: it checks the deployment's shapes, and gives the
     # time of every step that does not vary with L and of the collectives.
@@ -427,7 +436,8 @@ def request_fit(
 ) -> MemoryFit | None:
     """The ledger at the request's peak: the one of its two ends that fits worse (the
     prefill's activations at L = input; the last pass's keys at L = input + output - 1),
-    the prefill's on a tie; None without a ledger (or a capacity)."""
+    the prefill's on a tie, with the chips both ends fit on when neither fits; None
+    without a ledger."""
     if device not in engine.catalog.devices:
         return None
     memory = engine.memory
@@ -438,7 +448,13 @@ def request_fit(
     if any(f is None for f in fits):
         return None
     found = [f for f in fits if f is not None]
-    return max(found, key=lambda f: f.ledger.total)
+    worst = max(found, key=lambda f: f.ledger.total)
+    short = [f.needs_chips for f in found if f.fits is False]
+    if len(short) < 2:
+        return worst
+    # Both ends short: the chips both fit on (None when one fits on none tried)
+    needs = None if None in short else max(n for n in short if n is not None)
+    return replace(worst, needs_chips=needs)
 
 
 def evaluate_request(
@@ -455,7 +471,8 @@ def evaluate_request(
     (`price`: the reader's USD per chip-hour, in place of the device's quoted one).
 
     Raises `DeploymentError` when the model or the device cannot run the deployment (or a
-    pass's shapes are not whole numbers), `ValueError` for a batch below 1 or a
+    pass's shapes are not whole numbers, or more than `MAX_ONE_BY_ONE` decode passes are
+    not a polynomial in L), `ValueError` for a batch below 1 or a
     precision the device has no peak for, `KeyError` for an unknown model or device."""
     if type(batch) is not int or batch < 1:
         raise ValueError(f"batch = {batch!r}: a batch has 1 request or more")
