@@ -331,9 +331,10 @@ def frontier_summary(site: Site, page: Page) -> list[Markup]:
                     cells.append(f"none meets {target} tokens/s per user")
                     continue
                 e, row = top
+                chips = row.cells[0] + (" chip" if row.cells[0] == "1" else " chips")
                 cells.append(
-                    Markup("{} ({} tokens/s per chip, {} chips)").format(
-                        page.device_link(e.device), md(row.cells[3]), md(row.cells[0])
+                    Markup("{} ({} tokens/s per chip, {})").format(
+                        page.device_link(e.device), md(row.cells[3]), md(chips)
                     )
                 )
             lines.append(md_row(cells))
