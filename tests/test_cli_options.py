@@ -22,6 +22,7 @@ def test_the_table_lists_every_command_once_in_help_order() -> None:
         "report",
         "import",
         "solve",
+        "plan",
         "diff",
         "publish",
         "export",

@@ -215,3 +215,29 @@ def test_scaling_book_weights_dominate_at_batch_1(with_13b: Compiled, tmp_path: 
     )
     assert r.itl is not None
     assert r.itl >= Fraction(26 * 10**9, 8 * 819 * 10**9)
+
+
+def test_a_pass_the_engine_refuses_is_named_not_fatal(bundled: Compiled) -> None:
+    """A point whose passes the engine refuses (`DeploymentError`) is left out and listed
+    among the skipped with its batch and reason; the other points still make a frontier."""
+    from rooflinec.engine.models import DeploymentError
+
+    def refusing(*args: object) -> object:
+        batch = args[5]
+        if batch == 2:
+            raise DeploymentError("refused for the test")
+        return evaluate_request(*args)  # type: ignore[arg-type]
+
+    engine = bundled.model_engine
+    found = device_frontier(
+        engine,
+        "llama-3-8b",
+        "amd-mi300x",
+        "bf16",
+        SHAPE,
+        evaluate=refusing,  # type: ignore[arg-type]
+    )
+    assert found.frontier
+    assert all(p.result.batch != 2 for p in found.points)
+    reasons = [s.reason for s in found.skipped]
+    assert "batch 2: refused for the test" in reasons

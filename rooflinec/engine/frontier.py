@@ -22,14 +22,18 @@ the answer:
   is the same at every `dp` (tokens/s per chip, cost and energy per token divide the
   replicas out), so only the fewest chips, lcm(tp, ep) × pp, are evaluated: the others
   are exactly equal points with more chips, which the tie rule below never picks.
-- Within a deployment, a larger batch has no more tokens/s per user (no pass gets faster
-  with more sequences) and no fewer tokens/s per chip. So the points of the batches
-  between two evaluated ones lie below the lower batch's tokens/s per user and the upper
-  batch's tokens/s per chip; when an evaluated point is at least as good on both and
-  better on one, none of them can be on the frontier and they are not evaluated. The
-  ends of every deployment are evaluated first, then the middle batch of each span that
-  is not ruled out so, in turn. Each evaluated triple is checked to be so ordered
-  (exactly); a deployment where it is not has every batch evaluated.
+- Within a deployment, a larger batch has no more tokens/s per user and no shorter ttft
+  or latency (no pass gets faster with more sequences: the counts grow with `b`), and is
+  taken to have no fewer tokens/s per chip. So the batches between two evaluated ones lie
+  below the lower one's tokens/s per user and the upper one's tokens/s per chip, and a
+  batch above an evaluated one below its tokens/s per user and its tokens/s per chip
+  times the batches' ratio (the latency does not fall). When an evaluated point is at
+  least as good as such a corner on both axes and better on one, no batch within can be
+  on the frontier and none is evaluated. The first batch of every deployment is
+  evaluated, then deployment by deployment (the highest bound first) its largest batch
+  and the middle batch of each span not ruled out, in turn. Every evaluated triple is
+  checked to be so ordered, exactly; a deployment where one is not (a `ceil` in a shape
+  can make the rate per chip dip) has every batch evaluated.
 
 **The frontier** is the Pareto set of the points by (tokens/s per user, tokens/s per
 chip), both maximised. Dominance is decided on floats, and exactly (`Fraction`) where
@@ -48,7 +52,9 @@ the higher tokens/s per user, then the tie order above. The best point of a devi
 best among its points that meet every target (points off the frontier included: ttft and
 latency are not its axes). Tokens/s per user falls and ttft and latency rise with the
 batch, so in a pruned deployment the batches meeting the targets are the first ones: the
-largest of them is found by a binary search, evaluating the few batches it needs. With
+largest of them is found by a binary search, evaluating the few batches it needs, and
+deployments are searched best bound first, until the best bound left is below the best
+point found. With
 no target but the least tokens/s per user, the best point is on the frontier (a point
 beating it there would meet that target and beat it here), which is read alone.
 
@@ -73,6 +79,7 @@ import numpy as np
 
 from rooflinec.catalog import Deployment
 from rooflinec.engine.memory import LedgerTerms, device_capacity, evaluate_fit, ledger_terms
+from rooflinec.engine.models import DeploymentError
 
 if TYPE_CHECKING:
     from rooflinec.catalog import Model
@@ -387,6 +394,7 @@ class _Search:
         self.shape, self.price, self.run = shape, price, run
         self.found: dict[tuple[Deployment, int], Point | None] = {}
         self.order: list[Point] = []  # every point evaluated, in the order it was
+        self.errors: list[Skip] = []  # points the engine could not evaluate, and why
 
     def point(self, deployment: Deployment, batch: int) -> Point | None:
         """The point of (deployment, batch); None where it does not fit (never on the
@@ -395,7 +403,14 @@ class _Search:
         if key in self.found:
             return self.found[key]
         engine, model_id, device, precision = self.args
-        r = self.run(engine, model_id, device, precision, deployment, batch, self.shape, self.price)
+        try:
+            r = self.run(
+                engine, model_id, device, precision, deployment, batch, self.shape, self.price
+            )
+        except DeploymentError as exc:  # a pass the engine cannot evaluate: said, not hidden
+            self.errors.append(Skip(deployment, f"batch {batch}: {exc.message}"))
+            self.found[key] = None
+            return None
         found = None
         if r.fits is not False and r.tokens_per_second_per_user is not None:
             found = Point(
@@ -540,7 +555,7 @@ def device_frontier(
         device,
         tuple(points),
         tuple(points[i] for i in order),
-        tuple(skipped),
+        (*skipped, *search.errors),
         problem,
         tuple(found),
         partial,
