@@ -27,6 +27,7 @@ DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "b-linear": ("time per cell, 1M vs 100k cells", "<= 1.25x (linear)"),
     "c-site": ("site of the bundled catalog vs plain mkdocs", "<= 1.2x"),
     "c-crossovers": ("crossover tables' share of the bundled site build", "<= 0.2x"),
+    "c-frontier": ("the models' frontiers' share of the bundled site build", "<= 0.15x"),
     "c-200-time": ("build the site of a 200-device synthetic catalog", "< 1.0x (60 s)"),
     "c-200-pages": ("largest page of that site", "<= 1.0x (50 KB)"),
     "d-serve": ("serve: edit a device spec until its page shows it", "< 1.0x (2 s)"),

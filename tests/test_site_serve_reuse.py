@@ -39,7 +39,11 @@ KINDS = {
     "results",
     "results.csv lines",
 }
-BY_MODEL = {"model page", "deployments page"}  # kept per model, from the devices they read
+BY_MODEL = {
+    "model page",
+    "deployments page",
+    "frontier page",
+}  # kept per model, from the devices they read
 
 pytest.importorskip("mkdocs")
 
@@ -168,6 +172,14 @@ def test_an_edit_to_a_shown_device_remakes_the_model_pages(tmp_path: Path) -> No
     assert {d for k, d in made if k == "model page"} == models
     assert not any(k == "model page" for k, _ in reused)
     assert page.read_bytes() != before  # its passes on the device are faster
+    # The frontiers: amd-mi355x's alone are worked out again, the other shown devices'
+    # are reused, and every model's frontier pages (one per request shape) are made again.
+    shown = {d for k, d in reused | made if k == "frontier"}
+    assert "amd-mi355x" in shown
+    assert {d for k, d in made if k == "frontier"} == {"amd-mi355x"}
+    assert {d for k, d in reused if k == "frontier"} == shown - {"amd-mi355x"}
+    assert {d.partition("/")[0] for k, d in made if k == "frontier page"} == models
+    assert not any(k == "frontier page" for k, _ in reused)
     assert _differ(served, _clean_build(tmp_path, specs)) == []
 
 

@@ -13,6 +13,8 @@ The charts:
 - `kernel_chart`: one kernel's cases, the attainable rate on every device.
 - `model_steps_chart`: a model's pass as a stacked bar per device, a segment per step.
 - `tokens_chart`: tokens per second of one model's phase per device, picked in the page.
+- `frontier_chart`: a model's latency–throughput frontier for one request shape, a line
+  per device; a slider sets the per-user target and marks each device's best point there.
 
 A model page also reuses `device_roofline` with its steps as the markers (`labels`).
 
@@ -58,6 +60,7 @@ __all__ = [
     "comparison_chart",
     "device_roofline",
     "featured_devices",
+    "frontier_chart",
     "kernel_chart",
     "model_steps_chart",
     "render_svg",
@@ -118,6 +121,8 @@ class Chart:
     # live view fetches the downloadable `.vl.json` instead, and the static SVG stays
     # where fetching is not possible (a page opened from disk).
     inline: bool = True
+    # The caption's hint on what the chart's inputs do; None: the roofline's sliders.
+    hint: str | None = None
 
 
 def chart_precision(catalog: Catalog, wanted: str = DEFAULT_CHART_PRECISION) -> str:
@@ -1079,6 +1084,108 @@ def tokens_chart(
         "in the table below the chart."
     )
     return Chart("tokens", "Tokens per second on each device", description, spec, inline=False)
+
+
+#: The per-user target the frontier chart's slider starts at (tokens/s per user).
+FRONTIER_TARGET = 20
+
+
+def frontier_chart(
+    name: str, title: str, rows: Sequence[dict[str, Any]], devices: Sequence[str]
+) -> Chart:
+    """A model's frontier for one request shape: a line per device (`devices`, their
+    names in order), x = tokens/s per user, y = tokens/s per chip, both on log scales.
+
+    `rows` are `{"device", "user", "chip", "deployment", "batch", "user_label",
+    "chip_label"}`, the frontier's points (rates as floats, labels as the page prints
+    them). A slider (`min_user_rate`, a param bound to a range input) sets the per-user
+    target: a rule marks it and each device's best point there (the most tokens/s per
+    chip among its points at or above the target, as `plan --min-user-rate` answers) is
+    drawn large. Fetched, not inlined: its rows grow with the devices (the table beside
+    it holds them too)."""
+    users = [float(row["user"]) for row in rows] or [1.0]
+    chips = [float(row["chip"]) for row in rows] or [1.0]
+    x_domain = (_decade_floor(min(users)), _decade_ceil(max(users) * 1.01))
+    y_domain = (_decade_floor(min(chips)), _decade_ceil(max(chips) * 1.01))
+    top = max(FRONTIER_TARGET + 1, math.ceil(max(users)))
+    slider = Slider("min_user_rate", FRONTIER_TARGET, 1, top, 1, "tokens/s per user at least ")
+    colour = _field(
+        "device:N",
+        sort=list(devices),
+        scale={"range": list(COMPARISON_PALETTE)},
+        legend={"title": "Device", "orient": "bottom", "columns": 2, "labelLimit": 240},
+    )
+    x = _log_field("user:Q", x_domain, "Tokens/s per user (1/itl), an upper bound", "~s", grid=True)
+    y = _log_field("chip:Q", y_domain, "Tokens/s per chip, an upper bound", "~s", grid=True)
+    tips = _tooltips(
+        [
+            ("device:N", "device"),
+            ("deployment:N", "chips (split)"),
+            ("batch:Q", "batch"),
+            ("user_label:N", "tokens/s per user"),
+            ("chip_label:N", "tokens/s per chip"),
+        ]
+    )
+    best = [
+        {"filter": "datum.user >= min_user_rate"},
+        {"joinaggregate": [{"op": "max", "field": "chip", "as": "top"}], "groupby": ["device"]},
+        {"filter": "datum.chip === datum.top"},
+    ]
+    spec = {
+        "$schema": VEGA_LITE_SCHEMA,
+        "data": {"name": "frontier"},
+        "params": [slider.spec()],
+        "layer": [
+            {
+                "mark": {"type": "line", "point": True, "interpolate": "linear"},
+                "encoding": {
+                    "x": x,
+                    "y": y,
+                    "color": colour,
+                    "order": _field("user:Q"),
+                    "tooltip": tips,
+                },
+            },
+            {
+                "transform": best,
+                "mark": {
+                    "type": "point",
+                    "shape": "diamond",
+                    "filled": True,
+                    "size": 160,
+                    "opacity": 1,
+                    "stroke": "black",
+                },
+                "encoding": {"x": x, "y": y, "color": colour, "tooltip": tips},
+            },
+            {
+                "transform": [
+                    {"aggregate": [{"op": "count", "as": "points"}]},
+                    {"calculate": "min_user_rate", "as": "target"},
+                ],
+                "mark": {"type": "rule", "strokeDash": [4, 3], "color": "#555555"},
+                "encoding": {"x": {**x, "field": "target"}},
+            },
+        ],
+        "width": WIDTH - 120,
+        "height": HEIGHT - 60,
+        "title": _title(title),
+        "background": "white",
+        "config": {"view": dict(_VIEW_CONFIG)},
+        "datasets": {"frontier": [dict(row) for row in rows]},
+    }
+    description = (
+        f"Line chart of {title}: tokens per second per chip against tokens per second per "
+        f"user, on log scales, one line per device ({len(devices)}); a dashed rule at the "
+        f"per-user target ({FRONTIER_TARGET} tokens/s per user unless the slider moves it) and "
+        "a diamond on each device's best point at that target. The same data is in the "
+        "table below the chart."
+    )
+    hint = (
+        "Hover a point for its values; the slider below the chart moves the per-user target "
+        "and the diamonds to each device's best point there (it needs JavaScript)."
+    )
+    return Chart(name, title, description, spec, inline=False, hint=hint)
 
 
 # --------------------------------------------------------------------------- rendering

@@ -21,6 +21,7 @@ from rooflinec.site.pages.common import (
     level_name,
     records,
 )
+from rooflinec.site.pages.frontier import frontier_summary
 from rooflinec.site.pages.grouping import group_by_vendor
 from rooflinec.site.pages.model import Page, split_pages
 
@@ -85,6 +86,7 @@ def comparison_pages(site: Site) -> list[GeneratedPage]:
             total=len(cat.devices),
             pager=pager,
             vendor_links=groups.links(page, "comparison.md"),
+            frontiers=frontier_summary(site, page) if n == 1 else [],
         )
 
     return split_pages(site, "comparison.md", groups.chunks, lambda n: "Comparison", text)

@@ -10,6 +10,7 @@ from rooflinec.site.pages.changes import changes_pages
 from rooflinec.site.pages.common import GeneratedPage
 from rooflinec.site.pages.deployments import deployments_page
 from rooflinec.site.pages.devices import device_index, device_page
+from rooflinec.site.pages.frontier import frontier_pages
 from rooflinec.site.pages.kernels import kernel_index, kernel_page
 from rooflinec.site.pages.methods import method_models_page, method_page
 from rooflinec.site.pages.models import model_index, model_page, tokens_pages
@@ -32,6 +33,7 @@ def pages(site: Site) -> list[GeneratedPage]:
     out += model_index(site)
     out += [model_page(site, m) for m in catalog.models.values()]
     out += [p for m in catalog.models.values() if (p := deployments_page(site, m))]
+    out += [p for m in catalog.models.values() for p in frontier_pages(site, m)]
     out += tokens_pages(site)
     out += comparison_pages(site)
     out += [method_page(site, m) for m in catalog.methods.values()]

@@ -47,6 +47,10 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 FEATURED_DEVICE = "nvidia-h100-sxm"
+ROOFLINE_HINT = (
+    "Hover a point for its values; the sliders below the chart scale the ceilings (they need "
+    "JavaScript)."
+)
 
 
 @dataclass(frozen=True)
@@ -305,8 +309,7 @@ class Page:
             f' width="{width}" height="{height}"></div>'
             f"{script}"
             f"<figcaption>{attr(chart.title)}. "
-            '<span class="rooflinec-hint">Hover a point for its values; the sliders below the '
-            "chart scale the ceilings (they need JavaScript).</span> "
+            f'<span class="rooflinec-hint">{attr(chart.hint or ROOFLINE_HINT)}</span> '
             f'Download: <a href="{attr(base)}.vl.json" download>Vega-Lite JSON</a> · '
             f'<a href="{attr(base)}.svg" download>SVG</a>.</figcaption></figure>'
         )

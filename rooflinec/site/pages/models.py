@@ -36,6 +36,7 @@ from rooflinec.site.pages.common import (
     tokens_text,
 )
 from rooflinec.site.pages.deployments import deployment_rows
+from rooflinec.site.pages.frontier import frontier_path
 from rooflinec.site.pages.model import Page, split_pages
 from rooflinec.site.pages.parts import sources_context
 from rooflinec.site.pages.reuse import device_memo, for_devices, model_rows
@@ -263,6 +264,7 @@ def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> 
         measured=measured,
         memory=memory,
         deployments=deployments,
+        frontiers=[page.link(r, frontier_path(model.id, r)) for r in model.requests],
         csv=f"{model.id}.csv",
         tokens=page.href(TOKENS_PAGE),
         sources=sources_context(site, page, model.id, model.sources, f"{path}#source-"),
