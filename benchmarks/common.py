@@ -36,6 +36,7 @@ DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "e-models-tp": ("model rows at tp 1, 2, 4, 8 vs as many rows at tp 1, per row", "<= 1.5x"),
     "e-plan-time": ("plan of one model over every device, cold process", "<= 1.0x (2 s)"),
     "e-plan-grid": ("plan's search vs the same grid evaluated pass by pass", "<= 0.1x"),
+    "e-frontier-all": ("frontiers of every bundled model on every device", "<= 1.0x (1.5 s)"),
     "f-csv": ("YAML to CSV, 1M rows, vs ruamel.yaml + numpy + pyarrow", "<= 1.5x"),
     "f-parquet": ("YAML to Parquet vs YAML to CSV, 1M rows", "<= 1.0x"),
     "f-grid-memory": ("peak memory, grid of 10.6M rows to Parquet", "<= 1.0x (2 GB)"),

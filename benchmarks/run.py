@@ -163,6 +163,9 @@ def run_e(size: Size, work: Path, record: Record) -> None:
     shape = (1024, 1024) if size.check_warmup else (128, 8)
     record(plan_bench.measure_time(bundled_specs_dir(), size.check_repeat, shape))
     record(plan_bench.measure_grid(bundled_specs_dir(), shape, 8 if size.check_warmup else 2))
+    # The smoke size on a few devices: the whole catalog takes a while until it is fast.
+    repeat, limit = (3, None) if size.check_warmup else (1, 4)
+    record(plan_bench.measure_all(bundled_specs_dir(), shape, repeat, limit))
 
 
 def run_f(size: Size, work: Path, record: Record) -> None:

@@ -376,3 +376,24 @@ def test_energy_formulas() -> None:
     power: 8 chips at 700 W making 5,600 tokens/s make 1,000 tokens/s per kW."""
     assert Fraction(700 * 8 * 2, 1000) == joules_per_token(Fraction(700), 8, Fraction(2), 1000)
     assert Fraction(1000) == tokens_per_second_per_kw(Fraction(5600), Fraction(700), 8)
+
+
+_COEFFS = st.lists(
+    st.fractions(min_value=-1000, max_value=1000, max_denominator=50), max_size=4
+).map(lambda cs: tuple(cs))
+
+
+@given(_COEFFS, _COEFFS, st.sampled_from([1, -1, 0, 3, Fraction(-7, 3), Fraction(5, 11)]))
+def test_polynomial_sum_is_the_coefficientwise_sum(
+    p: tuple[Fraction, ...], q: tuple[Fraction, ...], scale: Fraction | int
+) -> None:
+    """The decode sum's p + scale·q (its shortcuts for a sum, a difference and a scaled
+    ceiling) equals the coefficient-wise definition, trailing zeros trimmed."""
+    from rooflinec.engine.requests import _add
+    from rooflinec.engine.solve_poly import trim
+
+    n = max(len(p), len(q))
+    padded_p = [*p, *[Fraction(0)] * (n - len(p))]
+    padded_q = [*q, *[Fraction(0)] * (n - len(q))]
+    expected = trim([a + scale * b for a, b in zip(padded_p, padded_q, strict=True)])
+    assert expected == _add(trim(p), trim(q), scale)

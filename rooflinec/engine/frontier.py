@@ -395,6 +395,9 @@ class _Search:
         self.found: dict[tuple[Deployment, int], Point | None] = {}
         self.order: list[Point] = []  # every point evaluated, in the order it was
         self.errors: list[Skip] = []  # points the engine could not evaluate, and why
+        # The points' axes as floats, in `order`, grown by doubling: `dominated` reads
+        # them at every deployment, and rebuilding them there made the search quadratic.
+        self._axes = np.empty((2, 64), dtype=np.float64)
 
     def point(self, deployment: Deployment, batch: int) -> Point | None:
         """The point of (deployment, batch); None where it does not fit (never on the
@@ -416,6 +419,10 @@ class _Search:
             found = Point(
                 r, float(r.tokens_per_second_per_user), float(r.tokens_per_second_per_chip)
             )
+            n = len(self.order)
+            if n == self._axes.shape[1]:
+                self._axes = np.concatenate((self._axes, np.empty_like(self._axes)), axis=1)
+            self._axes[0, n], self._axes[1, n] = found.user_rate, found.chip_rate
             self.order.append(found)
         self.found[key] = found
         return found
@@ -425,8 +432,7 @@ class _Search:
         The points' floats are correctly rounded, so a float below the corner's rules a
         point out; the few left are compared exactly."""
         points = self.order
-        us = np.fromiter((p.user_rate for p in points), np.float64, len(points))
-        cs = np.fromiter((p.chip_rate for p in points), np.float64, len(points))
+        us, cs = self._axes[0, : len(points)], self._axes[1, : len(points)]
         for i in np.flatnonzero((us >= float(user)) & (cs >= float(chip))).tolist():
             r = points[i].result
             u, c = r.tokens_per_second_per_user, r.tokens_per_second_per_chip

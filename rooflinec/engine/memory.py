@@ -123,7 +123,12 @@ def activation_rule(
 
 def _at(formula: Formula, scope: dict[str, int | Fraction]) -> int:
     """A shape formula's whole value (the same formula over the same values, once)."""
-    return _shape_value(formula, tuple((n, scope[n]) for n in sorted(formula.symbols)))
+    return _shape_value(formula, tuple((n, scope[n]) for n in _sorted_names(formula)))
+
+
+@lru_cache(maxsize=1 << 12)
+def _sorted_names(formula: Formula) -> tuple[str, ...]:
+    return tuple(sorted(formula.symbols))
 
 
 @lru_cache(maxsize=1 << 14)

@@ -772,6 +772,15 @@ class ModelEngine:
         self._devices: dict[str, _DeviceBounds] = {}
         self.memory = MemoryEngine(catalog)
         self._values: dict[tuple[str, Phase, Deployment], _StepValues] = {}
+        # A step's shape and count at run points, by the values of the symbols it names:
+        # a step that names no run variable (a projection's N and K, its count) has the
+        # same at every batch and length, and one that names no degree, at every
+        # deployment alike.
+        self._step_at: dict[tuple[object, ...], tuple[dict[str, int], int]] = {}
+        self._step_names: dict[tuple[str, int], tuple[str, ...]] = {}
+        # A step's counts by its run (`_runs`' key) and its count: the same object for
+        # every phase and deployment that runs that step alike
+        self._counts_of: dict[tuple[object, ...], _Counts] = {}
         self._point_tokens: dict[tuple[str, RunPoint, Deployment], int] = {}
         self._problems: dict[tuple[str, Deployment], str | None] = {}
         self._links: dict[str, dict[str, Link]] = {}
@@ -876,7 +885,10 @@ class ModelEngine:
         if hit is None:
             if isinstance(phase, RunPoint):
                 at = {**model.parameters, **phase.variables(), **deployment.variables()}
-                hit = tuple(self._evaluated(model, s, str(phase), at) for s in model.steps)
+                hit = tuple(
+                    self._evaluated_at(model, i, s, str(phase), at)
+                    for i, s in enumerate(model.steps)
+                )
             elif deployment == ONE_CHIP:
                 hit = tuple((s.shapes[phase], s.counts[phase]) for s in model.steps)
             else:
@@ -901,6 +913,26 @@ class ModelEngine:
             step = model.steps[index]
             names = step.count.symbols.union(*(f.symbols for f in step.shape.values()))
             hit = self._free[key] = not names & _SPLIT_NAMES
+        return hit
+
+    def _evaluated_at(
+        self, model: Model, index: int, step: ModelStep, phase: str, variables: dict[str, int]
+    ) -> tuple[dict[str, int], int]:
+        """`_evaluated` at a run point, once per distinct value of the symbols the step
+        names (the same formulas over the same values give the same whole numbers; a
+        step that fails is evaluated again each time, so its error names its own
+        phase)."""
+        names = self._step_names.get((model.id, index))
+        if names is None:
+            symbols = step.count.symbols.union(*(f.symbols for f in step.shape.values()))
+            names = self._step_names[(model.id, index)] = tuple(sorted(symbols))
+        if any(n not in variables for n in names):
+            return self._evaluated(model, step, phase, variables)  # says which is missing
+        key = (model.id, index, *(variables[n] for n in names))
+        hit = self._step_at.get(key)
+        if hit is None:
+            hit = self._evaluated(model, step, phase, variables)
+            self._step_at[key] = hit
         return hit
 
     def _evaluated(
@@ -1362,17 +1394,21 @@ class ModelEngine:
                     run,
                 )
             flops, traffic, intensity, run = one
-            hit = self._counts[key] = _Counts(
-                flops,
-                traffic,
-                intensity,
-                count,
-                flops * count,
-                {lv: b * count for lv, b in traffic.items()},
-                (run[0], run[1]),
-                run[2],
-                run,
-            )
+            shared = (model.id, index, same, count)  # one step: the writers key on it
+            hit = self._counts_of.get(shared)
+            if hit is None:
+                hit = self._counts_of[shared] = _Counts(
+                    flops,
+                    traffic,
+                    intensity,
+                    count,
+                    flops * count,
+                    {lv: b * count for lv, b in traffic.items()},
+                    (run[0], run[1]),
+                    run[2],
+                    run,
+                )
+            self._counts[key] = hit
         return hit
 
     # ------------------------------------------------------------------ checks

@@ -194,6 +194,16 @@ def _horner(poly: Poly, x: int) -> Fraction:
 
 def _add(p: Poly, q: Poly, scale: Fraction | int = 1) -> Poly:
     """p + scale·q."""
+    if scale == 1:  # a sum: no product per coefficient
+        short, long_ = (p, q) if len(p) <= len(q) else (q, p)
+        return trim([a + b for a, b in zip(short, long_, strict=False)] + list(long_[len(short) :]))
+    if scale == -1:
+        n = max(len(p), len(q))
+        return trim(
+            [(p[i] if i < len(p) else _ZERO) - (q[i] if i < len(q) else _ZERO) for i in range(n)]
+        )
+    if not p:  # a ceiling: one product per coefficient, no sum with zero
+        return trim([scale * c for c in q])
     n = max(len(p), len(q))
     return trim(
         [
