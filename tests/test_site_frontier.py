@@ -45,7 +45,7 @@ def compiled() -> Compiled:
 
 @pytest.fixture(scope="module")
 def site(compiled: Compiled) -> Site:
-    return Site.of(compiled, svg=False, prices={H100: Fraction(5, 2)})
+    return Site.of(compiled, svg=False, prices={H100: Fraction(5, 2)}, frontier=True)
 
 
 def _plan(devices: list[str], target: int, prices: Sequence[str] = ()) -> dict[str, Any]:

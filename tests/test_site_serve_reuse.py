@@ -48,7 +48,19 @@ BY_MODEL = {
 pytest.importorskip("mkdocs")
 
 
-def _build(tmp: Path, specs: Path, out: Path, *, dirty: bool, start: str = "") -> RooflinecPlugin:
+# The frontier pages are an option (off by default): the test of their reuse turns it on.
+FRONTIER: dict[str, object] = {**OPTIONS, "frontier": True}
+
+
+def _build(
+    tmp: Path,
+    specs: Path,
+    out: Path,
+    *,
+    dirty: bool,
+    start: str = "",
+    options: dict[str, object] | None = None,
+) -> RooflinecPlugin:
     """A build as `mkdocs serve` makes it: the configuration loaded afresh (the plugin
     instance is kept), `start` (`serve`, `build`) starting a new session first."""
     from mkdocs.commands.build import build
@@ -58,7 +70,7 @@ def _build(tmp: Path, specs: Path, out: Path, *, dirty: bool, start: str = "") -
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     tmp.mkdir(exist_ok=True)
-    config_file = _write_config(tmp, site_config(site_dir(), out, specs, OPTIONS))
+    config_file = _write_config(tmp, site_config(site_dir(), out, specs, options or OPTIONS))
     config = load_config(str(config_file))
     if start:
         config.plugins.on_startup(command=start, dirty=dirty)  # type: ignore[arg-type]
@@ -70,12 +82,15 @@ def _files(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
-def _clean_build(tmp: Path, specs: Path) -> dict[str, bytes]:
+def _clean_build(
+    tmp: Path, specs: Path, options: dict[str, object] | None = None
+) -> dict[str, bytes]:
     """A clean build of `specs` from scratch (a new session): nothing compiled, loaded or
     kept before."""
     out = tmp / "clean"
     shutil.rmtree(out, ignore_errors=True)
-    _build(tmp / "clean-config", specs, out, dirty=False, start="build")  # a new session
+    # a new session
+    _build(tmp / "clean-config", specs, out, dirty=False, start="build", options=options)
     return _files(out)
 
 
@@ -162,11 +177,11 @@ def test_an_edit_to_a_shown_device_remakes_the_model_pages(tmp_path: Path) -> No
     specs = tmp_path / "specs"
     shutil.copytree(BUNDLED, specs)
     served = tmp_path / "served"
-    _build(tmp_path / "a", specs, served, dirty=True, start="serve")
+    _build(tmp_path / "a", specs, served, dirty=True, start="serve", options=FRONTIER)
     page = served / "models" / "llama-3-70b.html"
     before = page.read_bytes()
     _edit_bandwidth(specs, "amd-mi355x")
-    plugin = _build(tmp_path / "a", specs, served, dirty=True)
+    plugin = _build(tmp_path / "a", specs, served, dirty=True, options=FRONTIER)
     reused, made = plugin.session.pages.last_round()
     models = {p.stem for p in (specs / "models").glob("*.yaml")}
     assert {d for k, d in made if k == "model page"} == models
@@ -180,7 +195,7 @@ def test_an_edit_to_a_shown_device_remakes_the_model_pages(tmp_path: Path) -> No
     assert {d for k, d in reused if k == "frontier"} == shown - {"amd-mi355x"}
     assert {d.partition("/")[0] for k, d in made if k == "frontier page"} == models
     assert not any(k == "frontier page" for k, _ in reused)
-    assert _differ(served, _clean_build(tmp_path, specs)) == []
+    assert _differ(served, _clean_build(tmp_path, specs, FRONTIER)) == []
 
 
 def test_a_kernel_edit_remakes_every_device_page(

@@ -86,7 +86,7 @@ def comparison_pages(site: Site) -> list[GeneratedPage]:
             total=len(cat.devices),
             pager=pager,
             vendor_links=groups.links(page, "comparison.md"),
-            frontiers=frontier_summary(site, page) if n == 1 else [],
+            frontiers=frontier_summary(site, page) if n == 1 and site.frontier else [],
         )
 
     return split_pages(site, "comparison.md", groups.chunks, lambda n: "Comparison", text)

@@ -33,7 +33,8 @@ def pages(site: Site) -> list[GeneratedPage]:
     out += model_index(site)
     out += [model_page(site, m) for m in catalog.models.values()]
     out += [p for m in catalog.models.values() if (p := deployments_page(site, m))]
-    out += [p for m in catalog.models.values() for p in frontier_pages(site, m)]
+    if site.frontier:
+        out += [p for m in catalog.models.values() for p in frontier_pages(site, m)]
     out += tokens_pages(site)
     out += comparison_pages(site)
     out += [method_page(site, m) for m in catalog.methods.values()]

@@ -83,6 +83,8 @@ class Site:
     prices: Mapping[str, Fraction] = field(default_factory=dict)
     """The reader's prices (the plugin option `prices`), USD per chip-hour by device:
     shown labelled as the reader's, and what the plans' cost uses where given."""
+    frontier: bool = False
+    """Whether the build makes the frontier pages (the plugin option `frontier`)."""
 
     @classmethod
     def of(
@@ -97,6 +99,7 @@ class Site:
         limits: PageLimits | None = None,
         session: Session | None = None,
         prices: Mapping[str, Fraction] | None = None,
+        frontier: bool = False,
     ) -> Site:
         """The site of `compiled`; unknown device or precision options fall back to the
         catalog's own."""
@@ -123,6 +126,7 @@ class Site:
             limits=limits if limits is not None else PageLimits(),
             session=session if session is not None else Session(),
             prices=dict(prices or {}),
+            frontier=frontier,
         )
 
     @property

@@ -264,7 +264,9 @@ def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> 
         measured=measured,
         memory=memory,
         deployments=deployments,
-        frontiers=[page.link(r, frontier_path(model.id, r)) for r in model.requests],
+        frontiers=[page.link(r, frontier_path(model.id, r)) for r in model.requests]
+        if site.frontier
+        else [],
         csv=f"{model.id}.csv",
         tokens=page.href(TOKENS_PAGE),
         sources=sources_context(site, page, model.id, model.sources, f"{path}#source-"),
