@@ -19,11 +19,11 @@ from rooflinec.engine.compiler import Compiled
 from rooflinec.formatting import format_number
 from rooflinec.pipeline import compiled_or_diagnostics
 from rooflinec.site.pages.catalog_pages import comparison_pages
+from rooflinec.site.pages.common import frontier_path
 from rooflinec.site.pages.frontier import (
     SHOWN_TARGETS,
     _frontier_page,
     frontier_pages,
-    frontier_path,
     model_frontiers,
 )
 from rooflinec.site.pages.model import Site

@@ -176,3 +176,9 @@ def records(value: Any) -> list[dict[str, Any]]:
     if isinstance(value, list):
         return [v for v in value if isinstance(v, dict)]
     return []
+
+
+def frontier_path(model_id: str, request: str) -> str:
+    """The frontier page of a model's request shape, in the model's own folder (one page
+    per shape: a shape's points table alone can take half a page's size)."""
+    return f"models/{model_id}/frontier-{request}.md"

@@ -30,7 +30,7 @@ from rooflinec.formatting import format_number, format_si
 from rooflinec.outputs.plan import READER
 from rooflinec.site import charts
 from rooflinec.site.escape import md, md_row
-from rooflinec.site.pages.common import GeneratedPage
+from rooflinec.site.pages.common import GeneratedPage, frontier_path
 from rooflinec.site.pages.model import Page
 from rooflinec.site.pages.reuse import device_memo, for_devices
 
@@ -44,7 +44,6 @@ __all__ = [
     "FrontierEntry",
     "device_frontier_entry",
     "frontier_pages",
-    "frontier_path",
     "frontier_summary",
     "model_frontiers",
 ]
@@ -59,12 +58,6 @@ TARGET_NAMES = {
     "max-latency": "request latency",
     "max-chips": "chips",
 }
-
-
-def frontier_path(model_id: str, request: str) -> str:
-    """The frontier page of a model's request shape, in the model's own folder (one page
-    per shape: a shape's points table alone can take half a page's size)."""
-    return f"models/{model_id}/frontier-{request}.md"
 
 
 # --------------------------------------------------------------------------- one device

@@ -32,11 +32,11 @@ from rooflinec.site.pages.common import (
     GeneratedPage,
     chunks_of,
     focus_phase,
+    frontier_path,
     limit_label,
     tokens_text,
 )
 from rooflinec.site.pages.deployments import deployment_rows
-from rooflinec.site.pages.frontier import frontier_path
 from rooflinec.site.pages.model import Page, split_pages
 from rooflinec.site.pages.parts import sources_context
 from rooflinec.site.pages.reuse import device_memo, for_devices, model_rows
