@@ -521,8 +521,21 @@ def _explain_model(opts: Options, out: TextIO) -> int:
         raise UsageError("--symbolic explains a case, not a model")
     deployment = _deployment_of(opts)  # a bad degree stops the command before any work
     compiled, model = _model_of(opts)
+    device, precision, deployment = _explained_at(opts, compiled, model, deployment)
+    row = compiled.model_result(model.id, opts.phases[0], device.id, precision, deployment)
+    if row is None:
+        raise _no_peak(model, device, precision)
+    out.write(explain_model(compiled, row))
+    return EXIT_OK
+
+
+def _explained_at(
+    opts: Options, compiled: Compiled, model: Model, deployment: Deployment
+) -> tuple[Device, str, Deployment]:
+    """The device, precision and deployment `explain --model` derives a row at: a named
+    deployment's (checked as `compile --deployment NAME` checks it) or `--device`'s."""
     catalog = compiled.catalog
-    if opts.deployment is not None:  # the same checks as `compile --deployment NAME`
+    if opts.deployment is not None:
         deployment = _named(opts, compiled, deployment)
         device = catalog.devices[model.deployments[opts.deployment].device]
     elif opts.devices:
@@ -532,11 +545,7 @@ def _explain_model(opts: Options, out: TextIO) -> int:
     precision = opts.precisions[0] if opts.precisions else model.precision
     _unknown("precision", [precision], catalog.precisions)
     _check_deployment(compiled, model, device.id, deployment)
-    row = compiled.model_result(model.id, opts.phases[0], device.id, precision, deployment)
-    if row is None:
-        raise _no_peak(model, device, precision)
-    out.write(explain_model(compiled, row))
-    return EXIT_OK
+    return device, precision, deployment
 
 
 def _explain_request(opts: Options, out: TextIO) -> int:
@@ -556,16 +565,7 @@ def _explain_request(opts: Options, out: TextIO) -> int:
     model = catalog.models[opts.models[0]]
     _unknown("device", opts.devices, catalog.devices)
     shape = _named_shape(model, name, given)
-    if opts.deployment is not None:
-        deployment = _named(opts, compiled, deployment)
-        device = catalog.devices[model.deployments[opts.deployment].device]
-    elif opts.devices:
-        device = catalog.devices[opts.devices[0]]
-    else:
-        raise UsageError("explain --model M needs --device D (or --deployment NAME)")
-    precision = opts.precisions[0] if opts.precisions else model.precision
-    _unknown("precision", [precision], catalog.precisions)
-    _check_deployment(compiled, model, device.id, deployment)
+    device, precision, deployment = _explained_at(opts, compiled, model, deployment)
     engine = compiled.model_engine
     figures = engine.devices.get(device.id)
     own = {s.precision for s in model.steps if s.precision}

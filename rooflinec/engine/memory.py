@@ -467,7 +467,6 @@ class MemoryEngine:
         self._fits: dict[
             tuple[str, str, str, Deployment, tuple[int, int] | None], MemoryFit | None
         ] = {}
-        self._terms: dict[tuple[str, str, str, Deployment, bool], _Terms | None] = {}
         self._rules: RuleMemo = {}
         self._fits_at: dict[
             tuple[str, _Point, str, Deployment, tuple[int, int] | None], MemoryFit | None
@@ -565,22 +564,5 @@ class MemoryEngine:
         """The ledger's terms, the same on every device (None: no ledger, or not a
         deployment; `evaluate_fit` then says so itself); without `full`, the weights and
         kv cache alone (see `_needs_chips`)."""
-        key = (model.id, phase, precision, deployment, full)
-        if key not in self._terms:
-            found = None
-            if model.memory is not None:
-                try:
-                    found = _Terms(
-                        self.catalog,
-                        model,
-                        model.memory,
-                        dict(model.phases[phase]),
-                        precision,
-                        deployment,
-                        self._rules,
-                        full=full,
-                    )
-                except InvalidDeployment:
-                    found = None
-            self._terms[key] = found
-        return self._terms[key]
+        point = tuple(sorted(model.phases[phase].items()))
+        return self._run_terms(model, point, precision, deployment, full)
