@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
-__all__ = ["Field", "Kind", "Progress", "Scope"]
+__all__ = ["Field", "Kind", "Progress", "Scope", "each"]
 
 Scope = Literal["case", "count", "pair", "kernel_pair", "cell", "plan", "fit", "row", "step", "run"]
 """What a field's value is one of. Kernel cells: a case, a row of exact counts, a
@@ -53,3 +53,12 @@ class Field(Generic[S]):
     kind: Kind = "number"
     vector: Callable[[S, Any], list[Any]] | None = None
     choices: tuple[str, ...] = ()
+
+
+def each(get: Callable[[Any], Any]) -> Callable[[Sequence[Any], Sequence[int]], list[Any]]:
+    """A field's `values` from what it reads of one row."""
+
+    def values(rows: Sequence[Any], at: Sequence[int]) -> list[Any]:
+        return [get(rows[i]) for i in at]
+
+    return values

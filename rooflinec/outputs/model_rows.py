@@ -38,7 +38,7 @@ from rooflinec.engine.models import (
 from rooflinec.engine.terms import MODEL_LIMITS
 from rooflinec.formatting import format_percent, format_si
 from rooflinec.outputs.cells import aligned_lines, csv_text, num, scalar_text
-from rooflinec.outputs.fields import Field, Scope
+from rooflinec.outputs.fields import Field, Scope, each
 
 __all__ = [
     "MODEL_CSV_COLUMNS",
@@ -60,20 +60,11 @@ _BYTE_KEYS = (*LEVELS, *INTERCONNECT_ROLES)
 StepField = Field[Sequence[StepResult]]
 
 
-def _each(get: Callable[[Any], Any]) -> Callable[[Sequence[Any], Sequence[int]], list[Any]]:
-    """A field's `values` from what it reads of one row."""
-
-    def values(rows: Sequence[Any], at: Sequence[int]) -> list[Any]:
-        return [get(rows[i]) for i in at]
-
-    return values
-
-
 def _read(
     name: str, scope: Scope, headers: tuple[str, ...], keys: tuple[str, ...] = (), **options: Any
 ) -> Field[Any]:
     """The field `name` of a model row or a step, read from its attribute of that name."""
-    return Field(name, scope, _each(attrgetter(name)), headers, keys, **options)
+    return Field(name, scope, each(attrgetter(name)), headers, keys, **options)
 
 
 def _si(unit: str) -> Callable[[Any, str], str]:
@@ -157,7 +148,7 @@ MODEL_FIELDS: tuple[ModelField, ...] = (
     _read("max_context_note", "fit", ("max_context_note",), kind="text"),
     _read("needs_chips", "fit", ("needs_chips",)),
     # JSON nests the steps themselves (`STEP_FIELDS`); CSV, one row per model row, counts them.
-    Field("steps", "row", _each(_step_count), ("steps",), json=False),
+    Field("steps", "row", each(_step_count), ("steps",), json=False),
 )
 
 STEP_FIELDS: tuple[StepField, ...] = (

@@ -24,7 +24,7 @@ from rooflinec.catalog import Catalog
 from rooflinec.engine.requests import RequestResult
 from rooflinec.formatting import format_number, format_si
 from rooflinec.outputs.cells import aligned_lines, csv_text, num, scalar_text
-from rooflinec.outputs.fields import Field
+from rooflinec.outputs.fields import Field, each
 from rooflinec.outputs.model_rows import needs_text
 
 __all__ = [
@@ -55,19 +55,12 @@ class RequestRow:
 RequestField = Field[Sequence[RequestRow]]
 
 
-def _each(get: Callable[[Any], Any]) -> Callable[[Sequence[Any], Sequence[int]], list[Any]]:
-    def values(rows: Sequence[Any], at: Sequence[int]) -> list[Any]:
-        return [get(rows[i]) for i in at]
-
-    return values
-
-
 def _read(
     key: str, headers: tuple[str, ...], attribute: str | None = None, **options: Any
 ) -> RequestField:
     """The field `key`, read from the row's result (or the row's own `attribute`)."""
     get = attrgetter(attribute if attribute is not None else f"result.{key}")
-    return Field(key, "row", _each(get), headers, **options)
+    return Field(key, "row", each(get), headers, **options)
 
 
 def _si(unit: str) -> Callable[[Any, str], str]:
