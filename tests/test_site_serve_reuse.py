@@ -177,23 +177,38 @@ def test_an_edit_to_a_shown_device_remakes_the_model_pages(tmp_path: Path) -> No
     specs = tmp_path / "specs"
     shutil.copytree(BUNDLED, specs)
     served = tmp_path / "served"
-    _build(tmp_path / "a", specs, served, dirty=True, start="serve", options=FRONTIER)
+    _build(tmp_path / "a", specs, served, dirty=True, start="serve")
     page = served / "models" / "llama-3-70b.html"
     before = page.read_bytes()
     _edit_bandwidth(specs, "amd-mi355x")
-    plugin = _build(tmp_path / "a", specs, served, dirty=True, options=FRONTIER)
+    plugin = _build(tmp_path / "a", specs, served, dirty=True)
     reused, made = plugin.session.pages.last_round()
     models = {p.stem for p in (specs / "models").glob("*.yaml")}
     assert {d for k, d in made if k == "model page"} == models
     assert not any(k == "model page" for k, _ in reused)
     assert page.read_bytes() != before  # its passes on the device are faster
-    # The frontiers: amd-mi355x's alone are worked out again, the other shown devices'
-    # are reused, and every model's frontier pages (one per request shape) are made again.
+    assert _differ(served, _clean_build(tmp_path, specs)) == []
+
+
+def test_an_edit_to_a_shown_device_works_out_its_frontiers_alone(tmp_path: Path) -> None:
+    """With the frontier pages on: amd-mi355x's frontiers alone are worked out again, the
+    other shown devices' are reused, and every model's frontier pages are made again."""
+    specs = tmp_path / "specs"
+    shutil.copytree(BUNDLED, specs)
+    kept = {"llama-3-8b", "test-13b"}  # test-13b: the method's examples name it
+    for path in (specs / "models").glob("*.yaml"):
+        if path.stem not in kept:  # two models' frontiers make the point, and quickly
+            path.unlink()
+    served = tmp_path / "served"
+    _build(tmp_path / "a", specs, served, dirty=True, start="serve", options=FRONTIER)
+    _edit_bandwidth(specs, "amd-mi355x")
+    plugin = _build(tmp_path / "a", specs, served, dirty=True, options=FRONTIER)
+    reused, made = plugin.session.pages.last_round()
     shown = {d for k, d in reused | made if k == "frontier"}
     assert "amd-mi355x" in shown
     assert {d for k, d in made if k == "frontier"} == {"amd-mi355x"}
     assert {d for k, d in reused if k == "frontier"} == shown - {"amd-mi355x"}
-    assert {d.partition("/")[0] for k, d in made if k == "frontier page"} == models
+    assert {d.partition("/")[0] for k, d in made if k == "frontier page"} == kept
     assert not any(k == "frontier page" for k, _ in reused)
     assert _differ(served, _clean_build(tmp_path, specs, FRONTIER)) == []
 

@@ -182,3 +182,15 @@ def frontier_path(model_id: str, request: str) -> str:
     """The frontier page of a model's request shape, in the model's own folder (one page
     per shape: a shape's points table alone can take half a page's size)."""
     return f"models/{model_id}/frontier-{request}.md"
+
+
+#: The newest versions a device or method page lists; every version is on the changelog
+#: page. A spec grows a version with each change, and its page would outgrow the limit.
+VERSIONS_SHOWN = 4
+
+
+def newest_versions(versions: Sequence[T]) -> tuple[list[T], int]:
+    """The versions a page lists, newest first (`versions` as the spec gives them, each
+    with a `version` number), and how many earlier ones the changelog alone holds."""
+    ordered = sorted(versions, key=lambda v: -v.version)  # type: ignore[attr-defined]
+    return ordered[:VERSIONS_SHOWN], max(0, len(ordered) - VERSIONS_SHOWN)

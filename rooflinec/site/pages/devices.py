@@ -14,7 +14,14 @@ from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.site import charts
 from rooflinec.site.pages import reuse
 from rooflinec.site.pages.audit import audit_layout, audit_path
-from rooflinec.site.pages.common import MAX_CASES, MAX_ROWS, MAX_SWEEPS, GeneratedPage, level_name
+from rooflinec.site.pages.common import (
+    MAX_CASES,
+    MAX_ROWS,
+    MAX_SWEEPS,
+    GeneratedPage,
+    level_name,
+    newest_versions,
+)
 from rooflinec.site.pages.grouping import group_by_vendor
 from rooflinec.site.pages.model import Page
 from rooflinec.site.pages.models import device_models
@@ -224,6 +231,7 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
     power = _power(page, device, site.prices.get(device.id))
     models = device_models(site, page, device.id)
     sources = sources_context(site, page, device.id, device.sources, f"{path}#source-")
+    versions, earlier = newest_versions(device.versions)
     text = site.render(
         "device.md.j2",
         page,
@@ -263,7 +271,9 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
         compute_share=format_percent(device.compute_share),
         memory_share=format_percent(device.memory_share),
         sources=sources,
-        versions=sorted(device.versions, key=lambda v: -v.version),
+        versions=versions,
+        earlier=earlier,
+        changelog_href=page.href("changelog.md"),
     )
     return GeneratedPage(path, device.name, text, page.slots, page.assets)
 

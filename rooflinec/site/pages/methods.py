@@ -9,16 +9,12 @@ from rooflinec.assemble.builder import METHOD_MODELS_SUFFIX
 from rooflinec.catalog import Example, Method
 from rooflinec.engine.examples import run_example
 from rooflinec.formatting import format_number, format_percent, format_si
-from rooflinec.site.pages.common import GeneratedPage, level_name, records
+from rooflinec.site.pages.common import GeneratedPage, level_name, newest_versions, records
 from rooflinec.site.pages.model import Page
 from rooflinec.site.pages.parts import sources_context
 
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site
-
-# The newest versions a method page lists; every version is on the changelog page. A
-# method note grows a version with each release, and its page would outgrow the limit.
-METHOD_VERSIONS_SHOWN = 4
 
 # The sections the method template shows in their own place; any other is shown as it is.
 KNOWN_METHOD_KEYS = frozenset(
@@ -58,7 +54,7 @@ def method_page(site: Site, method: Method) -> GeneratedPage:
         for f in method.formulas
     ]
     examples = _examples(site, page, [ex for ex in method.examples if ex.model is None])
-    versions = sorted(method.versions, key=lambda v: -v.version)
+    versions, earlier = newest_versions(method.versions)
     data = method.data
     models = _models_section(page, method)
     if models is not None:
@@ -85,8 +81,8 @@ def method_page(site: Site, method: Method) -> GeneratedPage:
         examples=examples,
         extra=extra,
         sources=sources_context(site, page, method.id, method.sources, f"{path}#source-"),
-        versions=versions[:METHOD_VERSIONS_SHOWN],
-        earlier=len(versions) - METHOD_VERSIONS_SHOWN,
+        versions=versions,
+        earlier=earlier,
         changelog_href=page.href("changelog.md"),
     )
     return GeneratedPage(path, method.title, text, page.slots, page.assets)
