@@ -72,7 +72,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cmp_to_key
+from functools import cmp_to_key, partial
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -80,8 +80,11 @@ import numpy as np
 from rooflinec.catalog import Deployment
 from rooflinec.engine.memory import LedgerTerms, device_capacity, evaluate_fit, ledger_terms
 from rooflinec.engine.models import DeploymentError
+from rooflinec.engine.request_floats import REL, RequestWork, request_times
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from rooflinec.catalog import Model
     from rooflinec.engine.models import ModelEngine
     from rooflinec.engine.requests import RequestResult, RequestShape
@@ -89,8 +92,8 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_CHIPS",
     "OBJECTIVES",
+    "REL",
     "TARGETS",
-    "ULPS",
     "Choice",
     "DeviceFrontier",
     "GridDeployment",
@@ -112,8 +115,6 @@ MAX_CHIPS = 64
 #: The most batches searched: a ledger that barely grows with b would otherwise ask for
 #: batches up to the memory search's limit.
 MAX_BATCH = 1 << 20
-#: Two floats closer than this many units in the last place are compared exactly.
-ULPS = 8
 HEAD_PARAMETERS = ("hq", "heads", "n_heads")
 LAYER_PARAMETERS = ("layers", "n_layers")
 EXPERT_PARAMETERS = ("E", "experts")
@@ -167,24 +168,61 @@ class GridDeployment:
     batches: tuple[int, ...]
 
 
-@dataclass(frozen=True)
 class Point:
-    """One evaluated (deployment, batch): its exact figures and its axes as floats."""
+    """One (deployment, batch) of the grid: its axes and its ttft and latency as floats,
+    and its exact figures (`result`), made on first use where the floats came from the
+    float path (`rooflinec.engine.request_floats`)."""
 
-    result: RequestResult
-    user_rate: float  # tokens/s per user
-    chip_rate: float  # tokens/s per chip
+    __slots__ = (
+        "_make",
+        "_result",
+        "batch",
+        "chip_rate",
+        "deployment",
+        "latency",
+        "ttft",
+        "user_rate",
+    )
+
+    def __init__(
+        self,
+        result: RequestResult | None,
+        user_rate: float,  # tokens/s per user
+        chip_rate: float,  # tokens/s per chip
+        *,
+        deployment: Deployment | None = None,
+        batch: int | None = None,
+        ttft: float | None = None,  # s
+        latency: float | None = None,  # s
+        make: Callable[[], RequestResult] | None = None,
+    ) -> None:
+        self._result, self._make = result, make
+        self.user_rate, self.chip_rate = user_rate, chip_rate
+        if result is not None:
+            deployment, batch = result.deployment, result.batch
+            ttft, latency = float(result.ttft), float(result.latency)
+        assert deployment is not None and batch is not None
+        assert ttft is not None and latency is not None
+        self.deployment, self.batch, self.ttft, self.latency = deployment, batch, ttft, latency
 
     @property
-    def deployment(self) -> Deployment:
-        return self.result.deployment
+    def result(self) -> RequestResult:
+        """The point's exact figures."""
+        if self._result is None:
+            assert self._make is not None
+            self._result = self._make()
+        return self._result
 
     @property
     def tie(self) -> tuple[int, int, int, int, int]:
         """The tie order among exactly equal points: fewer chips, then smaller tp, pp, ep
         and batch."""
-        d = self.result.deployment
-        return (d.total, d.tp, d.pp, d.ep, self.result.batch)
+        d = self.deployment
+        return (d.total, d.tp, d.pp, d.ep, self.batch)
+
+    def __repr__(self) -> str:
+        d, rates = self.deployment, f"{self.user_rate:.6g}, {self.chip_rate:.6g}"
+        return f"Point({d}, batch={self.batch}, {rates})"
 
 
 @dataclass(frozen=True)
@@ -201,6 +239,9 @@ class DeviceFrontier:
     # evaluates any point on demand (`best` does, for the batches a query needs)
     partial: frozenset[Deployment] = field(default=frozenset(), repr=False)
     search: _Search | None = field(default=None, repr=False, compare=False)
+    # The objectives its points have a figure for (a price: cost; a board power: energy);
+    # None: read off the points
+    figures: frozenset[Objective] | None = None
 
 
 @dataclass(frozen=True)
@@ -427,6 +468,17 @@ class _Search:
         self.found[key] = found
         return found
 
+    def maker(self, deployment: Deployment, batch: int) -> Callable[[], RequestResult]:
+        """What makes the exact figures of a point on the float path, on demand."""
+        engine, model_id, device, precision = self.args
+
+        def make() -> RequestResult:
+            return self.run(
+                engine, model_id, device, precision, deployment, batch, self.shape, self.price
+            )
+
+        return make
+
     def dominated(self, user: Fraction, chip: Fraction) -> bool:
         """Whether an evaluated point has at least `user` and `chip`, and more of one.
         The points' floats are correctly rounded, so a float below the corner's rules a
@@ -542,21 +594,30 @@ def device_frontier(
         engine, model, device, precision, shape, prune=prune, terms=terms
     )
     partial: frozenset[Deployment] = frozenset()
-    if prune:
-        partial = _pruned(search, found)
+    if prune and evaluate is None and shape.output > 1:
+        points = _floated(search, model, found)
     else:
-        for g in found:
-            search.all_of(g)
-    points = search.order
+        if prune:
+            partial = _pruned(search, found)
+        else:
+            for g in found:
+                search.all_of(g)
+        points = search.order
     if problem is None and not points:
         problem = "no deployment searched fits"
     order = pareto(
         [p.user_rate for p in points],
         [p.chip_rate for p in points],
-        [_user(p) for p in points],
-        [p.result.tokens_per_second_per_chip for p in points],
+        lambda i: _user(points[i]),
+        lambda i: points[i].result.tokens_per_second_per_chip,
         [p.tie for p in points],
     )
+    spec = engine.catalog.devices[device]
+    figures: set[Objective] = {"tokens-per-chip"}
+    if price is not None or spec.price is not None:
+        figures.add("cost")
+    if spec.power is not None:
+        figures.add("energy")
     return DeviceFrontier(
         device,
         tuple(points),
@@ -566,7 +627,47 @@ def device_frontier(
         tuple(found),
         partial,
         search,
+        frozenset(figures),
     )
+
+
+def _floated(search: _Search, model: Model, found: Sequence[GridDeployment]) -> list[Point]:
+    """Every point of the grid on the float path (`request_floats`), in grid order; the
+    points it declines evaluated exactly (`_Search.point`). A point's exact figures are
+    made when first read."""
+    engine, _, device, precision = search.args
+    shape = search.shape
+    pairs = [(g.deployment, b) for g in found for b in g.batches]
+    if not pairs:
+        return []
+    work = RequestWork(engine, model, precision, shape, pairs)
+    times = request_times(
+        work, engine.devices[device], engine.latencies.get(device), engine.links(device)
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        latency = times.ttft + times.decode
+        user = (shape.output - 1) / times.decode
+        chip = work.batch * shape.output * work.dp / latency / work.chips
+    declined = times.declined.tolist()
+    out: list[Point] = []
+    for i, (d, b), u, c, t, lat in zip(
+        range(len(pairs)),
+        pairs,
+        user.tolist(),
+        chip.tolist(),
+        times.ttft.tolist(),
+        latency.tolist(),
+        strict=True,
+    ):
+        if declined[i]:
+            p = search.point(d, b)
+            if p is not None:
+                out.append(p)
+            continue
+        out.append(
+            Point(None, u, c, deployment=d, batch=b, ttft=t, latency=lat, make=search.maker(d, b))
+        )
+    return out
 
 
 def frontiers(
@@ -609,35 +710,48 @@ def _user(p: Point) -> Fraction:
 
 
 def _close(a: float, b: float) -> bool:
-    """Whether floats `a` and `b` are too close for their order to be trusted."""
+    """Whether floats `a` and `b` are too close for their order to be trusted: within
+    `REL` of each other (the float path's figures are far more accurate than that, and a
+    correctly rounded float is within half a unit in the last place)."""
     if a == b:
         return True
     if not (math.isfinite(a) and math.isfinite(b)):
         return False
-    return abs(a - b) <= ULPS * math.ulp(max(abs(a), abs(b)))
+    return abs(a - b) <= REL * max(abs(a), abs(b))
 
 
-def compare(a: float, b: float, exact_a: Fraction, exact_b: Fraction) -> int:
+Exact = Fraction | Callable[[], Fraction]
+
+
+def _exact(value: Exact) -> Fraction:
+    return value if isinstance(value, Fraction) else value()
+
+
+def compare(a: float, b: float, exact_a: Exact, exact_b: Exact) -> int:
     """-1, 0 or 1 as a < b, a == b, a > b: on the floats where they are far apart, else
-    exactly."""
+    on the exact values (given, or made on demand)."""
     if not _close(a, b):
         return -1 if a < b else 1
-    return (exact_a > exact_b) - (exact_a < exact_b)
+    ea, eb = _exact(exact_a), _exact(exact_b)
+    return (ea > eb) - (ea < eb)
 
 
 def pareto(
     xs: Sequence[float],
     ys: Sequence[float],
-    exact_xs: Sequence[Fraction],
-    exact_ys: Sequence[Fraction],
+    exact_xs: Sequence[Fraction] | Callable[[int], Fraction],
+    exact_ys: Sequence[Fraction] | Callable[[int], Fraction],
     ties: Sequence[tuple[int, ...]],
 ) -> list[int]:
     """The indices of the Pareto set of the points (x, y), both maximised, highest x first.
 
     A point is off the set when another has x and y at least as large and one larger, or
     both equal and a smaller tie key (so one of exactly equal points stays: the least
-    tie key). Decided on the floats, exactly where they are within `ULPS` (`compare`).
+    tie key). Decided on the floats, exactly where they are within `REL` (`compare`); the
+    exact values are given, or made by index on demand.
     """
+    ex = exact_xs if callable(exact_xs) else exact_xs.__getitem__
+    ey = exact_ys if callable(exact_ys) else exact_ys.__getitem__
     n = len(xs)
     if n == 0:
         return []
@@ -645,39 +759,58 @@ def pareto(
     fy = np.asarray(ys, dtype=np.float64)
 
     def order(i: int, j: int) -> int:
-        c = compare(xs[j], xs[i], exact_xs[j], exact_xs[i])  # larger x first
+        c = compare(xs[j], xs[i], lambda: ex(j), lambda: ex(i))  # larger x first
         if c:
             return c
-        c = compare(ys[j], ys[i], exact_ys[j], exact_ys[i])  # then larger y
+        c = compare(ys[j], ys[i], lambda: ey(j), lambda: ey(i))  # then larger y
         if c:
             return c
         return (ties[i] > ties[j]) - (ties[i] < ties[j])
 
-    # numpy orders the floats; exact comparisons only reorder runs of near-equal x.
-    rough = np.lexsort((-fy, -fx)).tolist()
+    # A point another beats by more than `REL` on both axes is off the set, and so is
+    # every point it beats: what is left is the set and the points near it, few, which
+    # numpy orders and exact comparisons reorder only within runs of near-equal x.
+    left = np.flatnonzero(~_clearly_beaten(fx, fy))
+    rough = left[np.lexsort((-fy[left], -fx[left]))].tolist()
     ranked = sorted(rough, key=cmp_to_key(order))
     kept: list[int] = []
     top = -1  # the index with the largest y so far
     for i in ranked:
-        if top < 0 or compare(ys[i], ys[top], exact_ys[i], exact_ys[top]) > 0:
+        if top < 0 or compare(ys[i], ys[top], partial(ey, i), partial(ey, top)) > 0:
             kept.append(i)
             top = i
     return kept
+
+
+def _clearly_beaten(fx: NDArray[np.float64], fy: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Where another point has both x and y more than `REL` (relatively) larger: beaten
+    whatever the exact values (positive, finite floats within `REL` of them)."""
+    finite = np.isfinite(fx) & np.isfinite(fy) & (fx > 0) & (fy > 0)
+    if not finite.all():
+        return np.zeros(len(fx), dtype=np.bool_)
+    by_x = np.argsort(-fx, kind="stable")
+    sx, best_y = fx[by_x], np.maximum.accumulate(fy[by_x])
+    # How many points have x above each point's x × (1 + REL): a prefix of `by_x`
+    above = np.searchsorted(-sx, -fx * (1 + REL), side="left")
+    reach = np.where(above > 0, best_y[np.maximum(above - 1, 0)], -np.inf)
+    return reach > fy * (1 + REL)
 
 
 # ---------------------------------------------------------------------- queries
 
 
 def _meets(p: Point, t: Targets) -> bool:
-    r = p.result
+    """Whether `p` meets every target: on its floats, exactly where they are near one."""
     least = t.min_user_rate
-    if least is not None and compare(p.user_rate, float(least), _user(p), least) < 0:
+    if least is not None and compare(p.user_rate, float(least), lambda: _user(p), least) < 0:
         return False
-    if t.max_ttft is not None and r.ttft > t.max_ttft:
+    most = t.max_ttft
+    if most is not None and compare(p.ttft, float(most), lambda: p.result.ttft, most) > 0:
         return False
-    if t.max_latency is not None and r.latency > t.max_latency:
+    most = t.max_latency
+    if most is not None and compare(p.latency, float(most), lambda: p.result.latency, most) > 0:
         return False
-    return t.max_chips is None or r.deployment.total <= t.max_chips
+    return t.max_chips is None or p.deployment.total <= t.max_chips
 
 
 def _figure(p: Point, objective: Objective) -> Fraction | None:
@@ -689,16 +822,29 @@ def _figure(p: Point, objective: Objective) -> Fraction | None:
     return None if value is None else -value
 
 
-def _better(a: Point, b: Point, objective: Objective) -> bool:
+def _has_figure(frontier: DeviceFrontier, objective: Objective) -> bool:
+    """Whether the device's points have a figure for `objective` (all or none do: a
+    price and a board power are the device's)."""
+    if frontier.figures is not None:
+        return objective in frontier.figures
+    return any(_figure(p, objective) is not None for p in frontier.points)
+
+
+def _better(a: Point, b: Point) -> bool:
     """Whether `a` beats `b` by the objective, then the per-user rate, then the tie
-    order."""
-    fa, fb = _figure(a, objective), _figure(b, objective)
-    assert fa is not None and fb is not None
-    if fa != fb:
-        return fa > fb
-    ua, ub = _user(a), _user(b)
-    if ua != ub:
-        return ua > ub
+    order. Cost and energy per token are a device's price and power over its tokens/s per
+    chip, so every objective ranks one device's points by that rate."""
+    c = compare(
+        a.chip_rate,
+        b.chip_rate,
+        lambda: a.result.tokens_per_second_per_chip,
+        lambda: b.result.tokens_per_second_per_chip,
+    )
+    if c:
+        return c > 0
+    c = compare(a.user_rate, b.user_rate, lambda: _user(a), lambda: _user(b))
+    if c:
+        return c > 0
     return a.tie < b.tie
 
 
@@ -713,11 +859,14 @@ def _best_of(frontier: DeviceFrontier, t: Targets, objective: Objective) -> Poin
     ranks a device's points by that rate."""
     best_point: Point | None = None
 
+    if not _has_figure(frontier, objective):
+        return None
+
     def consider(p: Point) -> None:
         nonlocal best_point
-        if _figure(p, objective) is None or not _meets(p, t):
+        if not _meets(p, t):
             return
-        if best_point is None or _better(p, best_point, objective):
+        if best_point is None or _better(p, best_point):
             best_point = p
 
     if t.max_ttft is None and t.max_latency is None and t.max_chips is None:
@@ -821,10 +970,10 @@ def best(frontier: DeviceFrontier, targets: Targets, objective: Objective) -> Ch
     (the rule is the module's). Cost and energy per token are a device's price and power
     over its tokens/s per chip, so every objective ranks a device's points alike; they
     differ in which devices have the figure at all."""
-    device, points = frontier.device, frontier.points
+    device = frontier.device
     if frontier.problem is not None:
         return Choice(device, None, False, None, frontier.problem)
-    if objective != "tokens-per-chip" and all(_figure(p, objective) is None for p in points):
+    if not _has_figure(frontier, objective):
         what = "no price: give one with --price" if objective == "cost" else "no board power"
         return Choice(device, None, False, None, what)
     chosen = _best_of(frontier, targets, objective)
@@ -832,7 +981,7 @@ def best(frontier: DeviceFrontier, targets: Targets, objective: Objective) -> Ch
         relaxed = _best_of(frontier, targets.without(target), objective)
         if relaxed is None:
             continue
-        if chosen is None or _better(relaxed, chosen, objective):
+        if chosen is None or _better(relaxed, chosen):
             return Choice(device, chosen, chosen is not None, target)
     if chosen is not None:
         return Choice(device, chosen, True, None)

@@ -28,8 +28,9 @@ if TYPE_CHECKING:
     from rooflinec.formulas.formula import Formula
 
     Ints = NDArray[np.int64]
+    Floats = NDArray[np.float64]
 
-__all__ = ["INT64_SAFE", "evaluate_int64"]
+__all__ = ["INT64_SAFE", "degree_in", "evaluate_float", "evaluate_int64"]
 
 #: Every intermediate value must stay below this in magnitude (int64 holds 2^63 - 1).
 INT64_SAFE = float(2**62)
@@ -147,3 +148,85 @@ def _evaluate(node: _Node, values: Mapping[str, int | Ints]) -> int | Ints:
             raise _Refused
         product = quotient
     return product
+
+
+def evaluate_float(formula: Formula, values: Mapping[str, float | Floats]) -> float | Floats:
+    """`formula` over float64 columns and scalars (symbol -> value), in float64: the
+    float path's value, within a few units in the last place of the exact one where
+    no step cancels. A division by zero gives inf or nan, which the caller checks."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return _float(formula._tree, values)
+
+
+def _float(node: _Node, values: Mapping[str, float | Floats]) -> float | Floats:
+    if isinstance(node, _Num):
+        return float(node.value)
+    if isinstance(node, _Sym):
+        return values[node.name]
+    if isinstance(node, _Neg):
+        return -_float(node.operand, values)
+    if isinstance(node, _Pow):
+        base = _float(node.base, values)
+        acc: float | Floats = 1.0
+        for _ in range(node.exponent):
+            acc = acc * base
+        return acc
+    if isinstance(node, _Call):
+        args = [_float(arg, values) for arg in node.args]
+        if node.name == "ceil":
+            return np.ceil(args[0])
+        if node.name == "floor":
+            return np.floor(args[0])
+        pick = np.minimum if node.name == "min" else np.maximum
+        out = args[0]
+        for arg in args[1:]:
+            out = pick(out, arg)
+        return out
+    if isinstance(node, _Sum):
+        (negated, first), *rest = node.terms
+        total = _float(first, values)
+        total = -total if negated else total
+        for negated, term in rest:
+            value = _float(term, values)
+            total = total - value if negated else total + value
+        return total
+    assert isinstance(node, _Prod)
+    product = _float(node.factors[0].node, values)
+    for factor in node.factors[1:]:
+        value = _float(factor.node, values)
+        product = product / value if factor.divide else product * value
+    return product
+
+
+def degree_in(formula: Formula, degrees: Mapping[str, int]) -> int | None:
+    """The degree of `formula` as a polynomial in one variable whatever the other
+    symbols' values, read off its tree, given each symbol's own degree in it (`degrees`;
+    a symbol not named there is of degree 0). None: not a polynomial in it (the variable
+    inside `ceil`, `min` or a divisor). A bound: terms may cancel to a lower degree."""
+    return _degree(formula._tree, degrees)
+
+
+def _degree(node: _Node, degrees: Mapping[str, int]) -> int | None:
+    if isinstance(node, _Num):
+        return 0
+    if isinstance(node, _Sym):
+        return degrees.get(node.name, 0)
+    if isinstance(node, _Neg):
+        return _degree(node.operand, degrees)
+    if isinstance(node, _Pow):
+        inner = _degree(node.base, degrees)
+        return None if inner is None else inner * node.exponent
+    if isinstance(node, _Call):
+        inner_degrees = [_degree(arg, degrees) for arg in node.args]
+        return 0 if all(d == 0 for d in inner_degrees) else None
+    if isinstance(node, _Sum):
+        found = [_degree(term, degrees) for _, term in node.terms]
+        return None if None in found else max(d for d in found if d is not None)
+    assert isinstance(node, _Prod)
+    total = 0
+    for factor in node.factors:
+        d = _degree(factor.node, degrees)
+        if d is None or (factor.divide and d > 0):
+            return None
+        total += d
+    return total

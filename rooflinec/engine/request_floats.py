@@ -1,0 +1,451 @@
+"""Requests on the float path: many (deployment, batch) points of one model and request
+shape on a device at once, in numpy float64.
+
+The frontier and `plan` rank thousands of points per model; the exact engine
+(`rooflinec.engine.requests.evaluate_request`) takes milliseconds a point. Here each
+figure is computed the way the exact engine defines it, in floats, for every point at
+once:
+
+- **What does not depend on the device** (`RequestWork`, once per model, precision,
+  request shape and set of points): every step's shape and count over the points (the
+  step formulas in float64 over columns of b, s, L, tp, pp, ep, dp), then its kernel's
+  operations and bytes per level at those shapes and the precision's widths; for a
+  collective step its group, span and message (bytes as a function of the reduction
+  factor). The prefill pass at s = L = input; the decode passes at s = 1 and at both
+  ends of L.
+- **On a device** (`request_times`): a step's run takes the longest of its operations
+  over the peak, its bytes over each bandwidth and the launch floor; a collective's the
+  longest of its operations over the peak, its message over the bandwidth its group gets
+  on the level it crosses, that level's latency and the launch floor (`collective_bound`'s
+  rule). A pass takes `time_overlapped`: the longer of the memory steps' sum and the
+  collectives'. The decode passes are summed in closed form: each step's ceilings are
+  lines in L (checked on the formulas' trees: `degree_in`), so its time is their upper
+  envelope; the sum is cut at every crossing and each piece summed as an arithmetic
+  series.
+
+**Where this path declines** a point, `declined` says so and the caller evaluates it
+exactly: a shape or count that is not a whole number (or out of the engine's limits), a
+step that would do nothing, a shape that shrinks with L, a non-finite value. A model whose
+decode passes are not lines in L (a window `min(L, W)`, `L` in a count or a collective)
+is declined whole (`RequestWork.linear`).
+
+**Accuracy.** Every figure is a short chain of float operations on integers below 2^53
+(or their correctly rounded floats): its relative error is a small multiple of 2^-53 per
+operation, far below `REL`, the tolerance within which callers take two figures as
+possibly equal and compare them exactly. A test checks every point of the bundled models
+on several devices against the exact engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rooflinec.catalog import LEVELS, RED, Deployment, Model, RequestShape
+from rooflinec.engine.evaluate import width_values
+from rooflinec.engine.models import MAX_SHAPE, MAX_STEP_COUNT, Link
+from rooflinec.formulas.vectorised import degree_in, evaluate_float
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from rooflinec.engine.cells import DeviceFigures
+    from rooflinec.engine.models import ModelEngine
+    from rooflinec.formulas import Formula
+
+    Floats = NDArray[np.float64]
+    Bools = NDArray[np.bool_]
+
+__all__ = ["REL", "RequestTimes", "RequestWork", "request_times"]
+
+#: Two float-path figures within this relative distance may be equal: compare exactly.
+REL = 2.0**-30
+_KEYS = "L"
+
+
+@dataclass(frozen=True)
+class _MemoryStep:
+    """A step on a memory roofline over the points: `count` runs of `flops` operations
+    moving `traffic[level]` bytes each (the decode's as lines: value at the first pass and
+    slope per pass)."""
+
+    precision: str
+    count: Floats
+    flops: tuple[Floats, Floats]
+    traffic: tuple[tuple[str, Floats, Floats], ...]
+
+
+@dataclass(frozen=True)
+class _CollectiveStep:
+    """A collective step over the points: where `runs`, `count` runs of a group of `n`
+    chips spanning `span`, each of `flops` operations and a message of `message(red)`
+    bytes per chip and direction."""
+
+    precision: str
+    kind: str
+    runs: Bools
+    count: Floats
+    n: Floats
+    span: Floats
+    flops: Floats
+    formula: Formula
+    values: dict[str, float | Floats]
+
+    def message(self, red: Floats) -> Floats:
+        return np.asarray(evaluate_float(self.formula, {**self.values, RED: red}), np.float64)
+
+
+@dataclass(frozen=True)
+class _Pass:
+    """One pass (or the decode passes as lines in L) over the points."""
+
+    memory: tuple[_MemoryStep, ...]
+    collectives: tuple[_CollectiveStep, ...]
+    declined: Bools
+
+
+def _column(value: float | Floats, size: int) -> Floats:
+    return np.broadcast_to(np.asarray(value, dtype=np.float64), (size,)).astype(np.float64)
+
+
+def _whole(values: Floats, limit: int) -> Bools:
+    """Where `values` are whole numbers in [0, limit]."""
+    finite = np.isfinite(values)
+    return finite & (values == np.floor(values)) & (values >= 0) & (values <= limit)
+
+
+class RequestWork:
+    """What the float path needs of `model`'s passes at `points`, the same on every
+    device (see the module)."""
+
+    def __init__(
+        self,
+        engine: ModelEngine,
+        model: Model,
+        precision: str,
+        shape: RequestShape,
+        points: Sequence[tuple[Deployment, int]],
+    ) -> None:
+        self.engine, self.model, self.precision, self.shape = engine, model, precision, shape
+        self.points = tuple(points)
+        self.size = len(self.points)
+        ds = [d for d, _ in self.points]
+        self.batch = np.array([b for _, b in self.points], dtype=np.float64)
+        self.chips = np.array([d.total for d in ds], dtype=np.float64)
+        self.dp = np.array([d.dp for d in ds], dtype=np.float64)
+        degrees = {
+            "tp": np.array([d.tp for d in ds], dtype=np.float64),
+            "pp": np.array([d.pp for d in ds], dtype=np.float64),
+            "ep": np.array([d.ep for d in ds], dtype=np.float64),
+            "dp": self.dp,
+        }
+        self._base: dict[str, float | Floats] = {
+            **{k: float(v) for k, v in model.parameters.items()},
+            **degrees,
+            "b": self.batch,
+        }
+        first = shape.input + 1
+        last = shape.input + shape.output - 1
+        self.first, self.last = first, last
+        self.prefill = self._pass(shape.input, shape.input, None)
+        self.linear = last >= first and _linear_in_keys(engine, model)
+        self.decode: _Pass | None = None
+        if self.linear:
+            self.decode = self._pass(1, first, last)
+
+    def _pass(self, s: int, first: int, last: int | None) -> _Pass:
+        """The pass at (b, s, L = first); with `last`, the decode passes from L = first to
+        `last` as lines: each count at `first` and its slope per pass."""
+        size = self.size
+        catalog = self.engine.catalog
+        declined = np.zeros(size, dtype=np.bool_)
+        at_first = {**self._base, "s": float(s), _KEYS: float(first)}
+        ends = [at_first]
+        if last is not None:
+            ends.append({**self._base, "s": float(s), _KEYS: float(last)})
+        memory: list[_MemoryStep] = []
+        collectives: list[_CollectiveStep] = []
+        for step in self.model.steps:
+            kernel = catalog.kernels[step.kernel]
+            collective = kernel.collective is not None
+            count = _column(evaluate_float(step.count, at_first), size)
+            declined |= ~_whole(count, MAX_STEP_COUNT)
+            shapes: list[dict[str, Floats]] = []
+            for env in ends:
+                shapes.append(
+                    {sym: _column(evaluate_float(f, env), size) for sym, f in step.shape.items()}
+                )
+            if last is not None:
+                # Whole at L = first and first + 1: a whole slope, so whole at every L.
+                step_env = {**at_first, _KEYS: float(first + 1)}
+                for sym, f in step.shape.items():
+                    nxt = _column(evaluate_float(f, step_env), size)
+                    declined |= ~_whole(nxt, MAX_SHAPE) | (nxt < shapes[0][sym])
+            for at_end in shapes:
+                for values_ in at_end.values():
+                    declined |= ~_whole(values_, MAX_SHAPE)
+            at = step.precision or self.precision
+            widths = {
+                k: float(v)
+                for k, v in width_values(
+                    kernel.widths, catalog.precisions[at].bytes, step.widths, catalog.precisions
+                ).items()
+            }
+            if collective:
+                first_shape = shapes[0]
+                n = first_shape.get("n", np.ones(size))
+                runs = (n > 1) & (count > 0)
+                for values_ in first_shape.values():
+                    declined |= runs & (values_ < 1)
+                values: dict[str, float | Floats] = {**first_shape, **widths}
+                flops = _column(evaluate_float(kernel.flops, values), size)
+                symbols = step.shape["n"].symbols if "n" in step.shape else frozenset()
+                span = n * (
+                    self._base["tp"] * self._base["pp"]
+                    if "dp" in symbols
+                    else self._base["tp"]
+                    if "pp" in symbols
+                    else 1.0
+                )
+                collectives.append(
+                    _CollectiveStep(
+                        at,
+                        kernel.collective or "",
+                        runs,
+                        count,
+                        n,
+                        _column(span, size),
+                        flops,
+                        kernel.bytes["scale_up"],
+                        values,
+                    )
+                )
+                continue
+            declined |= count < 1
+            for at_end in shapes:
+                for values_ in at_end.values():
+                    declined |= values_ < 1
+            levels = [lv for lv in LEVELS if lv in kernel.bytes]
+            flops = self._line(kernel.flops, shapes, widths)
+            traffic = tuple((lv, *self._line(kernel.bytes[lv], shapes, widths)) for lv in levels)
+            memory.append(_MemoryStep(at, count, flops, traffic))
+        return _Pass(tuple(memory), tuple(collectives), declined)
+
+    def _line(
+        self, formula: Formula, shapes: list[dict[str, Floats]], widths: dict[str, float]
+    ) -> tuple[Floats, Floats]:
+        """The formula at the first shapes and its slope per pass (0 for one pass)."""
+        size = self.size
+        a = _column(evaluate_float(formula, {**shapes[0], **widths}), size)
+        if len(shapes) == 1 or self.last == self.first:
+            return a, np.zeros(size)
+        z = _column(evaluate_float(formula, {**shapes[1], **widths}), size)
+        return a, (z - a) / (self.last - self.first)
+
+
+def _linear_in_keys(engine: ModelEngine, model: Model) -> bool:
+    """Whether every decode pass's counts are lines in L whatever the other values: no
+    count or collective names L, and every shape and kernel formula is of degree at most
+    one in L through the shapes (the tree's degree, `degree_in`)."""
+    for step in model.steps:
+        kernel = engine.catalog.kernels[step.kernel]
+        if degree_in(step.count, {_KEYS: 1}) != 0:
+            return False
+        shape_degrees: dict[str, int] = {}
+        for sym, f in step.shape.items():
+            d = degree_in(f, {_KEYS: 1})
+            if d is None or d > 1:
+                return False
+            shape_degrees[sym] = d
+        if kernel.collective is not None:
+            if any(shape_degrees.values()):
+                return False
+            continue
+        for formula in (kernel.flops, *kernel.bytes.values()):
+            d = degree_in(formula, shape_degrees)
+            if d is None or d > 1:
+                return False
+    return True
+
+
+@dataclass(frozen=True)
+class RequestTimes:
+    """The float path's figures of each point on one device (seconds): the prefill's
+    time (`ttft`), the decode passes' sum, and where the point is declined."""
+
+    ttft: Floats
+    decode: Floats
+    declined: Bools
+
+
+def _red(kind: str, n: Floats, in_network: bool) -> Floats:
+    """`red_factor` over the points."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if kind == "all-reduce":
+            ring = 2 * (n - 1) / n
+            return np.minimum(ring, 1.0) if in_network else ring
+        if kind in ("all-gather", "reduce-scatter", "all-to-all"):
+            return (n - 1) / n
+    return np.ones_like(n)
+
+
+def _talk(
+    steps: Sequence[_CollectiveStep],
+    peaks: Mapping[str, float],
+    links: Mapping[str, Link],
+    launch: float | None,
+    size: int,
+) -> tuple[Floats, Bools, Bools]:
+    """The collectives' summed time per point, where some collective runs, and where a
+    group finds no level to cross (declined: the exact engine names it)."""
+    total = np.zeros(size)
+    some = np.zeros(size, dtype=np.bool_)
+    missing = np.zeros(size, dtype=np.bool_)
+    up, out = links.get("scale_up"), links.get("scale_out")
+    for c in steps:
+        if not c.runs.any():
+            continue
+        on_up = np.zeros(size, dtype=np.bool_)
+        if up is not None:
+            on_up = np.ones(size, dtype=np.bool_) if up.domain is None else c.span <= up.domain
+        time = np.zeros(size)
+        for link, where in ((up, on_up), (out, ~on_up)):
+            where = where & c.runs
+            if not where.any():
+                continue
+            if link is None:
+                missing |= where
+                continue
+            bandwidth = np.full(size, float(link.bandwidth))
+            if link.topology == "mesh" and link.domain is not None:
+                share = (c.n > 1) & (c.n < link.domain)
+                bandwidth = np.where(share, bandwidth * (c.n - 1) / (link.domain - 1), bandwidth)
+            red = _red(c.kind, c.n, link.in_network)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = np.maximum(c.flops / peaks[c.precision], c.message(red) / bandwidth)
+            if link.latency is not None:
+                t = np.maximum(t, float(link.latency))
+            if launch is not None:
+                t = np.maximum(t, launch)
+            time = np.where(where, t, time)
+        total += np.where(c.runs, c.count * time, 0.0)
+        some |= c.runs
+    return total, some, missing
+
+
+def _ceilings(
+    step: _MemoryStep,
+    peaks: Mapping[str, float],
+    bandwidths: Mapping[str, float],
+    launch: float | None,
+) -> list[tuple[Floats, Floats]]:
+    """A step's ceilings as lines in the pass (the time of its `count` runs: value at the
+    first pass, slope per pass)."""
+    peak = peaks[step.precision]
+    a, slope = step.flops
+    out = [(step.count * a / peak, step.count * slope / peak)]
+    for lv, a, slope in step.traffic:
+        bw = bandwidths.get(lv)
+        if bw is not None:
+            out.append((step.count * a / bw, step.count * slope / bw))
+    if launch is not None:
+        out.append((step.count * launch, np.zeros_like(a)))
+    return out
+
+
+def _envelope(lines: Sequence[Sequence[tuple[Floats, Floats]]], x: Floats) -> Floats:
+    """Σ over the steps of the upper envelope of each step's lines, at pass offsets `x`
+    (one column per row of `x`)."""
+    total = np.zeros_like(x)
+    for own in lines:
+        top = own[0][0][:, None] + own[0][1][:, None] * x
+        for a, slope in own[1:]:
+            top = np.maximum(top, a[:, None] + slope[:, None] * x)
+        total += top
+    return total
+
+
+def _decode_sum(
+    lines: Sequence[Sequence[tuple[Floats, Floats]]],
+    talk: Floats,
+    overlapped: Bools,
+    passes: int,
+) -> Floats:
+    """Σ over the pass offsets x = 0 .. passes - 1 of max(M(x), talk) where `overlapped`
+    (else M(x)), M the summed envelopes: cut at every crossing of two lines of a step,
+    M is a line between two cuts, and each piece is an arithmetic series (split once more
+    where it crosses `talk`)."""
+    size = talk.shape[0]
+    cuts = [np.zeros(size), np.full(size, float(passes))]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for own in lines:
+            for i, (a, s) in enumerate(own):
+                for b, t in own[i + 1 :]:
+                    x = np.ceil((a - b) / (t - s))
+                    x = np.where(np.isfinite(x), np.clip(x, 0, passes), 0.0)
+                    cuts.append(x)
+    edges = np.sort(np.stack(cuts, axis=1), axis=1)
+    lo, hi = edges[:, :-1], edges[:, 1:]
+    count = hi - lo
+    f_lo = _envelope(lines, lo)
+    f_hi = _envelope(lines, np.maximum(hi - 1, lo))
+    plain = count * (f_lo + f_hi) / 2
+    t = np.where(overlapped, talk, -np.inf)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = np.where(count > 1, (f_hi - f_lo) / (count - 1), 0.0)
+        # Rising through t: the first k passes at t, the rest on the line.
+        k_up = np.clip(np.floor((t - f_lo) / slope) + 1, 0, count)
+        rising = k_up * t + (count - k_up) * f_lo + slope * (count - 1 + k_up) * (count - k_up) / 2
+        # Falling through t: the first k passes on the line, the rest at t.
+        k_down = np.clip(np.floor((f_lo - t) / -slope) + 1, 0, count)
+        falling = k_down * f_lo + slope * k_down * (k_down - 1) / 2 + (count - k_down) * t
+        flat = count * t
+    piece = np.where(
+        np.minimum(f_lo, f_hi) >= t,
+        plain,
+        np.where(
+            np.maximum(f_lo, f_hi) <= t,
+            flat,
+            np.where(f_hi > f_lo, rising, falling),
+        ),
+    )
+    return np.where(count > 0, piece, 0.0).sum(axis=1)
+
+
+def request_times(
+    work: RequestWork,
+    figures: DeviceFigures,
+    latency: Fraction | None,
+    links: Mapping[str, Link],
+) -> RequestTimes:
+    """Each point's ttft and summed decode time on a device (see the module)."""
+    size = work.size
+    peaks = {p: float(v) for p, v in figures.peaks.items()}
+    bandwidths = {lv: float(v) for lv, v in figures.bandwidths.items()}
+    launch = None if latency is None else float(latency)
+    # The prefill: one pass
+    prefill = work.prefill
+    memory = np.zeros(size)
+    for step in prefill.memory:
+        own = _ceilings(step, peaks, bandwidths, launch)
+        top = own[0][0]
+        for a, _ in own[1:]:
+            top = np.maximum(top, a)
+        memory += top
+    talk, some, missing = _talk(prefill.collectives, peaks, links, launch, size)
+    ttft = np.where(some, np.maximum(memory, talk), memory)
+    declined = prefill.declined | missing
+    decode = work.decode
+    if decode is None:
+        # A single output token has no decode pass; a decode not in lines is declined.
+        passes = work.last - work.first + 1
+        return RequestTimes(ttft, np.zeros(size), declined | (passes > 0))
+    lines = [_ceilings(step, peaks, bandwidths, launch) for step in decode.memory]
+    talk, some, missing = _talk(decode.collectives, peaks, links, launch, size)
+    total = _decode_sum(lines, talk, some, work.last - work.first + 1)
+    declined = declined | decode.declined | missing | ~np.isfinite(total) | ~np.isfinite(ttft)
+    return RequestTimes(ttft, total, declined)
