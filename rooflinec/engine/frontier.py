@@ -78,9 +78,21 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from rooflinec.catalog import Deployment
-from rooflinec.engine.memory import LedgerTerms, device_capacity, evaluate_fit, ledger_terms
+from rooflinec.engine.memory import (
+    LedgerTerms,
+    device_capacity,
+    largest_batch_at,
+    ledger_terms,
+)
 from rooflinec.engine.models import DeploymentError
-from rooflinec.engine.request_floats import REL, RequestWork, request_times
+from rooflinec.engine.request_floats import (
+    REL,
+    Groups,
+    RequestWork,
+    clear_deployments,
+    request_times,
+)
+from rooflinec.engine.requests import request_passes
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -126,7 +138,9 @@ Target = Literal["min-user-rate", "max-ttft", "max-latency", "max-chips"]
 TARGETS: tuple[Target, ...] = ("min-user-rate", "max-ttft", "max-latency", "max-chips")
 
 Evaluate = Callable[..., "RequestResult"]
-TermsCache = dict[tuple[object, ...], "LedgerTerms | None"]
+# The memory ledger's terms by (model, precision, deployment, run), and the largest batch
+# by those and a capacity
+TermsCache = dict[tuple[object, ...], "LedgerTerms | int | None"]
 
 
 @dataclass(frozen=True)
@@ -174,13 +188,15 @@ class Point:
     float path (`rooflinec.engine.request_floats`)."""
 
     __slots__ = (
-        "_make",
         "_result",
+        "_source",
         "batch",
+        "chip_key",
         "chip_rate",
         "deployment",
         "latency",
         "ttft",
+        "user_key",
         "user_rate",
     )
 
@@ -194,9 +210,14 @@ class Point:
         batch: int | None = None,
         ttft: float | None = None,  # s
         latency: float | None = None,  # s
-        make: Callable[[], RequestResult] | None = None,
+        source: _Search | None = None,
+        user_key: object = None,
+        chip_key: object = None,
     ) -> None:
-        self._result, self._make = result, make
+        self._result, self._source = result, source
+        # Points of one device with equal keys have exactly equal rates (the same passes
+        # on the float path); None: no such knowledge
+        self.user_key, self.chip_key = user_key, chip_key
         self.user_rate, self.chip_rate = user_rate, chip_rate
         if result is not None:
             deployment, batch = result.deployment, result.batch
@@ -209,9 +230,23 @@ class Point:
     def result(self) -> RequestResult:
         """The point's exact figures."""
         if self._result is None:
-            assert self._make is not None
-            self._result = self._make()
+            assert self._source is not None
+            self._result = self._source.exact(self.deployment, self.batch)
         return self._result
+
+    def exact_user(self) -> Fraction:
+        """Tokens/s per user, exactly (without the rest of `result` when not made yet)."""
+        if self._result is None and self._source is not None:
+            return self._source.rates(self.deployment, self.batch)[0]
+        rate = self.result.tokens_per_second_per_user
+        assert rate is not None
+        return rate
+
+    def exact_chip(self) -> Fraction:
+        """Tokens/s per chip, exactly."""
+        if self._result is None and self._source is not None:
+            return self._source.rates(self.deployment, self.batch)[1]
+        return self.result.tokens_per_second_per_chip
 
     @property
     def tie(self) -> tuple[int, int, int, int, int]:
@@ -341,7 +376,9 @@ def largest_batch(
     ):
         key = (model.id, precision, deployment, run)
         if terms is not None and key in terms:
-            held = terms[key]
+            cached = terms[key]
+            assert cached is None or isinstance(cached, LedgerTerms)
+            held = cached
         else:
             held = ledger_terms(
                 engine.catalog, model, model.memory, dict(run), precision, deployment
@@ -350,20 +387,22 @@ def largest_batch(
                 terms[key] = held
         if held is None:
             return None
-        fit = evaluate_fit(
-            engine.catalog,
-            model,
-            "",
-            precision,
-            capacity,
-            deployment,
-            run=dict(run),
-            needs=False,
-            terms=held,
-        )
-        if fit is None or fit.max_batch is None:
+        # The largest batch depends on the device by its capacity alone: devices that
+        # quote the same share it.
+        fit_key = ("fit", *key, capacity)
+        if terms is not None and fit_key in terms:
+            known = terms[fit_key]
+            if known is None:
+                return None
+            assert isinstance(known, int)
+            found.append(known)
+            continue
+        top = largest_batch_at(held, capacity, dict(run)["L"])
+        if terms is not None:
+            terms[fit_key] = top
+        if top is None:
             return None
-        found.append(fit.max_batch)
+        found.append(top)
     return min(found)
 
 
@@ -399,8 +438,13 @@ def grid(
         return [], [], f"model '{model.id}' gives no memory ledger: which batches fit is unknown"
     found: list[GridDeployment] = []
     skipped: list[Skip] = []
-    for d in deployments(model, chip_limit(engine, device), prune=prune):
-        problem = engine.deployment_problem(model, d) or engine.fabric_problem(model, device, d)
+    searched = list(deployments(model, chip_limit(engine, device), prune=prune))
+    clear = _clear(engine, model, terms)
+    for d in searched:
+        groups = clear.get(d)
+        problem = None if groups is not None else engine.deployment_problem(model, d)
+        if problem is None:
+            problem = engine.fabric_problem(model, device, d, groups=groups)
         if problem is not None:
             skipped.append(Skip(d, problem))
             continue
@@ -410,6 +454,19 @@ def grid(
             continue
         found.append(GridDeployment(d, top, batches(top)))
     return found, skipped, None
+
+
+def _clear(engine: ModelEngine, model: Model, terms: TermsCache | None) -> dict[Deployment, Groups]:
+    """The deployments of the widest grid (`MAX_CHIPS`, every dp) shown to have no
+    problem on floats (`request_floats.clear_deployments`), kept in `terms`; the others
+    are checked exactly, one by one."""
+    key = ("clear", model.id)
+    if terms is not None and key in terms:
+        return terms[key]  # type: ignore[return-value]
+    found = clear_deployments(engine, model, list(deployments(model, MAX_CHIPS, prune=False)))
+    if terms is not None:
+        terms[key] = found  # type: ignore[assignment]
+    return found
 
 
 def _evaluator() -> Evaluate:
@@ -436,6 +493,7 @@ class _Search:
         self.found: dict[tuple[Deployment, int], Point | None] = {}
         self.order: list[Point] = []  # every point evaluated, in the order it was
         self.errors: list[Skip] = []  # points the engine could not evaluate, and why
+        self._rates: dict[tuple[Deployment, int], tuple[Fraction, Fraction]] = {}
         # The points' axes as floats, in `order`, grown by doubling: `dominated` reads
         # them at every deployment, and rebuilding them there made the search quadratic.
         self._axes = np.empty((2, 64), dtype=np.float64)
@@ -468,16 +526,31 @@ class _Search:
         self.found[key] = found
         return found
 
-    def maker(self, deployment: Deployment, batch: int) -> Callable[[], RequestResult]:
-        """What makes the exact figures of a point on the float path, on demand."""
+    def exact(self, deployment: Deployment, batch: int) -> RequestResult:
+        """The exact figures of a point on the float path (made on demand)."""
         engine, model_id, device, precision = self.args
+        return self.run(
+            engine, model_id, device, precision, deployment, batch, self.shape, self.price
+        )
 
-        def make() -> RequestResult:
-            return self.run(
-                engine, model_id, device, precision, deployment, batch, self.shape, self.price
+    def rates(self, deployment: Deployment, batch: int) -> tuple[Fraction, Fraction]:
+        """A point's tokens/s per user and per chip exactly, from its passes alone (what
+        a near tie needs), once."""
+        key = (deployment, batch)
+        hit = self._rates.get(key)
+        if hit is None:
+            engine, model_id, device, precision = self.args
+            shape = self.shape
+            model = engine.catalog.models[model_id]
+            ttft, decoding = request_passes(
+                engine, model, engine.devices[device], precision, deployment, batch, shape
             )
-
-        return make
+            tokens = batch * shape.output * deployment.dp
+            hit = self._rates[key] = (
+                (shape.output - 1) / decoding,
+                tokens / (ttft + decoding) / deployment.total,
+            )
+        return hit
 
     def dominated(self, user: Fraction, chip: Fraction) -> bool:
         """Whether an evaluated point has at least `user` and `chip`, and more of one.
@@ -584,18 +657,20 @@ def device_frontier(
     prune: bool = True,
     evaluate: Evaluate | None = None,
     terms: TermsCache | None = None,
+    searched: tuple[list[GridDeployment], list[Skip], str | None] | None = None,
+    shared: _Shared | None = None,
 ) -> DeviceFrontier:
     """The points of `device`'s grid that can be on the frontier (every point with
     `prune=False`), and the frontier (see the module). `terms` keeps the memory ledger's
     terms across devices (`frontiers` shares one)."""
     model = engine.catalog.models[model_id]
     search = _Search(engine, model_id, device, precision, shape, price, evaluate or _evaluator())
-    found, skipped, problem = grid(
-        engine, model, device, precision, shape, prune=prune, terms=terms
-    )
+    if searched is None:
+        searched = grid(engine, model, device, precision, shape, prune=prune, terms=terms)
+    found, skipped, problem = searched
     partial: frozenset[Deployment] = frozenset()
     if prune and evaluate is None and shape.output > 1:
-        points = _floated(search, model, found)
+        points = _floated(search, model, found, shared)
     else:
         if prune:
             partial = _pruned(search, found)
@@ -609,8 +684,9 @@ def device_frontier(
         [p.user_rate for p in points],
         [p.chip_rate for p in points],
         lambda i: _user(points[i]),
-        lambda i: points[i].result.tokens_per_second_per_chip,
+        lambda i: points[i].exact_chip(),
         [p.tie for p in points],
+        ([p.user_key for p in points], [p.chip_key for p in points]),
     )
     spec = engine.catalog.devices[device]
     figures: set[Objective] = {"tokens-per-chip"}
@@ -631,7 +707,9 @@ def device_frontier(
     )
 
 
-def _floated(search: _Search, model: Model, found: Sequence[GridDeployment]) -> list[Point]:
+def _floated(
+    search: _Search, model: Model, found: Sequence[GridDeployment], shared: _Shared | None
+) -> list[Point]:
     """Every point of the grid on the float path (`request_floats`), in grid order; the
     points it declines evaluated exactly (`_Search.point`). A point's exact figures are
     made when first read."""
@@ -640,7 +718,10 @@ def _floated(search: _Search, model: Model, found: Sequence[GridDeployment]) -> 
     pairs = [(g.deployment, b) for g in found for b in g.batches]
     if not pairs:
         return []
-    work = RequestWork(engine, model, precision, shape, pairs)
+    if shared is None:
+        work = RequestWork(engine, model, precision, shape, pairs)
+    else:
+        work = shared.work.take([shared.index[pair] for pair in pairs])
     times = request_times(
         work, engine.devices[device], engine.latencies.get(device), engine.links(device)
     )
@@ -648,15 +729,22 @@ def _floated(search: _Search, model: Model, found: Sequence[GridDeployment]) -> 
         latency = times.ttft + times.decode
         user = (shape.output - 1) / times.decode
         chip = work.batch * shape.output * work.dp / latency / work.chips
+    # Each point's prefill and decode groups (`RequestWork.groups`), the collectives'
+    # left out (-1) where they cannot count: equal groups, exactly equal times.
+    (pm, pt), (dm, dt) = work.groups()
+    prefill_group = np.stack((pm, np.where(times.prefill_talk, pt, -1)), axis=1).tolist()
+    decode_group = np.stack((dm, np.where(times.decode_talk, dt, -1)), axis=1).tolist()
     declined = times.declined.tolist()
     out: list[Point] = []
-    for i, (d, b), u, c, t, lat in zip(
+    for i, (d, b), u, c, t, lat, pg, dg in zip(
         range(len(pairs)),
         pairs,
         user.tolist(),
         chip.tolist(),
         times.ttft.tolist(),
         latency.tolist(),
+        map(tuple, prefill_group),
+        map(tuple, decode_group),
         strict=True,
     ):
         if declined[i]:
@@ -665,7 +753,18 @@ def _floated(search: _Search, model: Model, found: Sequence[GridDeployment]) -> 
                 out.append(p)
             continue
         out.append(
-            Point(None, u, c, deployment=d, batch=b, ttft=t, latency=lat, make=search.maker(d, b))
+            Point(
+                None,
+                u,
+                c,
+                deployment=d,
+                batch=b,
+                ttft=t,
+                latency=lat,
+                source=search,
+                user_key=dg,
+                chip_key=(pg, dg, Fraction(b * d.dp, d.total)),
+            )
         )
     return out
 
@@ -681,9 +780,24 @@ def frontiers(
     prune: bool = True,
     evaluate: Evaluate | None = None,
 ) -> list[DeviceFrontier]:
-    """`device_frontier` of each device in turn, sharing what every device shares."""
+    """`device_frontier` of each device in turn, sharing what every device shares: the
+    memory ledger's terms, and on the float path one `RequestWork` for the points of
+    every device's grid."""
     terms: TermsCache = {}
     prices = prices or {}
+    model = engine.catalog.models[model_id]
+    grids = {
+        device: grid(engine, model, device, precision, shape, prune=prune, terms=terms)
+        for device in devices
+    }
+    shared: _Shared | None = None
+    if prune and evaluate is None and shape.output > 1:
+        index: dict[tuple[Deployment, int], int] = {}
+        for found, _, _ in grids.values():
+            for g in found:
+                for b in g.batches:
+                    index.setdefault((g.deployment, b), len(index))
+        shared = _Shared(RequestWork(engine, model, precision, shape, list(index)), index)
     return [
         device_frontier(
             engine,
@@ -695,15 +809,24 @@ def frontiers(
             prune=prune,
             evaluate=evaluate,
             terms=terms,
+            searched=grids[device],
+            shared=shared,
         )
         for device in devices
     ]
 
 
+@dataclass(frozen=True)
+class _Shared:
+    """The float path's work for the points of several devices' grids, and each point's
+    index in it."""
+
+    work: RequestWork
+    index: dict[tuple[Deployment, int], int]
+
+
 def _user(p: Point) -> Fraction:
-    rate = p.result.tokens_per_second_per_user
-    assert rate is not None
-    return rate
+    return p.exact_user()
 
 
 # ---------------------------------------------------------------------- exact comparison
@@ -727,11 +850,13 @@ def _exact(value: Exact) -> Fraction:
     return value if isinstance(value, Fraction) else value()
 
 
-def compare(a: float, b: float, exact_a: Exact, exact_b: Exact) -> int:
+def compare(a: float, b: float, exact_a: Exact, exact_b: Exact, *, same: bool = False) -> int:
     """-1, 0 or 1 as a < b, a == b, a > b: on the floats where they are far apart, else
-    on the exact values (given, or made on demand)."""
+    on the exact values (given, or made on demand); `same`: known to be exactly equal."""
     if not _close(a, b):
         return -1 if a < b else 1
+    if same:
+        return 0
     ea, eb = _exact(exact_a), _exact(exact_b)
     return (ea > eb) - (ea < eb)
 
@@ -742,16 +867,23 @@ def pareto(
     exact_xs: Sequence[Fraction] | Callable[[int], Fraction],
     exact_ys: Sequence[Fraction] | Callable[[int], Fraction],
     ties: Sequence[tuple[int, ...]],
+    keys: tuple[Sequence[object], Sequence[object]] | None = None,
 ) -> list[int]:
     """The indices of the Pareto set of the points (x, y), both maximised, highest x first.
 
     A point is off the set when another has x and y at least as large and one larger, or
     both equal and a smaller tie key (so one of exactly equal points stays: the least
     tie key). Decided on the floats, exactly where they are within `REL` (`compare`); the
-    exact values are given, or made by index on demand.
+    exact values are given, or made by index on demand. `keys` (of x, of y): two points
+    with the same key, not None, are exactly equal on that axis.
     """
     ex = exact_xs if callable(exact_xs) else exact_xs.__getitem__
     ey = exact_ys if callable(exact_ys) else exact_ys.__getitem__
+    kx, ky = keys if keys is not None else ([None] * len(xs), [None] * len(xs))
+
+    def same(k: Sequence[object], i: int, j: int) -> bool:
+        return k[i] is not None and k[i] == k[j]
+
     n = len(xs)
     if n == 0:
         return []
@@ -759,11 +891,11 @@ def pareto(
     fy = np.asarray(ys, dtype=np.float64)
 
     def order(i: int, j: int) -> int:
-        c = compare(xs[j], xs[i], lambda: ex(j), lambda: ex(i))  # larger x first
-        if c:
+        c = compare(xs[j], xs[i], lambda: ex(j), lambda: ex(i), same=same(kx, i, j))
+        if c:  # larger x first
             return c
-        c = compare(ys[j], ys[i], lambda: ey(j), lambda: ey(i))  # then larger y
-        if c:
+        c = compare(ys[j], ys[i], lambda: ey(j), lambda: ey(i), same=same(ky, i, j))
+        if c:  # then larger y
             return c
         return (ties[i] > ties[j]) - (ties[i] < ties[j])
 
@@ -776,7 +908,10 @@ def pareto(
     kept: list[int] = []
     top = -1  # the index with the largest y so far
     for i in ranked:
-        if top < 0 or compare(ys[i], ys[top], partial(ey, i), partial(ey, top)) > 0:
+        if (
+            top < 0
+            or compare(ys[i], ys[top], partial(ey, i), partial(ey, top), same=same(ky, i, top)) > 0
+        ):
             kept.append(i)
             top = i
     return kept
@@ -837,12 +972,19 @@ def _better(a: Point, b: Point) -> bool:
     c = compare(
         a.chip_rate,
         b.chip_rate,
-        lambda: a.result.tokens_per_second_per_chip,
-        lambda: b.result.tokens_per_second_per_chip,
+        a.exact_chip,
+        b.exact_chip,
+        same=a.chip_key is not None and a.chip_key == b.chip_key,
     )
     if c:
         return c > 0
-    c = compare(a.user_rate, b.user_rate, lambda: _user(a), lambda: _user(b))
+    c = compare(
+        a.user_rate,
+        b.user_rate,
+        lambda: _user(a),
+        lambda: _user(b),
+        same=a.user_key is not None and a.user_key == b.user_key,
+    )
     if c:
         return c > 0
     return a.tie < b.tie

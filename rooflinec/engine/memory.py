@@ -46,6 +46,7 @@ __all__ = [
     "activation_rule",
     "device_capacity",
     "evaluate_fit",
+    "largest_batch_at",
     "ledger_terms",
 ]
 
@@ -370,6 +371,14 @@ def evaluate_fit(
         note,
         needs_chips,
     )
+
+
+def largest_batch_at(terms: LedgerTerms, capacity: Fraction, L: int) -> int | None:
+    """`evaluate_fit(...).max_batch` at `L` on `capacity` (B per chip) from the ledger's
+    terms alone: the largest b whose ledger, with the reserve, fits (None: b = 1 does
+    not)."""
+    room = capacity - terms.ledger.reserve * capacity - terms.weights
+    return _max_batch(terms, room, L)
 
 
 def _max_batch(terms: _Terms, room: Fraction, L: int) -> int | None:

@@ -17,7 +17,7 @@ they are evaluated once and shared by every device.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -813,16 +813,19 @@ class ModelEngine:
         device: str,
         deployment: Deployment,
         links: dict[str, Link] | None = None,
+        *,
+        groups: Sequence[tuple[str, int]] | None = None,
     ) -> str | None:
         """Why `device` cannot run `model`'s collectives under `deployment` (a level its
-        spec, or `links` given in its place, does not give), or None."""
+        spec, or `links` given in its place, does not give), or None. `groups`: the
+        collective steps and their spans (`_groups`), when the caller found them."""
         if links is None:
             # The same for every phase of the model: found once per device.
             key = (model.id, device, deployment)
             if key not in self._fabric:
-                self._fabric[key] = self._fabric_problem(model, device, deployment, None)
+                self._fabric[key] = self._fabric_problem(model, device, deployment, None, groups)
             return self._fabric[key]
-        return self._fabric_problem(model, device, deployment, links)
+        return self._fabric_problem(model, device, deployment, links, groups)
 
     def _fabric_problem(
         self,
@@ -830,9 +833,12 @@ class ModelEngine:
         device: str,
         deployment: Deployment,
         links: dict[str, Link] | None,
+        groups: Sequence[tuple[str, int]] | None = None,
     ) -> str | None:
         links = self.links(device) if links is None else links
-        for step_id, span in self._groups(model, deployment):
+        if groups is None:
+            groups = self._groups(model, deployment)
+        for step_id, span in groups:
             role = fabric_role(span, links)
             if not links:
                 return (

@@ -38,7 +38,7 @@ on several devices against the exact engine.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rooflinec.catalog import LEVELS, RED, Deployment, Model, RequestShape
-from rooflinec.engine.evaluate import width_values
+from rooflinec.engine.evaluate import MAX_COUNT, width_values
 from rooflinec.engine.models import MAX_SHAPE, MAX_STEP_COUNT, Link
 from rooflinec.formulas.vectorised import degree_in, evaluate_float
 
@@ -59,8 +59,9 @@ if TYPE_CHECKING:
 
     Floats = NDArray[np.float64]
     Bools = NDArray[np.bool_]
+    Ints = NDArray[np.int64]
 
-__all__ = ["REL", "RequestTimes", "RequestWork", "request_times"]
+__all__ = ["REL", "RequestTimes", "RequestWork", "clear_deployments", "request_times"]
 
 #: Two float-path figures within this relative distance may be equal: compare exactly.
 REL = 2.0**-30
@@ -77,6 +78,15 @@ class _MemoryStep:
     count: Floats
     flops: tuple[Floats, Floats]
     traffic: tuple[tuple[str, Floats, Floats], ...]
+
+    def take(self, at: Ints) -> _MemoryStep:
+        a, slope = self.flops
+        return _MemoryStep(
+            self.precision,
+            self.count[at],
+            (a[at], slope[at]),
+            tuple((lv, a[at], slope[at]) for lv, a, slope in self.traffic),
+        )
 
 
 @dataclass(frozen=True)
@@ -98,6 +108,19 @@ class _CollectiveStep:
     def message(self, red: Floats) -> Floats:
         return np.asarray(evaluate_float(self.formula, {**self.values, RED: red}), np.float64)
 
+    def take(self, at: Ints) -> _CollectiveStep:
+        return _CollectiveStep(
+            self.precision,
+            self.kind,
+            self.runs[at],
+            self.count[at],
+            self.n[at],
+            self.span[at],
+            self.flops[at],
+            self.formula,
+            {k: v if isinstance(v, float) else v[at] for k, v in self.values.items()},
+        )
+
 
 @dataclass(frozen=True)
 class _Pass:
@@ -106,6 +129,32 @@ class _Pass:
     memory: tuple[_MemoryStep, ...]
     collectives: tuple[_CollectiveStep, ...]
     declined: Bools
+    # Each point's memory steps' shapes and counts, and its collectives' (with their
+    # groups' spans), whole numbers: two points with the same row run the same kernels
+    # at the same shapes, so the steps' exact times are equal on any device
+    memory_key: Floats
+    talk_key: Floats
+
+    def take(self, at: Ints) -> _Pass:
+        return _Pass(
+            tuple(m.take(at) for m in self.memory),
+            tuple(c.take(at) for c in self.collectives),
+            self.declined[at],
+            self.memory_key[at],
+            self.talk_key[at],
+        )
+
+    def groups(self) -> tuple[Ints, Ints]:
+        """Each point's group of memory steps and of collectives: equal where the
+        points' keys are."""
+        return _groups(self.memory_key), _groups(self.talk_key)
+
+
+def _groups(key: Floats) -> Ints:
+    if key.shape[1] == 0:
+        return np.zeros(key.shape[0], dtype=np.int64)
+    _, inverse = np.unique(key, axis=0, return_inverse=True)
+    return np.asarray(inverse, dtype=np.int64).reshape(-1)
 
 
 def _column(value: float | Floats, size: int) -> Floats:
@@ -156,6 +205,38 @@ class RequestWork:
         self.decode: _Pass | None = None
         if self.linear:
             self.decode = self._pass(1, first, last)
+        self._groups: tuple[tuple[Ints, Ints], tuple[Ints, Ints]] | None = None
+
+    def take(self, at: Sequence[int]) -> RequestWork:
+        """The work of the points at indices `at`, in that order."""
+        index = np.asarray(at, dtype=np.int64)
+        out = object.__new__(RequestWork)
+        out.engine, out.model, out.precision, out.shape = (
+            self.engine,
+            self.model,
+            self.precision,
+            self.shape,
+        )
+        out.points = tuple(self.points[i] for i in at)
+        out.size = len(out.points)
+        out.batch, out.chips, out.dp = self.batch[index], self.chips[index], self.dp[index]
+        out.first, out.last, out.linear = self.first, self.last, self.linear
+        out.prefill = self.prefill.take(index)
+        out.decode = None if self.decode is None else self.decode.take(index)
+        (pm, pt), (dm, dt) = self.groups()
+        out._groups = ((pm[index], pt[index]), (dm[index], dt[index]))
+        return out
+
+    def groups(self) -> tuple[tuple[Ints, Ints], tuple[Ints, Ints]]:
+        """Each point's groups (of memory steps, of collectives) in the prefill and in the
+        decode passes: points of one group run the same kernels at the same shapes
+        (`_Pass.memory_key`, `talk_key`), so their exact times are the same on any
+        device."""
+        if self._groups is None:
+            none = np.zeros(self.size, dtype=np.int64)
+            decode = self.decode.groups() if self.decode is not None else (none, none)
+            self._groups = (self.prefill.groups(), decode)
+        return self._groups
 
     def _pass(self, s: int, first: int, last: int | None) -> _Pass:
         """The pass at (b, s, L = first); with `last`, the decode passes from L = first to
@@ -169,6 +250,7 @@ class RequestWork:
             ends.append({**self._base, "s": float(s), _KEYS: float(last)})
         memory: list[_MemoryStep] = []
         collectives: list[_CollectiveStep] = []
+        keys: dict[bool, list[Floats]] = {False: [], True: []}  # by: is it a collective
         for step in self.model.steps:
             kernel = catalog.kernels[step.kernel]
             collective = kernel.collective is not None
@@ -185,9 +267,12 @@ class RequestWork:
                 for sym, f in step.shape.items():
                     nxt = _column(evaluate_float(f, step_env), size)
                     declined |= ~_whole(nxt, MAX_SHAPE) | (nxt < shapes[0][sym])
+            key = keys[collective]
+            key.append(count)
             for at_end in shapes:
                 for values_ in at_end.values():
                     declined |= ~_whole(values_, MAX_SHAPE)
+                    key.append(values_)
             at = step.precision or self.precision
             widths = {
                 k: float(v)
@@ -203,14 +288,8 @@ class RequestWork:
                     declined |= runs & (values_ < 1)
                 values: dict[str, float | Floats] = {**first_shape, **widths}
                 flops = _column(evaluate_float(kernel.flops, values), size)
-                symbols = step.shape["n"].symbols if "n" in step.shape else frozenset()
-                span = n * (
-                    self._base["tp"] * self._base["pp"]
-                    if "dp" in symbols
-                    else self._base["tp"]
-                    if "pp" in symbols
-                    else 1.0
-                )
+                span = n * _spread(step.shape["n"].symbols if "n" in step.shape else (), self._base)
+                key.append(_column(span, size))
                 collectives.append(
                     _CollectiveStep(
                         at,
@@ -233,7 +312,8 @@ class RequestWork:
             flops = self._line(kernel.flops, shapes, widths)
             traffic = tuple((lv, *self._line(kernel.bytes[lv], shapes, widths)) for lv in levels)
             memory.append(_MemoryStep(at, count, flops, traffic))
-        return _Pass(tuple(memory), tuple(collectives), declined)
+        rows = [np.stack(k, axis=1) if k else np.zeros((size, 0)) for k in keys.values()]
+        return _Pass(tuple(memory), tuple(collectives), declined, *rows)
 
     def _line(
         self, formula: Formula, shapes: list[dict[str, Floats]], widths: dict[str, float]
@@ -280,6 +360,11 @@ class RequestTimes:
     ttft: Floats
     decode: Floats
     declined: Bools
+    # Where the collectives may count: their sum is not clearly below the memory steps'
+    # in the prefill, or in some decode pass (elsewhere the pass's time is the memory
+    # steps' alone, exactly)
+    prefill_talk: Bools
+    decode_talk: Bools
 
 
 def _red(kind: str, n: Floats, in_network: bool) -> Floats:
@@ -374,11 +459,11 @@ def _decode_sum(
     talk: Floats,
     overlapped: Bools,
     passes: int,
-) -> Floats:
+) -> tuple[Floats, Floats]:
     """Σ over the pass offsets x = 0 .. passes - 1 of max(M(x), talk) where `overlapped`
     (else M(x)), M the summed envelopes: cut at every crossing of two lines of a step,
     M is a line between two cuts, and each piece is an arithmetic series (split once more
-    where it crosses `talk`)."""
+    where it crosses `talk`); and the least M(x) (at a piece's end)."""
     size = talk.shape[0]
     cuts = [np.zeros(size), np.full(size, float(passes))]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -413,7 +498,8 @@ def _decode_sum(
             np.where(f_hi > f_lo, rising, falling),
         ),
     )
-    return np.where(count > 0, piece, 0.0).sum(axis=1)
+    ends = np.where(count > 0, np.minimum(f_lo, f_hi), np.inf)
+    return np.where(count > 0, piece, 0.0).sum(axis=1), ends.min(axis=1)
 
 
 def request_times(
@@ -438,14 +524,93 @@ def request_times(
         memory += top
     talk, some, missing = _talk(prefill.collectives, peaks, links, launch, size)
     ttft = np.where(some, np.maximum(memory, talk), memory)
+    prefill_talk = some & ~(talk * (1 + 4 * REL) < memory)
     declined = prefill.declined | missing
     decode = work.decode
     if decode is None:
         # A single output token has no decode pass; a decode not in lines is declined.
         passes = work.last - work.first + 1
-        return RequestTimes(ttft, np.zeros(size), declined | (passes > 0))
+        none = np.zeros(size, dtype=np.bool_)
+        return RequestTimes(ttft, np.zeros(size), declined | (passes > 0), prefill_talk, none)
     lines = [_ceilings(step, peaks, bandwidths, launch) for step in decode.memory]
     talk, some, missing = _talk(decode.collectives, peaks, links, launch, size)
-    total = _decode_sum(lines, talk, some, work.last - work.first + 1)
+    total, least = _decode_sum(lines, talk, some, work.last - work.first + 1)
     declined = declined | decode.declined | missing | ~np.isfinite(total) | ~np.isfinite(ttft)
-    return RequestTimes(ttft, total, declined)
+    decode_talk = some & ~(talk * (1 + 4 * REL) < least)
+    return RequestTimes(ttft, total, declined, prefill_talk, decode_talk)
+
+
+Groups = tuple[tuple[str, int], ...]
+
+
+def clear_deployments(
+    engine: ModelEngine, model: Model, deployments: Sequence[Deployment]
+) -> dict[Deployment, Groups]:
+    """The deployments of which `ModelEngine.deployment_problem` is None, shown on floats
+    for all at once: in every phase the model names, every step's count and shape are
+    whole numbers within the engine's limits (a count 1 or more, a shape 1 or more where
+    the step runs) and each kernel's counts positive and clearly below the limit. With
+    each, its collective steps that run in some phase and the widest span of their
+    groups, the widest first (`ModelEngine._groups`, for `fabric_problem`). The others
+    are left to the exact check, which names what is wrong."""
+    ds = [d for d in deployments if d.problem() is None]
+    size = len(ds)
+    if not size:
+        return {}
+    catalog = engine.catalog
+    columns: dict[str, Floats] = {
+        name: np.array([d.variables()[name] for d in ds], dtype=np.float64)
+        for name in ("tp", "pp", "ep", "dp")
+    }
+    ok = np.ones(size, dtype=np.bool_)
+    limit = MAX_COUNT * (1 - REL)
+    spans: dict[str, Floats] = {}  # a collective step's widest span (0: never runs)
+    for variables in model.phases.values():
+        env: dict[str, float | Floats] = {
+            **{k: float(v) for k, v in model.parameters.items()},
+            **{k: float(v) for k, v in variables.items()},
+            **columns,
+        }
+        for step in model.steps:
+            kernel = catalog.kernels[step.kernel]
+            collective = kernel.collective is not None
+            count = _column(evaluate_float(step.count, env), size)
+            ok &= _whole(count, MAX_STEP_COUNT) & ((count >= 1) | collective)
+            shape = {sym: _column(evaluate_float(f, env), size) for sym, f in step.shape.items()}
+            runs = np.ones(size, dtype=np.bool_)
+            if collective:
+                n = shape.get("n", np.ones(size))
+                runs = (n > 1) & (count > 0)
+                span = n * _spread(step.shape["n"].symbols if "n" in step.shape else (), columns)
+                spans[step.id] = np.maximum(spans.get(step.id, 0.0), np.where(runs, span, 0.0))
+            for values in shape.values():
+                ok &= _whole(values, MAX_SHAPE) & (~runs | (values >= 1))
+            if collective:
+                continue
+            precision = step.precision or model.precision
+            widths = width_values(
+                kernel.widths, catalog.precisions[precision].bytes, step.widths, catalog.precisions
+            )
+            bound = {**shape, **{k: float(v) for k, v in widths.items()}}
+            for formula in (kernel.flops, *kernel.bytes.values()):
+                value = _column(evaluate_float(formula, bound), size)
+                ok &= np.isfinite(value) & (value > 0) & (value < limit)
+    rows = {step_id: widest.tolist() for step_id, widest in spans.items()}
+    out: dict[Deployment, Groups] = {}
+    for i, (d, good) in enumerate(zip(ds, ok.tolist(), strict=True)):
+        if good:
+            found = [(step_id, int(widths_[i])) for step_id, widths_ in rows.items() if widths_[i]]
+            out[d] = tuple(sorted(found, key=lambda item: -item[1]))
+    return out
+
+
+def _spread(symbols: Iterable[str], degrees: Mapping[str, float | Floats]) -> float | Floats:
+    """What a collective group's `n` is multiplied by to give the chips it spans, tp
+    innermost (`group_span`): tp × pp for a group over replicas, tp for one over pipeline
+    stages, 1 for a tp or ep group."""
+    names = set(symbols)
+    if "dp" in names:
+        return degrees["tp"] * degrees["pp"]
+    if "pp" in names:
+        return degrees["tp"]
+    return 1.0

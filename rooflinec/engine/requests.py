@@ -50,6 +50,7 @@ __all__ = [
     "joules_per_token",
     "pass_time",
     "request_fit",
+    "request_passes",
     "tokens_per_second_per_kw",
     "usd_per_million_tokens",
 ]
@@ -467,6 +468,26 @@ def request_fit(
     return replace(worst, needs_chips=needs)
 
 
+def request_passes(
+    engine: ModelEngine,
+    model: Model,
+    figures: DeviceFigures,
+    precision: str,
+    deployment: Deployment,
+    batch: int,
+    shape: RequestShape,
+) -> tuple[Fraction, Fraction]:
+    """A request's prefill time (its ttft) and its decode passes' summed time, s,
+    exactly (the deployment checked by the caller)."""
+    prefill = _pass(
+        engine, model, RunPoint(batch, shape.input, shape.input), figures, precision, deployment
+    )
+    if shape.output == 1:
+        return pass_time(prefill), _ZERO
+    decode = decode_sum(engine, model, figures, precision, deployment, batch, shape)
+    return pass_time(prefill), decode.total
+
+
 def evaluate_request(
     engine: ModelEngine,
     model_id: str,
@@ -495,16 +516,12 @@ def evaluate_request(
         problem = engine.fabric_problem(model, device, deployment)
     if problem is not None:
         raise DeploymentError(problem)
-    prefill = _pass(
-        engine, model, RunPoint(batch, shape.input, shape.input), figures, precision, deployment
-    )
-    ttft = pass_time(prefill)
+    ttft, decoding = request_passes(engine, model, figures, precision, deployment, batch, shape)
     itl: Fraction | None = None
     latency = ttft
     if shape.output > 1:
-        decode = decode_sum(engine, model, figures, precision, deployment, batch, shape)
-        itl = decode.total / (shape.output - 1)
-        latency = ttft + decode.total
+        itl = decoding / (shape.output - 1)
+        latency = ttft + decoding
     chips, dp = deployment.total, deployment.dp
     tokens = batch * shape.output * dp
     rate = tokens / latency
