@@ -12,11 +12,22 @@ skipped and named in the result. The batches of a deployment are 1, 2, 4, … up
 largest batch that fits (`max_batch`: the memory ledger's exact largest `b` at both the
 prefill, s = L = input, and the last decode pass, s = 1, L = input + output − 1; the
 ledger grows with `b` and `L`, so every pass between fits too), that largest batch
-included. A deployment at which batch 1 does not fit has no points.
+included. A deployment at which batch 1 does not fit has no points. The deployments are
+checked on floats first, all at once (`request_floats.clear_deployments`); the exact
+check runs only for those the floats do not clear, and names what is wrong.
 
-**Pruning** (`prune=True`, the default; the brute-force test checks that the frontier
-and every query's answer are the same without it). Two rules, neither of which changes
-the answer:
+**The float path** (the default): every point of the grid is evaluated at once in numpy
+(`rooflinec.engine.request_floats`), within a few units in the last place of its exact
+figures; the frontier and the queries are decided on those floats, and exactly
+(`Fraction`) wherever two figures are within `REL` of each other, where a float cannot
+tell, unless the two points run the same passes (equal keys: exactly equal). A point's
+exact figures (`Point.result`) are made when first read. Points the float path declines
+(a shape that is not a whole number, a decode that is not a line in L) are evaluated
+exactly, as are all points of a request with one output token.
+
+**Pruning** (the exact path, with `prune=True` and an `evaluate` of the caller's; the
+brute-force test checks that the frontier and every query's answer are the same without
+it). Two rules, neither of which changes the answer:
 
 - When no step, count or ledger formula names `dp`, every figure of a point but its chips
   is the same at every `dp` (tokens/s per chip, cost and energy per token divide the
@@ -37,8 +48,7 @@ the answer:
 
 **The frontier** is the Pareto set of the points by (tokens/s per user, tokens/s per
 chip), both maximised. Dominance is decided on floats, and exactly (`Fraction`) where
-two floats are within `ULPS` units in the last place of each other, where a float
-cannot tell. A point is off the set when another is at least as good on both axes and
+two floats are within `REL` of each other, where a float cannot tell. A point is off the set when another is at least as good on both axes and
 better on one, or exactly equal and first in the tie order: fewer chips, then smaller
 tp, pp, ep and batch. The set is listed by tokens/s per user, highest first.
 

@@ -164,7 +164,8 @@ def _column(value: float | Floats, size: int) -> Floats:
 def _whole(values: Floats, limit: int) -> Bools:
     """Where `values` are whole numbers in [0, limit]."""
     finite = np.isfinite(values)
-    return finite & (values == np.floor(values)) & (values >= 0) & (values <= limit)
+    out: Bools = finite & (values == np.floor(values)) & (values >= 0) & (values <= limit)
+    return out
 
 
 class RequestWork:
@@ -309,9 +310,9 @@ class RequestWork:
                 for values_ in at_end.values():
                     declined |= values_ < 1
             levels = [lv for lv in LEVELS if lv in kernel.bytes]
-            flops = self._line(kernel.flops, shapes, widths)
+            operations = self._line(kernel.flops, shapes, widths)
             traffic = tuple((lv, *self._line(kernel.bytes[lv], shapes, widths)) for lv in levels)
-            memory.append(_MemoryStep(at, count, flops, traffic))
+            memory.append(_MemoryStep(at, count, operations, traffic))
         rows = [np.stack(k, axis=1) if k else np.zeros((size, 0)) for k in keys.values()]
         return _Pass(tuple(memory), tuple(collectives), declined, *rows)
 
@@ -591,7 +592,8 @@ def clear_deployments(
             widths = width_values(
                 kernel.widths, catalog.precisions[precision].bytes, step.widths, catalog.precisions
             )
-            bound = {**shape, **{k: float(v) for k, v in widths.items()}}
+            bound: dict[str, float | Floats] = {**shape}
+            bound.update((k, float(v)) for k, v in widths.items())
             for formula in (kernel.flops, *kernel.bytes.values()):
                 value = _column(evaluate_float(formula, bound), size)
                 ok &= np.isfinite(value) & (value > 0) & (value < limit)

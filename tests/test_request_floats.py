@@ -1,0 +1,160 @@
+"""The float path of requests (`rooflinec.engine.request_floats`): every figure within a
+few units in the last place of the exact engine's on bundled models and devices, the
+closed-form decode sum against summing pass by pass, and the deployments it clears
+against the exact check."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rooflinec.engine.compiler import Compiled
+from rooflinec.engine.frontier import MAX_CHIPS, deployments, grid
+from rooflinec.engine.request_floats import (
+    REL,
+    RequestWork,
+    _decode_sum,
+    clear_deployments,
+    request_times,
+)
+from rooflinec.engine.requests import RequestShape, request_passes
+from rooflinec.formulas import parse_formula
+from rooflinec.formulas.vectorised import degree_in, evaluate_float
+from rooflinec.pipeline import compiled_or_raise
+from tests.specfactory import BUNDLED
+
+SHAPE = RequestShape(1024, 256)
+# A fabric of each kind: a mesh with a link latency, in-network reduction with a launch
+# floor, a torus of 64 chips, a mesh of two, no fabric at all.
+DEVICES = (
+    "amd-mi300x",
+    "nvidia-h100-sxm",
+    "google-tpu-v5e",
+    "amd-mi250x",
+    "nvidia-l40s",
+    "nvidia-b200",
+)
+#: Points checked per model and device (spread over its grid): the exact engine takes
+#: milliseconds a point.
+SAMPLE = 24
+
+
+@pytest.fixture(scope="module")
+def bundled() -> Compiled:
+    return compiled_or_raise(BUNDLED)
+
+
+def test_every_figure_is_the_exact_one_to_a_few_ulps(bundled: Compiled) -> None:
+    """On every bundled model and a device of each fabric kind, the float path's ttft and
+    summed decode time of points spread over the grid are within 2^-50 (relatively) of
+    the exact engine's, and it declines none of them."""
+    engine = bundled.model_engine
+    checked = 0
+    for model in bundled.catalog.models.values():
+        for device in DEVICES:
+            found, _, problem = grid(engine, model, device, model.precision, SHAPE)
+            if problem is not None:
+                continue
+            pairs = [(g.deployment, b) for g in found for b in g.batches]
+            pairs = pairs[:: max(1, len(pairs) // SAMPLE)]
+            work = RequestWork(engine, model, model.precision, SHAPE, pairs)
+            times = request_times(
+                work, engine.devices[device], engine.latencies.get(device), engine.links(device)
+            )
+            assert not times.declined.any()
+            for i, (d, b) in enumerate(pairs):
+                ttft, decoding = request_passes(
+                    engine, model, engine.devices[device], model.precision, d, b, SHAPE
+                )
+                for got, exact in ((times.ttft[i], ttft), (times.decode[i], decoding)):
+                    assert abs(Fraction(float(got)) - exact) <= exact * Fraction(1, 2**50)
+                checked += 1
+    assert checked > 300
+
+
+lines_strategy = st.lists(
+    st.lists(
+        st.tuples(st.integers(0, 50), st.integers(-6, 6)),
+        min_size=1,
+        max_size=4,
+    ),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines_strategy, st.integers(1, 40), st.one_of(st.none(), st.integers(0, 300)))
+def test_decode_sum_is_the_sum_pass_by_pass(
+    steps: list[list[tuple[int, int]]], passes: int, talk: int | None
+) -> None:
+    """Σ over the passes of max(the steps' upper envelopes summed, the collectives' time)
+    in closed form equals the sum pass by pass (small integers: both are exact)."""
+    lines = [[(np.array([float(a + 400)]), np.array([float(s)])) for a, s in own] for own in steps]
+    expected = 0
+    for x in range(passes):
+        memory = sum(max(a + 400 + s * x for a, s in own) for own in steps)
+        expected += memory if talk is None else max(memory, talk)
+    got, least = _decode_sum(
+        lines,
+        np.array([float(talk or 0)]),
+        np.array([talk is not None]),
+        passes,
+    )
+    assert float(expected) == pytest.approx(got[0], rel=1e-12)
+    memories = [sum(max(a + 400 + s * x for a, s in own) for own in steps) for x in range(passes)]
+    assert float(min(memories)) == least[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2*b*L*h", 1),
+        ("b*s*h", 0),
+        ("L*L + 3", 2),
+        ("(L + 1)**2", 2),
+        ("h/L", None),
+        ("min(L, 4096)", None),
+        ("ceil(h/128)*L", 1),
+        ("max(hkv, 1)*L/2", 1),
+    ],
+)
+def test_degree_in_reads_the_tree(text: str, expected: int | None) -> None:
+    """The degree in L whatever the other symbols: None where L sits in a divisor or a
+    function."""
+    formula = parse_formula(text, ("b", "L", "h", "s", "hkv"))
+    assert expected == degree_in(formula, {"L": 1})
+
+
+def test_evaluate_float_matches_the_exact_value() -> None:
+    """A formula over columns in float64 gives the exact value where it is a small whole
+    number, ceilings and minima included."""
+    formula = parse_formula("ceil(b*s/128)*min(h, 64) + b/2", ("b", "s", "h"))
+    b = np.array([1.0, 2.0, 300.0])
+    got = evaluate_float(formula, {"b": b, "s": 1000.0, "h": 80.0})
+    expected = [formula.evaluate({"b": int(v), "s": 1000, "h": 80}) for v in b]
+    assert [float(e) for e in expected] == list(np.asarray(got))
+
+
+def test_cleared_deployments_have_no_problem(bundled: Compiled) -> None:
+    """Every deployment of the widest grid the float check clears has no problem in the
+    exact check, and its collectives' groups are the exact engine's; the float check
+    clears most of them."""
+    engine = bundled.model_engine
+    for model in bundled.catalog.models.values():
+        searched = list(deployments(model, MAX_CHIPS, prune=False))
+        clear = clear_deployments(engine, model, searched)
+        assert len(clear) >= len(searched) // 2
+        for d, groups in clear.items():
+            assert engine.deployment_problem(model, d) is None
+            assert list(groups) == engine._groups(model, d)
+
+
+def test_rel_is_far_above_the_float_error() -> None:
+    """The tolerance within which figures are compared exactly is a million times the
+    float path's error bound in the test above."""
+    assert Fraction(REL) >= 2**20 * Fraction(1, 2**50)
