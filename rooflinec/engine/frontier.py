@@ -48,9 +48,10 @@ it). Two rules, neither of which changes the answer:
 
 **The frontier** is the Pareto set of the points by (tokens/s per user, tokens/s per
 chip), both maximised. Dominance is decided on floats, and exactly (`Fraction`) where
-two floats are within `REL` of each other, where a float cannot tell. A point is off the set when another is at least as good on both axes and
-better on one, or exactly equal and first in the tie order: fewer chips, then smaller
-tp, pp, ep and batch. The set is listed by tokens/s per user, highest first.
+two floats are within `REL` of each other, where a float cannot tell. A point is off
+the set when another is at least as good on both axes and better on one, or exactly
+equal and first in the tie order: fewer chips, then smaller tp, pp, ep and batch. The
+set is listed by tokens/s per user, highest first.
 
 **Queries** (`best`). Targets: the least tokens/s per user, the most ttft, the most
 latency, the most chips (each optional, each compared exactly). Objectives:
@@ -98,9 +99,11 @@ from rooflinec.engine.models import DeploymentError
 from rooflinec.engine.request_floats import (
     REL,
     Groups,
+    RequestTimes,
     RequestWork,
     clear_deployments,
     request_times,
+    signature,
 )
 from rooflinec.engine.requests import request_passes
 
@@ -198,6 +201,7 @@ class Point:
     float path (`rooflinec.engine.request_floats`)."""
 
     __slots__ = (
+        "_at",
         "_result",
         "_source",
         "batch",
@@ -221,10 +225,11 @@ class Point:
         ttft: float | None = None,  # s
         latency: float | None = None,  # s
         source: _Search | None = None,
+        at: int | None = None,
         user_key: object = None,
         chip_key: object = None,
     ) -> None:
-        self._result, self._source = result, source
+        self._result, self._source, self._at = result, source, at
         # Points of one device with equal keys have exactly equal rates (the same passes
         # on the float path); None: no such knowledge
         self.user_key, self.chip_key = user_key, chip_key
@@ -504,6 +509,8 @@ class _Search:
         self.order: list[Point] = []  # every point evaluated, in the order it was
         self.errors: list[Skip] = []  # points the engine could not evaluate, and why
         self._rates: dict[tuple[Deployment, int], tuple[Fraction, Fraction]] = {}
+        self._floats: tuple[RequestWork, RequestTimes] | None = None
+        self._signatures: dict[tuple[int, int], tuple[object, ...] | None] = {}
         # The points' axes as floats, in `order`, grown by doubling: `dominated` reads
         # them at every deployment, and rebuilding them there made the search quadratic.
         self._axes = np.empty((2, 64), dtype=np.float64)
@@ -561,6 +568,60 @@ class _Search:
                 tokens / (ttft + decoding) / deployment.total,
             )
         return hit
+
+    def on_floats(self, work: RequestWork, times: RequestTimes) -> None:
+        """The float path's work and times of this device's points (`_floated`), which
+        `same` reads."""
+        self._floats = (work, times)
+
+    def same(self, i: int, j: int, axis: int) -> bool:
+        """Whether the float path's points i and j spend exactly the same time in every
+        decode pass (axis 0: equal tokens/s per user) and also in the prefill with as
+        many tokens per chip (axis 1: equal tokens/s per chip), read off the steps'
+        exact counts where one ceiling clearly holds each (`request_floats.signature`)
+        and the collectives' shapes where they may count."""
+        if self._floats is None:
+            return False
+        work, _ = self._floats
+        if not self._same_pass(1, i, j):
+            return False
+        if axis == 0:
+            return True
+        (di, bi), (dj, bj) = work.points[i], work.points[j]
+        if Fraction(bi * di.dp, di.total) != Fraction(bj * dj.dp, dj.total):
+            return False
+        return self._same_pass(0, i, j)
+
+    def _same_pass(self, which: int, i: int, j: int) -> bool:
+        """`same` for the prefill (0) or the decode passes (1)."""
+        assert self._floats is not None
+        work, times = self._floats
+        talks = (times.prefill_talk, times.decode_talk)[which]
+        groups = work.groups()[which][1]
+        if (talks[i] or talks[j]) and not (talks[i] and talks[j] and groups[i] == groups[j]):
+            return False
+        si, sj = self._signature(which, i), self._signature(which, j)
+        return si is not None and si == sj
+
+    def _signature(self, which: int, i: int) -> tuple[object, ...] | None:
+        key = (which, i)
+        if key not in self._signatures:
+            assert self._floats is not None
+            work, _ = self._floats
+            engine, _, device, _ = self.args
+            figures = engine.devices[device]
+            latency = engine.latencies.get(device)
+            passes = work.decode if which else work.prefill
+            assert passes is not None
+            self._signatures[key] = signature(
+                passes.memory,
+                i,
+                {p: float(v) for p, v in figures.peaks.items()},
+                {lv: float(v) for lv, v in figures.bandwidths.items()},
+                None if latency is None else float(latency),
+                work.last - work.first if which else 0,
+            )
+        return self._signatures[key]
 
     def dominated(self, user: Fraction, chip: Fraction) -> bool:
         """Whether an evaluated point has at least `user` and `chip`, and more of one.
@@ -696,7 +757,7 @@ def device_frontier(
         lambda i: _user(points[i]),
         lambda i: points[i].exact_chip(),
         [p.tie for p in points],
-        ([p.user_key for p in points], [p.chip_key for p in points]),
+        lambda axis, i, j: _same_rate(points[i], points[j], axis),
     )
     spec = engine.catalog.devices[device]
     figures: set[Objective] = {"tokens-per-chip"}
@@ -735,6 +796,7 @@ def _floated(
     times = request_times(
         work, engine.devices[device], engine.latencies.get(device), engine.links(device)
     )
+    search.on_floats(work, times)
     with np.errstate(divide="ignore", invalid="ignore"):
         latency = times.ttft + times.decode
         user = (shape.output - 1) / times.decode
@@ -772,8 +834,9 @@ def _floated(
                 ttft=t,
                 latency=lat,
                 source=search,
+                at=i,
                 user_key=dg,
-                chip_key=(pg, dg, Fraction(b * d.dp, d.total)),
+                chip_key=(pg, dg, b * d.dp, d.total),
             )
         )
     return out
@@ -835,6 +898,19 @@ class _Shared:
     index: dict[tuple[Deployment, int], int]
 
 
+def _same_rate(a: Point, b: Point, axis: int) -> bool:
+    """Whether points `a` and `b` of one device are known to have exactly equal tokens/s
+    per user (axis 0) or per chip (axis 1): equal keys (the same passes), or passes that
+    spend exactly the same time on this device (`_Search.same`)."""
+    ka, kb = (a.user_key, b.user_key) if axis == 0 else (a.chip_key, b.chip_key)
+    if ka is not None and ka == kb:
+        return True
+    source = a._source
+    if source is None or source is not b._source or a._at is None or b._at is None:
+        return False
+    return source.same(a._at, b._at, axis)
+
+
 def _user(p: Point) -> Fraction:
     return p.exact_user()
 
@@ -860,12 +936,20 @@ def _exact(value: Exact) -> Fraction:
     return value if isinstance(value, Fraction) else value()
 
 
-def compare(a: float, b: float, exact_a: Exact, exact_b: Exact, *, same: bool = False) -> int:
+def compare(
+    a: float,
+    b: float,
+    exact_a: Exact,
+    exact_b: Exact,
+    *,
+    same: Callable[[], bool] | None = None,
+) -> int:
     """-1, 0 or 1 as a < b, a == b, a > b: on the floats where they are far apart, else
-    on the exact values (given, or made on demand); `same`: known to be exactly equal."""
+    on the exact values (given, or made on demand); `same`, asked only then: whether the
+    two are known to be exactly equal."""
     if not _close(a, b):
         return -1 if a < b else 1
-    if same:
+    if same is not None and same():
         return 0
     ea, eb = _exact(exact_a), _exact(exact_b)
     return (ea > eb) - (ea < eb)
@@ -877,22 +961,19 @@ def pareto(
     exact_xs: Sequence[Fraction] | Callable[[int], Fraction],
     exact_ys: Sequence[Fraction] | Callable[[int], Fraction],
     ties: Sequence[tuple[int, ...]],
-    keys: tuple[Sequence[object], Sequence[object]] | None = None,
+    same: Callable[[int, int, int], bool] | None = None,
 ) -> list[int]:
     """The indices of the Pareto set of the points (x, y), both maximised, highest x first.
 
     A point is off the set when another has x and y at least as large and one larger, or
     both equal and a smaller tie key (so one of exactly equal points stays: the least
     tie key). Decided on the floats, exactly where they are within `REL` (`compare`); the
-    exact values are given, or made by index on demand. `keys` (of x, of y): two points
-    with the same key, not None, are exactly equal on that axis.
+    exact values are given, or made by index on demand. `same(axis, i, j)`: whether
+    points i and j are known to be exactly equal on axis 0 (x) or 1 (y).
     """
     ex = exact_xs if callable(exact_xs) else exact_xs.__getitem__
     ey = exact_ys if callable(exact_ys) else exact_ys.__getitem__
-    kx, ky = keys if keys is not None else ([None] * len(xs), [None] * len(xs))
-
-    def same(k: Sequence[object], i: int, j: int) -> bool:
-        return k[i] is not None and k[i] == k[j]
+    known = same if same is not None else (lambda axis, i, j: False)
 
     n = len(xs)
     if n == 0:
@@ -901,10 +982,10 @@ def pareto(
     fy = np.asarray(ys, dtype=np.float64)
 
     def order(i: int, j: int) -> int:
-        c = compare(xs[j], xs[i], lambda: ex(j), lambda: ex(i), same=same(kx, i, j))
+        c = compare(xs[j], xs[i], lambda: ex(j), lambda: ex(i), same=partial(known, 0, i, j))
         if c:  # larger x first
             return c
-        c = compare(ys[j], ys[i], lambda: ey(j), lambda: ey(i), same=same(ky, i, j))
+        c = compare(ys[j], ys[i], lambda: ey(j), lambda: ey(i), same=partial(known, 1, i, j))
         if c:  # then larger y
             return c
         return (ties[i] > ties[j]) - (ties[i] < ties[j])
@@ -920,7 +1001,10 @@ def pareto(
     for i in ranked:
         if (
             top < 0
-            or compare(ys[i], ys[top], partial(ey, i), partial(ey, top), same=same(ky, i, top)) > 0
+            or compare(
+                ys[i], ys[top], partial(ey, i), partial(ey, top), same=partial(known, 1, i, top)
+            )
+            > 0
         ):
             kept.append(i)
             top = i
@@ -984,7 +1068,7 @@ def _better(a: Point, b: Point) -> bool:
         b.chip_rate,
         a.exact_chip,
         b.exact_chip,
-        same=a.chip_key is not None and a.chip_key == b.chip_key,
+        same=partial(_same_rate, a, b, 1),
     )
     if c:
         return c > 0
@@ -993,7 +1077,7 @@ def _better(a: Point, b: Point) -> bool:
         b.user_rate,
         lambda: _user(a),
         lambda: _user(b),
-        same=a.user_key is not None and a.user_key == b.user_key,
+        same=partial(_same_rate, a, b, 0),
     )
     if c:
         return c > 0

@@ -48,7 +48,7 @@ import numpy as np
 from rooflinec.catalog import LEVELS, RED, Deployment, Model, RequestShape
 from rooflinec.engine.evaluate import MAX_COUNT, width_values
 from rooflinec.engine.models import MAX_SHAPE, MAX_STEP_COUNT, Link
-from rooflinec.formulas.vectorised import degree_in, evaluate_float
+from rooflinec.formulas.vectorised import degree_in, evaluate_float, evaluate_int64
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -61,7 +61,14 @@ if TYPE_CHECKING:
     Bools = NDArray[np.bool_]
     Ints = NDArray[np.int64]
 
-__all__ = ["REL", "RequestTimes", "RequestWork", "clear_deployments", "request_times"]
+__all__ = [
+    "REL",
+    "RequestTimes",
+    "RequestWork",
+    "clear_deployments",
+    "request_times",
+    "signature",
+]
 
 #: Two float-path figures within this relative distance may be equal: compare exactly.
 REL = 2.0**-30
@@ -78,14 +85,23 @@ class _MemoryStep:
     count: Floats
     flops: tuple[Floats, Floats]
     traffic: tuple[tuple[str, Floats, Floats], ...]
+    # The operations and each level's bytes of one run (in `traffic`'s order), exactly,
+    # at the first pass and at the last (the same for one pass); None where int64 cannot
+    # hold them (a fractional width, a step past 2^62)
+    exact: tuple[tuple[Ints, ...], tuple[Ints, ...]] | None = None
 
     def take(self, at: Ints) -> _MemoryStep:
         a, slope = self.flops
+        exact = None
+        if self.exact is not None:
+            first, last = self.exact
+            exact = (tuple(q[at] for q in first), tuple(q[at] for q in last))
         return _MemoryStep(
             self.precision,
             self.count[at],
             (a[at], slope[at]),
             tuple((lv, a[at], slope[at]) for lv, a, slope in self.traffic),
+            exact,
         )
 
 
@@ -275,12 +291,10 @@ class RequestWork:
                     declined |= ~_whole(values_, MAX_SHAPE)
                     key.append(values_)
             at = step.precision or self.precision
-            widths = {
-                k: float(v)
-                for k, v in width_values(
-                    kernel.widths, catalog.precisions[at].bytes, step.widths, catalog.precisions
-                ).items()
-            }
+            bound_widths = width_values(
+                kernel.widths, catalog.precisions[at].bytes, step.widths, catalog.precisions
+            )
+            widths = {k: float(v) for k, v in bound_widths.items()}
             if collective:
                 first_shape = shapes[0]
                 n = first_shape.get("n", np.ones(size))
@@ -312,7 +326,9 @@ class RequestWork:
             levels = [lv for lv in LEVELS if lv in kernel.bytes]
             operations = self._line(kernel.flops, shapes, widths)
             traffic = tuple((lv, *self._line(kernel.bytes[lv], shapes, widths)) for lv in levels)
-            memory.append(_MemoryStep(at, count, operations, traffic))
+            formulas = (kernel.flops, *(kernel.bytes[lv] for lv in levels))
+            exact = _exactly(formulas, shapes, declined, bound_widths)
+            memory.append(_MemoryStep(at, count, operations, traffic, exact))
         rows = [np.stack(k, axis=1) if k else np.zeros((size, 0)) for k in keys.values()]
         return _Pass(tuple(memory), tuple(collectives), declined, *rows)
 
@@ -326,6 +342,27 @@ class RequestWork:
             return a, np.zeros(size)
         z = _column(evaluate_float(formula, {**shapes[1], **widths}), size)
         return a, (z - a) / (self.last - self.first)
+
+
+def _exactly(
+    formulas: Sequence[Formula],
+    shapes: Sequence[dict[str, Floats]],
+    declined: Bools,
+    widths: Mapping[str, int | Fraction],
+) -> tuple[tuple[Ints, ...], tuple[Ints, ...]] | None:
+    """`formulas` over the shapes at the first pass and at the last, exactly in int64
+    (`evaluate_int64`; a declined point's shapes taken as 1), or None where it refuses."""
+    found: list[tuple[Ints, ...]] = []
+    for own in shapes:
+        columns = {sym: np.where(declined, 1.0, v).astype(np.int64) for sym, v in own.items()}
+        values = []
+        for formula in formulas:
+            q = evaluate_int64(formula, columns, widths)
+            if q is None:
+                return None
+            values.append(q)
+        found.append(tuple(values))
+    return found[0], found[-1]
 
 
 def _linear_in_keys(engine: ModelEngine, model: Model) -> bool:
@@ -616,3 +653,49 @@ def _spread(symbols: Iterable[str], degrees: Mapping[str, float | Floats]) -> fl
     if "pp" in names:
         return degrees["tp"]
     return 1.0
+
+
+def signature(
+    steps: Sequence[_MemoryStep],
+    i: int,
+    peaks: Mapping[str, float],
+    bandwidths: Mapping[str, float],
+    launch: float | None,
+    last: int,
+) -> tuple[object, ...] | None:
+    """What point `i`'s memory steps' time depends on, on a device, where it can be told
+    exactly: per step its count, the ceiling that is the longest at both ends (pass
+    offsets 0 and `last`) by more than `REL`, and that ceiling's exact operations or
+    bytes there. Two points with equal signatures spend exactly the same time in these
+    steps at every pass. None where a step's ceiling is not clear or its counts not
+    exact."""
+    out: list[object] = []
+    for step in steps:
+        if step.exact is None:
+            return None
+        count = float(step.count[i])
+        ends: list[int] = []
+        for x in (0, last):
+            a, slope = step.flops
+            times = [count * (float(a[i]) + float(slope[i]) * x) / peaks[step.precision]]
+            for lv, a, slope in step.traffic:
+                bw = bandwidths.get(lv)
+                times.append(
+                    -1.0 if bw is None else count * (float(a[i]) + float(slope[i]) * x) / bw
+                )
+            if launch is not None:
+                times.append(count * launch)
+            ranked = sorted(range(len(times)), key=times.__getitem__, reverse=True)
+            top = ranked[0]
+            if len(ranked) > 1 and not times[ranked[1]] * (1 + 4 * REL) < times[top]:
+                return None
+            ends.append(top)
+        if ends[0] != ends[-1]:
+            return None
+        top = ends[0]
+        first, final = step.exact
+        if top == len(first):  # the launch floor: the count alone
+            out.append((top, int(count)))
+        else:
+            out.append((top, int(count), int(first[top][i]), int(final[top][i])))
+    return tuple(out)

@@ -11,21 +11,24 @@ at 50 tokens/s per user, as `rooflinec plan --min-user-rate R --objective
 tokens-per-chip` answers them (`frontier.best`, the same function).
 
 Each (model, request shape, device) is worked out once per build, in one place
-(`device_frontier_entry`, kept per device by `reuse.device_memo`): a `serve` rebuild
-after an edit of one device's spec works out that device's frontiers only. The entry
+(`_entries`, the devices a page shows together, kept per device by
+`reuse.device_memo`): a `serve` rebuild after an edit of one device's spec works out that
+device's frontiers only. Figures are printed from the float path's values where their
+text cannot differ from the exact value's (`_shown`), from the exact value elsewhere. The entry
 holds the figures as text (and the chart's floats), so nothing of the engine is kept
 between builds.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from rooflinec.engine.frontier import Choice, Point, Targets, best, device_frontier
+from rooflinec.engine.frontier import REL, Choice, DeviceFrontier, Point, Targets, best, frontiers
 from rooflinec.formatting import format_number, format_si
 from rooflinec.outputs.plan import READER
 from rooflinec.site import charts
@@ -35,7 +38,7 @@ from rooflinec.site.pages.model import Page
 from rooflinec.site.pages.reuse import device_memo, for_devices
 
 if TYPE_CHECKING:
-    from rooflinec.catalog import Model, RequestShape
+    from rooflinec.catalog import Model
     from rooflinec.site.pages.model import Site
 
 __all__ = [
@@ -74,7 +77,7 @@ class BestRow:
     none: str = ""
     # What `plan` answers, for the tests: (chips, tp, pp, ep, batch), None without a plan
     deployment: tuple[int, int, int, int, int] | None = None
-    chip_rate: Fraction | None = None  # exact tokens/s per chip, to rank devices
+    chip_rate: float | None = None  # tokens/s per chip (within REL), to rank devices
 
 
 @dataclass(frozen=True)
@@ -96,24 +99,40 @@ def split_text(chips: int, tp: int, pp: int, ep: int) -> str:
     return f"{chips:,}" + (f" ({', '.join(degrees)})" if degrees else "")
 
 
-def _rate(value: Fraction | None) -> str:
-    return "–" if value is None else format_number(value, 4)
+def _shown(fmt: Callable[[float | Fraction], str], value: float, exact: Callable[[], Any]) -> str:
+    """`fmt` of a figure known as a float within `REL` of its exact value: the float's
+    text where both ends of that interval give the same text (rounding is monotone, so
+    the exact value's is that too), else the exact value's, made on demand."""
+    low, high = fmt(value * (1 - REL)), fmt(value * (1 + REL))
+    if low == high:
+        return low
+    found = exact()
+    return "–" if found is None else fmt(found)
 
 
-def _price_cell(site: Site, device: str, point: Point) -> str:
+def _rate(value: float, exact: Callable[[], Any]) -> str:
+    return _shown(lambda v: format_number(v, 4), value, exact)
+
+
+def _price_cell(site: Site, device: str, point: Point, price: Fraction | None) -> str:
     """USD per million tokens with where the price comes from: the reader's (labelled),
-    or the device's quoted price with its date; "no quoted price" without either."""
-    r = point.result
-    if r.usd_per_million_tokens is None:
+    or the device's quoted price with its date; "no quoted price" without either. The
+    cost is the price per chip-second over the tokens/s per chip, × 10^6."""
+    quoted = site.catalog.devices[device].price
+    per_hour = price if price is not None else None if quoted is None else quoted.per_hour
+    if per_hour is None:
         return NO_PRICE
-    cost = format_number(r.usd_per_million_tokens, 4)
-    if r.price_source == "reader":
+    value = float(per_hour) / 3600 / point.chip_rate * 10**6
+    cost = _rate(value, lambda: point.result.usd_per_million_tokens)
+    if price is not None:
         return f"{cost} ({READER})"
-    price = site.catalog.devices[device].price
-    return f"{cost} (quoted {price.date})" if price is not None else cost
+    assert quoted is not None
+    return f"{cost} (quoted {quoted.date})"
 
 
-def _best_row(site: Site, device: str, target: int, choice: Choice) -> BestRow:
+def _best_row(
+    site: Site, device: str, target: int, choice: Choice, price: Fraction | None
+) -> BestRow:
     point = choice.point
     if point is None:
         if choice.note is not None and choice.binding is None:
@@ -121,67 +140,94 @@ def _best_row(site: Site, device: str, target: int, choice: Choice) -> BestRow:
         binding = TARGET_NAMES.get(choice.binding or "", "")
         why = f" (binding: {binding})" if binding else ""
         return BestRow(target, (), f"none meets {target} tokens/s per user{why}")
-    r, d = point.result, point.deployment
+    d, p = point.deployment, point
+    power = site.catalog.devices[device].power
+    energy = "–"
+    if power is not None:
+        energy = _rate(float(power.per_chip) / p.chip_rate, lambda: p.result.joules_per_token)
     cells = (
         f"{d.total:,}",
         f"{d.tp} / {d.pp} / {d.ep}",
-        f"{r.batch:,}",
-        _rate(r.tokens_per_second_per_chip),
-        _rate(r.tokens_per_second_per_user),
-        format_si(r.ttft, "s"),
-        "–" if r.itl is None else format_si(r.itl, "s"),
-        _price_cell(site, device, point),
-        "–" if r.joules_per_token is None else format_number(r.joules_per_token, 4),
+        f"{p.batch:,}",
+        _rate(p.chip_rate, p.exact_chip),
+        _rate(p.user_rate, p.exact_user),
+        _shown(lambda v: format_si(v, "s"), p.ttft, lambda: p.result.ttft),
+        _shown(lambda v: format_si(v, "s"), 1 / p.user_rate, lambda: p.result.itl),
+        _price_cell(site, device, point, price),
+        energy,
     )
-    deployment = (d.total, d.tp, d.pp, d.ep, r.batch)
-    return BestRow(target, cells, "", deployment, r.tokens_per_second_per_chip)
+    deployment = (d.total, d.tp, d.pp, d.ep, p.batch)
+    return BestRow(target, cells, "", deployment, p.chip_rate)
 
 
-def _entry(site: Site, model: Model, shape: RequestShape, device: str) -> FrontierEntry:
-    engine = site.compiled.model_engine
-    found = device_frontier(
-        engine, model.id, device, model.precision, shape, site.prices.get(device)
-    )
+def _entry(site: Site, found: DeviceFrontier) -> FrontierEntry:
+    """A device's frontier entry from its frontier (`engine.frontier`)."""
+    device = found.device
+    price = site.prices.get(device)
     points = []
     cells = []
     for p in found.frontier:
-        d, r = p.deployment, p.result
+        d = p.deployment
         split = split_text(d.total, d.tp, d.pp, d.ep)
-        user, chip = _rate(r.tokens_per_second_per_user), _rate(r.tokens_per_second_per_chip)
+        user, chip = _rate(p.user_rate, p.exact_user), _rate(p.chip_rate, p.exact_chip)
         points.append(
             {
                 "user": p.user_rate,
                 "chip": p.chip_rate,
                 "deployment": split,
-                "batch": r.batch,
+                "batch": p.batch,
                 "user_label": user,
                 "chip_label": chip,
             }
         )
-        cells.append((user, chip, split, f"{r.batch:,}"))
+        cells.append((user, chip, split, f"{p.batch:,}"))
     rows = tuple(
         _best_row(
             site,
             device,
             target,
             best(found, Targets(min_user_rate=Fraction(target)), "tokens-per-chip"),
+            price,
         )
         for target in SHOWN_TARGETS
     )
     return FrontierEntry(device, found.problem, tuple(points), tuple(cells), rows)
 
 
+def _entries(
+    site: Site, model: Model, request: str, devices: list[str]
+) -> dict[str, FrontierEntry]:
+    """The frontier entries of `devices` (their frontiers worked out together: the
+    float path's work is shared), each kept per device (`device_memo`)."""
+    shape = model.requests[request]
+    out: dict[str, FrontierEntry] = {}
+    missing: list[str] = []
+    for device in devices:
+        hit = device_memo(site, "frontier", device).get(_key(site, model, request, device))
+        if hit is None:
+            missing.append(device)
+        else:
+            out[device] = hit
+    if missing:
+        prices = {d: site.prices[d] for d in missing if d in site.prices}
+        engine = site.compiled.model_engine
+        for found in frontiers(engine, model.id, missing, model.precision, shape, prices):
+            entry = out[found.device] = _entry(site, found)
+            memo = device_memo(site, "frontier", found.device)
+            memo[_key(site, model, request, found.device)] = entry
+    return out
+
+
+def _key(site: Site, model: Model, request: str, device: str) -> tuple[object, ...]:
+    shape = model.requests[request]
+    return (model.id, request, shape, model.precision, site.prices.get(device))
+
+
 def device_frontier_entry(site: Site, model: Model, request: str, device: str) -> FrontierEntry:
     """The frontier of `model` for its request shape `request` on `device`, worked out
     once per build and kept between `serve` rebuilds while the device's spec (and what
     every device page reads: the models, kernels, precisions) compare equal."""
-    shape = model.requests[request]
-    memo = device_memo(site, "frontier", device)
-    key = (model.id, request, shape, model.precision, site.prices.get(device))
-    hit: FrontierEntry | None = memo.get(key)
-    if hit is None:
-        hit = memo[key] = _entry(site, model, shape, device)
-    return hit
+    return _entries(site, model, request, [device])[device]
 
 
 def model_frontiers(site: Site, model: Model) -> dict[str, list[FrontierEntry]]:
@@ -190,10 +236,8 @@ def model_frontiers(site: Site, model: Model) -> dict[str, list[FrontierEntry]]:
     from rooflinec.site.pages.models import shown_devices
 
     devices = shown_devices(site, model)
-    return {
-        request: [device_frontier_entry(site, model, request, d) for d in devices]
-        for request in model.requests
-    }
+    found = {request: _entries(site, model, request, devices) for request in model.requests}
+    return {request: [entries[d] for d in devices] for request, entries in found.items()}
 
 
 def site_frontiers(site: Site) -> dict[str, dict[str, list[FrontierEntry]]]:
@@ -335,12 +379,13 @@ def frontier_summary(site: Site, page: Page) -> list[Markup]:
 
 
 def _top(entries: list[FrontierEntry], i: int) -> tuple[FrontierEntry, BestRow] | None:
-    """The entry whose best row at target index `i` has the most tokens/s per chip."""
+    """The entry whose best row at target index `i` has the most tokens/s per chip; of
+    devices within `REL` of each other (the same printed rate), the first listed."""
     found: tuple[FrontierEntry, BestRow] | None = None
     for e in entries:
         row = e.best[i]
         if row.chip_rate is None:
             continue
-        if found is None or row.chip_rate > (found[1].chip_rate or 0):
+        if found is None or row.chip_rate > (found[1].chip_rate or 0) * (1 + REL):
             found = (e, row)
     return found
