@@ -89,6 +89,7 @@ class _MemoryStep:
     # at the first pass and at the last (the same for one pass); None where int64 cannot
     # hold them (a fractional width, a step past 2^62)
     exact: tuple[tuple[Ints, ...], tuple[Ints, ...]] | None = None
+    varies: bool = False  # whether some count changes from pass to pass (at some point)
 
     def take(self, at: Ints) -> _MemoryStep:
         a, slope = self.flops
@@ -102,6 +103,7 @@ class _MemoryStep:
             (a[at], slope[at]),
             tuple((lv, a[at], slope[at]) for lv, a, slope in self.traffic),
             exact,
+            self.varies,
         )
 
 
@@ -328,7 +330,9 @@ class RequestWork:
             traffic = tuple((lv, *self._line(kernel.bytes[lv], shapes, widths)) for lv in levels)
             formulas = (kernel.flops, *(kernel.bytes[lv] for lv in levels))
             exact = _exactly(formulas, shapes, declined, bound_widths)
-            memory.append(_MemoryStep(at, count, operations, traffic, exact))
+            slopes = [operations[1], *(slope for _, _, slope in traffic)]
+            varies = any(bool(np.any(slope != 0)) for slope in slopes)
+            memory.append(_MemoryStep(at, count, operations, traffic, exact, varies))
         rows = [np.stack(k, axis=1) if k else np.zeros((size, 0)) for k in keys.values()]
         return _Pass(tuple(memory), tuple(collectives), declined, *rows)
 
@@ -540,6 +544,24 @@ def _decode_sum(
     return np.where(count > 0, piece, 0.0).sum(axis=1), ends.min(axis=1)
 
 
+def _flat(
+    steps: Sequence[_MemoryStep],
+    peaks: Mapping[str, float],
+    bandwidths: Mapping[str, float],
+    launch: float | None,
+    size: int,
+) -> Floats:
+    """The summed time of `steps` at the first pass (each its longest ceiling)."""
+    total = np.zeros(size)
+    for step in steps:
+        own = _ceilings(step, peaks, bandwidths, launch)
+        top = own[0][0]
+        for a, _ in own[1:]:
+            top = np.maximum(top, a)
+        total += top
+    return total
+
+
 def request_times(
     work: RequestWork,
     figures: DeviceFigures,
@@ -553,13 +575,7 @@ def request_times(
     launch = None if latency is None else float(latency)
     # The prefill: one pass
     prefill = work.prefill
-    memory = np.zeros(size)
-    for step in prefill.memory:
-        own = _ceilings(step, peaks, bandwidths, launch)
-        top = own[0][0]
-        for a, _ in own[1:]:
-            top = np.maximum(top, a)
-        memory += top
+    memory = _flat(prefill.memory, peaks, bandwidths, launch, size)
     talk, some, missing = _talk(prefill.collectives, peaks, links, launch, size)
     ttft = np.where(some, np.maximum(memory, talk), memory)
     prefill_talk = some & ~(talk * (1 + 4 * REL) < memory)
@@ -570,7 +586,10 @@ def request_times(
         passes = work.last - work.first + 1
         none = np.zeros(size, dtype=np.bool_)
         return RequestTimes(ttft, np.zeros(size), declined | (passes > 0), prefill_talk, none)
-    lines = [_ceilings(step, peaks, bandwidths, launch) for step in decode.memory]
+    # The steps whose counts are the same at every pass add a constant: one line
+    flat = _flat([m for m in decode.memory if not m.varies], peaks, bandwidths, launch, size)
+    lines = [[(flat, np.zeros(size))]]
+    lines += [_ceilings(m, peaks, bandwidths, launch) for m in decode.memory if m.varies]
     talk, some, missing = _talk(decode.collectives, peaks, links, launch, size)
     total, least = _decode_sum(lines, talk, some, work.last - work.first + 1)
     declined = declined | decode.declined | missing | ~np.isfinite(total) | ~np.isfinite(ttft)
