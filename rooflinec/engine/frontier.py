@@ -205,12 +205,10 @@ class Point:
         "_result",
         "_source",
         "batch",
-        "chip_key",
         "chip_rate",
         "deployment",
         "latency",
         "ttft",
-        "user_key",
         "user_rate",
     )
 
@@ -226,13 +224,8 @@ class Point:
         latency: float | None = None,  # s
         source: _Search | None = None,
         at: int | None = None,
-        user_key: object = None,
-        chip_key: object = None,
     ) -> None:
         self._result, self._source, self._at = result, source, at
-        # Points of one device with equal keys have exactly equal rates (the same passes
-        # on the float path); None: no such knowledge
-        self.user_key, self.chip_key = user_key, chip_key
         self.user_rate, self.chip_rate = user_rate, chip_rate
         if result is not None:
             deployment, batch = result.deployment, result.batch
@@ -511,6 +504,8 @@ class _Search:
         self._rates: dict[tuple[Deployment, int], tuple[Fraction, Fraction]] = {}
         self._floats: tuple[RequestWork, RequestTimes] | None = None
         self._signatures: dict[tuple[int, int], tuple[object, ...] | None] = {}
+        # The device's peaks, bandwidths and launch floor as floats, for `_signature`
+        self._rates_floats: tuple[dict[str, float], dict[str, float], float | None] | None = None
         # The points' axes as floats, in `order`, grown by doubling: `dominated` reads
         # them at every deployment, and rebuilding them there made the search quadratic.
         self._axes = np.empty((2, 64), dtype=np.float64)
@@ -593,13 +588,21 @@ class _Search:
         return self._same_pass(0, i, j)
 
     def _same_pass(self, which: int, i: int, j: int) -> bool:
-        """`same` for the prefill (0) or the decode passes (1)."""
+        """`same` for the prefill (0) or the decode passes (1): the collectives count in
+        neither, or run at the same shapes in both; and the memory steps run at the same
+        shapes, or spend the same time by their signatures."""
         assert self._floats is not None
         work, times = self._floats
+        passes = work.decode if which else work.prefill
+        assert passes is not None
         talks = (times.prefill_talk, times.decode_talk)[which]
-        groups = work.groups()[which][1]
-        if (talks[i] or talks[j]) and not (talks[i] and talks[j] and groups[i] == groups[j]):
-            return False
+        if talks[i] or talks[j]:
+            if not (talks[i] and talks[j]):
+                return False
+            if not np.array_equal(passes.talk_key[i], passes.talk_key[j]):
+                return False
+        if np.array_equal(passes.memory_key[i], passes.memory_key[j]):
+            return True
         si, sj = self._signature(which, i), self._signature(which, j)
         return si is not None and si == sj
 
@@ -608,19 +611,19 @@ class _Search:
         if key not in self._signatures:
             assert self._floats is not None
             work, _ = self._floats
-            engine, _, device, _ = self.args
-            figures = engine.devices[device]
-            latency = engine.latencies.get(device)
+            if self._rates_floats is None:
+                engine, _, device, _ = self.args
+                figures, latency = engine.devices[device], engine.latencies.get(device)
+                self._rates_floats = (
+                    {p: float(v) for p, v in figures.peaks.items()},
+                    {lv: float(v) for lv, v in figures.bandwidths.items()},
+                    None if latency is None else float(latency),
+                )
+            peaks, bandwidths, launch = self._rates_floats
             passes = work.decode if which else work.prefill
             assert passes is not None
-            self._signatures[key] = signature(
-                passes.memory,
-                i,
-                {p: float(v) for p, v in figures.peaks.items()},
-                {lv: float(v) for lv, v in figures.bandwidths.items()},
-                None if latency is None else float(latency),
-                work.last - work.first if which else 0,
-            )
+            last = work.last - work.first if which else 0
+            self._signatures[key] = signature(passes.memory, i, peaks, bandwidths, launch, last)
         return self._signatures[key]
 
     def dominated(self, user: Fraction, chip: Fraction) -> bool:
@@ -801,22 +804,15 @@ def _floated(
         latency = times.ttft + times.decode
         user = (shape.output - 1) / times.decode
         chip = work.batch * shape.output * work.dp / latency / work.chips
-    # Each point's prefill and decode groups (`RequestWork.groups`), the collectives'
-    # left out (-1) where they cannot count: equal groups, exactly equal times.
-    (pm, pt), (dm, dt) = work.groups()
-    prefill_group = np.stack((pm, np.where(times.prefill_talk, pt, -1)), axis=1).tolist()
-    decode_group = np.stack((dm, np.where(times.decode_talk, dt, -1)), axis=1).tolist()
     declined = times.declined.tolist()
     out: list[Point] = []
-    for i, (d, b), u, c, t, lat, pg, dg in zip(
+    for i, (d, b), u, c, t, lat in zip(
         range(len(pairs)),
         pairs,
         user.tolist(),
         chip.tolist(),
         times.ttft.tolist(),
         latency.tolist(),
-        map(tuple, prefill_group),
-        map(tuple, decode_group),
         strict=True,
     ):
         if declined[i]:
@@ -835,8 +831,6 @@ def _floated(
                 latency=lat,
                 source=search,
                 at=i,
-                user_key=dg,
-                chip_key=(pg, dg, b * d.dp, d.total),
             )
         )
     return out
@@ -900,11 +894,8 @@ class _Shared:
 
 def _same_rate(a: Point, b: Point, axis: int) -> bool:
     """Whether points `a` and `b` of one device are known to have exactly equal tokens/s
-    per user (axis 0) or per chip (axis 1): equal keys (the same passes), or passes that
-    spend exactly the same time on this device (`_Search.same`)."""
-    ka, kb = (a.user_key, b.user_key) if axis == 0 else (a.chip_key, b.chip_key)
-    if ka is not None and ka == kb:
-        return True
+    per user (axis 0) or per chip (axis 1): passes that spend exactly the same time on
+    this device (`_Search.same`)."""
     source = a._source
     if source is None or source is not b._source or a._at is None or b._at is None:
         return False

@@ -162,18 +162,6 @@ class _Pass:
             self.talk_key[at],
         )
 
-    def groups(self) -> tuple[Ints, Ints]:
-        """Each point's group of memory steps and of collectives: equal where the
-        points' keys are."""
-        return _groups(self.memory_key), _groups(self.talk_key)
-
-
-def _groups(key: Floats) -> Ints:
-    if key.shape[1] == 0:
-        return np.zeros(key.shape[0], dtype=np.int64)
-    _, inverse = np.unique(key, axis=0, return_inverse=True)
-    return np.asarray(inverse, dtype=np.int64).reshape(-1)
-
 
 def _column(value: float | Floats, size: int) -> Floats:
     return np.broadcast_to(np.asarray(value, dtype=np.float64), (size,)).astype(np.float64)
@@ -224,7 +212,6 @@ class RequestWork:
         self.decode: _Pass | None = None
         if self.linear:
             self.decode = self._pass(1, first, last)
-        self._groups: tuple[tuple[Ints, Ints], tuple[Ints, Ints]] | None = None
 
     def take(self, at: Sequence[int]) -> RequestWork:
         """The work of the points at indices `at`, in that order."""
@@ -242,20 +229,7 @@ class RequestWork:
         out.first, out.last, out.linear = self.first, self.last, self.linear
         out.prefill = self.prefill.take(index)
         out.decode = None if self.decode is None else self.decode.take(index)
-        (pm, pt), (dm, dt) = self.groups()
-        out._groups = ((pm[index], pt[index]), (dm[index], dt[index]))
         return out
-
-    def groups(self) -> tuple[tuple[Ints, Ints], tuple[Ints, Ints]]:
-        """Each point's groups (of memory steps, of collectives) in the prefill and in the
-        decode passes: points of one group run the same kernels at the same shapes
-        (`_Pass.memory_key`, `talk_key`), so their exact times are the same on any
-        device."""
-        if self._groups is None:
-            none = np.zeros(self.size, dtype=np.int64)
-            decode = self.decode.groups() if self.decode is not None else (none, none)
-            self._groups = (self.prefill.groups(), decode)
-        return self._groups
 
     def _pass(self, s: int, first: int, last: int | None) -> _Pass:
         """The pass at (b, s, L = first); with `last`, the decode passes from L = first to
