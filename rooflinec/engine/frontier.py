@@ -103,7 +103,7 @@ from rooflinec.engine.request_floats import (
     RequestWork,
     clear_deployments,
     request_times,
-    signature,
+    same_memory_time,
 )
 from rooflinec.engine.requests import request_passes
 
@@ -151,8 +151,8 @@ Target = Literal["min-user-rate", "max-ttft", "max-latency", "max-chips"]
 TARGETS: tuple[Target, ...] = ("min-user-rate", "max-ttft", "max-latency", "max-chips")
 
 Evaluate = Callable[..., "RequestResult"]
-# The memory ledger's terms by (model, precision, deployment, run), and the largest batch
-# by those and a capacity
+# The memory ledger's terms by (model, precision, deployment, run), the largest batch by
+# (model, precision, deployment, request shape, capacity) and the deployments cleared
 TermsCache = dict[tuple[object, ...], "LedgerTerms | int | None"]
 
 
@@ -376,6 +376,26 @@ def largest_batch(
     capacity = device_capacity(engine.catalog.devices[device])
     if capacity is None or model.memory is None:
         return None
+    # The same on every device of this capacity
+    top_key = ("top", model.id, precision, deployment, shape, capacity)
+    if terms is not None and top_key in terms:
+        return terms[top_key]  # type: ignore[return-value]
+    top = _largest_batch(engine, model, precision, deployment, shape, capacity, terms)
+    if terms is not None:
+        terms[top_key] = top
+    return top
+
+
+def _largest_batch(
+    engine: ModelEngine,
+    model: Model,
+    precision: str,
+    deployment: Deployment,
+    shape: RequestShape,
+    capacity: Fraction,
+    terms: TermsCache | None,
+) -> int | None:
+    assert model.memory is not None
     last = shape.input + shape.output - 1
     found: list[int] = []
     for run in (
@@ -395,19 +415,7 @@ def largest_batch(
                 terms[key] = held
         if held is None:
             return None
-        # The largest batch depends on the device by its capacity alone: devices that
-        # quote the same share it.
-        fit_key = ("fit", *key, capacity)
-        if terms is not None and fit_key in terms:
-            known = terms[fit_key]
-            if known is None:
-                return None
-            assert isinstance(known, int)
-            found.append(known)
-            continue
         top = largest_batch_at(held, capacity, dict(run)["L"])
-        if terms is not None:
-            terms[fit_key] = top
         if top is None:
             return None
         found.append(top)
@@ -503,8 +511,7 @@ class _Search:
         self.errors: list[Skip] = []  # points the engine could not evaluate, and why
         self._rates: dict[tuple[Deployment, int], tuple[Fraction, Fraction]] = {}
         self._floats: tuple[RequestWork, RequestTimes] | None = None
-        self._signatures: dict[tuple[int, int], tuple[object, ...] | None] = {}
-        # The device's peaks, bandwidths and launch floor as floats, for `_signature`
+        # The device's peaks, bandwidths and launch floor as floats, for `same`
         self._rates_floats: tuple[dict[str, float], dict[str, float], float | None] | None = None
         # The points' axes as floats, in `order`, grown by doubling: `dominated` reads
         # them at every deployment, and rebuilding them there made the search quadratic.
@@ -601,30 +608,17 @@ class _Search:
                 return False
             if not np.array_equal(passes.talk_key[i], passes.talk_key[j]):
                 return False
-        if np.array_equal(passes.memory_key[i], passes.memory_key[j]):
-            return True
-        si, sj = self._signature(which, i), self._signature(which, j)
-        return si is not None and si == sj
-
-    def _signature(self, which: int, i: int) -> tuple[object, ...] | None:
-        key = (which, i)
-        if key not in self._signatures:
-            assert self._floats is not None
-            work, _ = self._floats
-            if self._rates_floats is None:
-                engine, _, device, _ = self.args
-                figures, latency = engine.devices[device], engine.latencies.get(device)
-                self._rates_floats = (
-                    {p: float(v) for p, v in figures.peaks.items()},
-                    {lv: float(v) for lv, v in figures.bandwidths.items()},
-                    None if latency is None else float(latency),
-                )
-            peaks, bandwidths, launch = self._rates_floats
-            passes = work.decode if which else work.prefill
-            assert passes is not None
-            last = work.last - work.first if which else 0
-            self._signatures[key] = signature(passes.memory, i, peaks, bandwidths, launch, last)
-        return self._signatures[key]
+        if self._rates_floats is None:
+            engine, _, device, _ = self.args
+            figures, latency = engine.devices[device], engine.latencies.get(device)
+            self._rates_floats = (
+                {p: float(v) for p, v in figures.peaks.items()},
+                {lv: float(v) for lv, v in figures.bandwidths.items()},
+                None if latency is None else float(latency),
+            )
+        peaks, bandwidths, launch = self._rates_floats
+        last = work.last - work.first if which else 0
+        return same_memory_time(passes, i, j, peaks, bandwidths, launch, last)
 
     def dominated(self, user: Fraction, chip: Fraction) -> bool:
         """Whether an evaluated point has at least `user` and `chip`, and more of one.

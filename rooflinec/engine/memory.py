@@ -24,6 +24,7 @@ A device without a DRAM capacity has no `fits` (None): nothing is claimed either
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -377,6 +378,18 @@ def largest_batch_at(terms: LedgerTerms, capacity: Fraction, L: int) -> int | No
     """`evaluate_fit(...).max_batch` at `L` on `capacity` (B per chip) from the ledger's
     terms alone: the largest b whose ledger, with the reserve, fits (None: b = 1 does
     not)."""
+    if terms.linear:
+        # On floats first: the quotient's floor, exact where it lies within 2^-30 of a
+        # whole number (or the batch reaches the search's limit), where a float cannot
+        # tell which side it falls.
+        assert terms.per_token is not None and terms.per_sequence is not None
+        per = L * terms.per_token + terms.per_sequence
+        if per > 0:
+            room_f = float(capacity) * (1 - float(terms.ledger.reserve)) - float(terms.weights)
+            q = room_f / float(per)
+            whole = math.floor(q)
+            if 1 <= whole < MAX_SEARCH and min(q - whole, whole + 1 - q) > q * 2**-30:
+                return whole
     room = capacity - terms.ledger.reserve * capacity - terms.weights
     return _max_batch(terms, room, L)
 

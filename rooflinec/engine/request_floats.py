@@ -67,7 +67,7 @@ __all__ = [
     "RequestWork",
     "clear_deployments",
     "request_times",
-    "signature",
+    "same_memory_time",
 ]
 
 #: Two float-path figures within this relative distance may be equal: compare exactly.
@@ -152,6 +152,8 @@ class _Pass:
     # at the same shapes, so the steps' exact times are equal on any device
     memory_key: Floats
     talk_key: Floats
+    # Each memory step's columns of `memory_key` (start, stop)
+    memory_columns: tuple[tuple[int, int], ...] = ()
 
     def take(self, at: Ints) -> _Pass:
         return _Pass(
@@ -160,6 +162,7 @@ class _Pass:
             self.declined[at],
             self.memory_key[at],
             self.talk_key[at],
+            self.memory_columns,
         )
 
 
@@ -244,6 +247,7 @@ class RequestWork:
         memory: list[_MemoryStep] = []
         collectives: list[_CollectiveStep] = []
         keys: dict[bool, list[Floats]] = {False: [], True: []}  # by: is it a collective
+        columns: list[tuple[int, int]] = []
         for step in self.model.steps:
             kernel = catalog.kernels[step.kernel]
             collective = kernel.collective is not None
@@ -261,6 +265,7 @@ class RequestWork:
                     nxt = _column(evaluate_float(f, step_env), size)
                     declined |= ~_whole(nxt, MAX_SHAPE) | (nxt < shapes[0][sym])
             key = keys[collective]
+            start = len(key)
             key.append(count)
             for at_end in shapes:
                 for values_ in at_end.values():
@@ -307,8 +312,9 @@ class RequestWork:
             slopes = [operations[1], *(slope for _, _, slope in traffic)]
             varies = any(bool(np.any(slope != 0)) for slope in slopes)
             memory.append(_MemoryStep(at, count, operations, traffic, exact, varies))
+            columns.append((start, len(key)))
         rows = [np.stack(k, axis=1) if k else np.zeros((size, 0)) for k in keys.values()]
-        return _Pass(tuple(memory), tuple(collectives), declined, *rows)
+        return _Pass(tuple(memory), tuple(collectives), declined, *rows, tuple(columns))
 
     def _line(
         self, formula: Formula, shapes: list[dict[str, Floats]], widths: dict[str, float]
@@ -648,47 +654,62 @@ def _spread(symbols: Iterable[str], degrees: Mapping[str, float | Floats]) -> fl
     return 1.0
 
 
-def signature(
-    steps: Sequence[_MemoryStep],
+def same_memory_time(
+    passes: _Pass,
+    i: int,
+    j: int,
+    peaks: Mapping[str, float],
+    bandwidths: Mapping[str, float],
+    launch: float | None,
+    last: int,
+) -> bool:
+    """Whether points `i` and `j` spend exactly the same time in `passes`' memory steps at
+    every pass, on a device: step by step, the same count and shapes, or the same count,
+    the same ceiling the longest at both ends (pass offsets 0 and `last`) by more than
+    `REL` and the same exact operations or bytes of it there (`_step_signature`)."""
+    key = passes.memory_key
+    for step, (start, stop) in zip(passes.memory, passes.memory_columns, strict=True):
+        if np.array_equal(key[i, start:stop], key[j, start:stop]):
+            continue
+        one = _step_signature(step, i, peaks, bandwidths, launch, last)
+        if one is None or one != _step_signature(step, j, peaks, bandwidths, launch, last):
+            return False
+    return True
+
+
+def _step_signature(
+    step: _MemoryStep,
     i: int,
     peaks: Mapping[str, float],
     bandwidths: Mapping[str, float],
     launch: float | None,
     last: int,
-) -> tuple[object, ...] | None:
-    """What point `i`'s memory steps' time depends on, on a device, where it can be told
-    exactly: per step its count, the ceiling that is the longest at both ends (pass
-    offsets 0 and `last`) by more than `REL`, and that ceiling's exact operations or
-    bytes there. Two points with equal signatures spend exactly the same time in these
-    steps at every pass. None where a step's ceiling is not clear or its counts not
-    exact."""
-    out: list[object] = []
-    for step in steps:
-        if step.exact is None:
+) -> tuple[int, ...] | None:
+    """What point `i`'s time in `step` depends on, where it can be told exactly: its
+    count, the ceiling that is the longest at both ends by more than `REL`, and that
+    ceiling's exact operations or bytes there; None where the ceiling is not clear or
+    the counts not exact."""
+    if step.exact is None:
+        return None
+    count = float(step.count[i])
+    ends: list[int] = []
+    for x in (0, last):
+        a, slope = step.flops
+        times = [count * (float(a[i]) + float(slope[i]) * x) / peaks[step.precision]]
+        for lv, a, slope in step.traffic:
+            bw = bandwidths.get(lv)
+            times.append(-1.0 if bw is None else count * (float(a[i]) + float(slope[i]) * x) / bw)
+        if launch is not None:
+            times.append(count * launch)
+        ranked = sorted(range(len(times)), key=times.__getitem__, reverse=True)
+        top = ranked[0]
+        if len(ranked) > 1 and not times[ranked[1]] * (1 + 4 * REL) < times[top]:
             return None
-        count = float(step.count[i])
-        ends: list[int] = []
-        for x in (0, last):
-            a, slope = step.flops
-            times = [count * (float(a[i]) + float(slope[i]) * x) / peaks[step.precision]]
-            for lv, a, slope in step.traffic:
-                bw = bandwidths.get(lv)
-                times.append(
-                    -1.0 if bw is None else count * (float(a[i]) + float(slope[i]) * x) / bw
-                )
-            if launch is not None:
-                times.append(count * launch)
-            ranked = sorted(range(len(times)), key=times.__getitem__, reverse=True)
-            top = ranked[0]
-            if len(ranked) > 1 and not times[ranked[1]] * (1 + 4 * REL) < times[top]:
-                return None
-            ends.append(top)
-        if ends[0] != ends[-1]:
-            return None
-        top = ends[0]
-        first, final = step.exact
-        if top == len(first):  # the launch floor: the count alone
-            out.append((top, int(count)))
-        else:
-            out.append((top, int(count), int(first[top][i]), int(final[top][i])))
-    return tuple(out)
+        ends.append(top)
+    if ends[0] != ends[-1]:
+        return None
+    top = ends[0]
+    first, final = step.exact
+    if top == len(first):  # the launch floor: the count alone
+        return (top, int(count))
+    return (top, int(count), int(first[top][i]), int(final[top][i]))
