@@ -409,7 +409,13 @@ def _largest_batch(
             held = cached
         else:
             held = ledger_terms(
-                engine.catalog, model, model.memory, dict(run), precision, deployment
+                engine.catalog,
+                model,
+                model.memory,
+                dict(run),
+                precision,
+                deployment,
+                engine.memory.rules,
             )
             if terms is not None:
                 terms[key] = held

@@ -455,11 +455,13 @@ def ledger_terms(
     run: dict[str, int],
     precision: str,
     deployment: Deployment,
+    rules: RuleMemo | None = None,
 ) -> LedgerTerms | None:
     """The ledger's terms at `run` (None: not a deployment of the model), the same on
-    every device: kept by a caller that fits many devices or capacities."""
+    every device: kept by a caller that fits many devices or capacities. `rules`: the
+    activation rules found so far (`MemoryEngine.rules`), shared."""
     try:
-        return _Terms(catalog, model, ledger, run, precision, deployment)
+        return _Terms(catalog, model, ledger, run, precision, deployment, rules)
     except InvalidDeployment:
         return None
 
@@ -490,6 +492,9 @@ class MemoryEngine:
             tuple[str, str, str, Deployment, tuple[int, int] | None], MemoryFit | None
         ] = {}
         self._rules: RuleMemo = {}
+        # The activation rules per run and deployment found so far: `ledger_terms` shares
+        # them as `rules`
+        self.rules = self._rules
         self._fits_at: dict[
             tuple[str, _Point, str, Deployment, tuple[int, int] | None], MemoryFit | None
         ] = {}
