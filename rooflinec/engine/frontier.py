@@ -102,6 +102,7 @@ from rooflinec.engine.request_floats import (
     RequestTimes,
     RequestWork,
     clear_deployments,
+    floored_talk,
     request_times,
     same_memory_time,
 )
@@ -151,9 +152,19 @@ Target = Literal["min-user-rate", "max-ttft", "max-latency", "max-chips"]
 TARGETS: tuple[Target, ...] = ("min-user-rate", "max-ttft", "max-latency", "max-chips")
 
 Evaluate = Callable[..., "RequestResult"]
-# The memory ledger's terms by (model, precision, deployment, run), the largest batch by
-# (model, precision, deployment, request shape, capacity) and the deployments cleared
-TermsCache = dict[tuple[object, ...], "LedgerTerms | int | None"]
+
+
+@dataclass
+class TermsCache:
+    """What the grids of a model on several devices share: the memory ledger's terms by
+    (model, precision, deployment, run), the largest batch by (model, precision,
+    deployment, request shape, capacity), and the deployments checked on floats and
+    those cleared (`_clear`)."""
+
+    terms: dict[tuple[object, ...], LedgerTerms | None] = field(default_factory=dict)
+    tops: dict[tuple[object, ...], int | None] = field(default_factory=dict)
+    checked: set[tuple[str, Deployment]] = field(default_factory=set)
+    cleared: dict[tuple[str, Deployment], Groups] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -377,12 +388,12 @@ def largest_batch(
     if capacity is None or model.memory is None:
         return None
     # The same on every device of this capacity
-    top_key = ("top", model.id, precision, deployment, shape, capacity)
-    if terms is not None and top_key in terms:
-        return terms[top_key]  # type: ignore[return-value]
+    top_key = (model.id, precision, deployment, shape, capacity)
+    if terms is not None and top_key in terms.tops:
+        return terms.tops[top_key]
     top = _largest_batch(engine, model, precision, deployment, shape, capacity, terms)
     if terms is not None:
-        terms[top_key] = top
+        terms.tops[top_key] = top
     return top
 
 
@@ -403,10 +414,8 @@ def _largest_batch(
         (("b", 1), ("s", 1), ("L", last)),
     ):
         key = (model.id, precision, deployment, run)
-        if terms is not None and key in terms:
-            cached = terms[key]
-            assert cached is None or isinstance(cached, LedgerTerms)
-            held = cached
+        if terms is not None and key in terms.terms:
+            held = terms.terms[key]
         else:
             held = ledger_terms(
                 engine.catalog,
@@ -418,7 +427,7 @@ def _largest_batch(
                 engine.memory.rules,
             )
             if terms is not None:
-                terms[key] = held
+                terms.terms[key] = held
         if held is None:
             return None
         top = largest_batch_at(held, capacity, dict(run)["L"])
@@ -461,7 +470,7 @@ def grid(
     found: list[GridDeployment] = []
     skipped: list[Skip] = []
     searched = list(deployments(model, chip_limit(engine, device), prune=prune))
-    clear = _clear(engine, model, terms)
+    clear = _clear(engine, model, terms, searched)
     for d in searched:
         groups = clear.get(d)
         problem = None if groups is not None else engine.deployment_problem(model, d)
@@ -478,17 +487,19 @@ def grid(
     return found, skipped, None
 
 
-def _clear(engine: ModelEngine, model: Model, terms: TermsCache | None) -> dict[Deployment, Groups]:
-    """The deployments of the widest grid (`MAX_CHIPS`, every dp) shown to have no
-    problem on floats (`request_floats.clear_deployments`), kept in `terms`; the others
-    are checked exactly, one by one."""
-    key = ("clear", model.id)
-    if terms is not None and key in terms:
-        return terms[key]  # type: ignore[return-value]
-    found = clear_deployments(engine, model, list(deployments(model, MAX_CHIPS, prune=False)))
-    if terms is not None:
-        terms[key] = found  # type: ignore[assignment]
-    return found
+def _clear(
+    engine: ModelEngine, model: Model, terms: TermsCache | None, wanted: Sequence[Deployment]
+) -> dict[Deployment, Groups]:
+    """Of the deployments `wanted`, those shown to have no problem on floats
+    (`request_floats.clear_deployments`), with their collectives' groups; the checks are
+    kept in `terms`. The others are checked exactly, one by one."""
+    held = terms if terms is not None else TermsCache()
+    fresh = [d for d in wanted if (model.id, d) not in held.checked]
+    if fresh:
+        found = clear_deployments(engine, model, fresh)
+        held.checked.update((model.id, d) for d in fresh)
+        held.cleared.update(((model.id, d), groups) for d, groups in found.items())
+    return {d: held.cleared[model.id, d] for d in wanted if (model.id, d) in held.cleared}
 
 
 def _evaluator() -> Evaluate:
@@ -613,7 +624,13 @@ class _Search:
             if not (talks[i] and talks[j]):
                 return False
             if not np.array_equal(passes.talk_key[i], passes.talk_key[j]):
-                return False
+                # Collectives held by their floors take the same time at other shapes
+                engine, _, device, _ = self.args
+                links, floor = engine.links(device), engine.latencies.get(device)
+                floors = times.floors[which]
+                ti = floored_talk(floors, i, links, floor)
+                if ti is None or ti != floored_talk(floors, j, links, floor):
+                    return False
         if self._rates_floats is None:
             engine, _, device, _ = self.args
             figures, latency = engine.devices[device], engine.latencies.get(device)
@@ -792,26 +809,30 @@ def _floated(
     pairs = [(g.deployment, b) for g in found for b in g.batches]
     if not pairs:
         return []
+    # The devices' grids' points together (`frontiers`): evaluated whole on each device
+    # (numpy's cost is in its calls, not its elements) and read at this grid's points.
     if shared is None:
-        work = RequestWork(engine, model, precision, shape, pairs)
+        work, at = RequestWork(engine, model, precision, shape, pairs), list(range(len(pairs)))
     else:
-        work = shared.work.take([shared.index[pair] for pair in pairs])
+        work, at = shared.work, [shared.index[pair] for pair in pairs]
     times = request_times(
         work, engine.devices[device], engine.latencies.get(device), engine.links(device)
     )
     search.on_floats(work, times)
+    index = np.asarray(at, dtype=np.int64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        latency = times.ttft + times.decode
-        user = (shape.output - 1) / times.decode
-        chip = work.batch * shape.output * work.dp / latency / work.chips
+        ttft, decode = times.ttft[index], times.decode[index]
+        latency = ttft + decode
+        user = (shape.output - 1) / decode
+        chip = work.batch[index] * shape.output * work.dp[index] / latency / work.chips[index]
     declined = times.declined.tolist()
     out: list[Point] = []
     for i, (d, b), u, c, t, lat in zip(
-        range(len(pairs)),
+        at,
         pairs,
         user.tolist(),
         chip.tolist(),
-        times.ttft.tolist(),
+        ttft.tolist(),
         latency.tolist(),
         strict=True,
     ):
@@ -850,7 +871,7 @@ def frontiers(
     """`device_frontier` of each device in turn, sharing what every device shares: the
     memory ledger's terms, and on the float path one `RequestWork` for the points of
     every device's grid."""
-    terms: TermsCache = {}
+    terms = TermsCache()
     prices = prices or {}
     model = engine.catalog.models[model_id]
     grids = {

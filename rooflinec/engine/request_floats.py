@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
@@ -66,6 +66,7 @@ __all__ = [
     "RequestTimes",
     "RequestWork",
     "clear_deployments",
+    "floored_talk",
     "request_times",
     "same_memory_time",
 ]
@@ -91,21 +92,6 @@ class _MemoryStep:
     exact: tuple[tuple[Ints, ...], tuple[Ints, ...]] | None = None
     varies: bool = False  # whether some count changes from pass to pass (at some point)
 
-    def take(self, at: Ints) -> _MemoryStep:
-        a, slope = self.flops
-        exact = None
-        if self.exact is not None:
-            first, last = self.exact
-            exact = (tuple(q[at] for q in first), tuple(q[at] for q in last))
-        return _MemoryStep(
-            self.precision,
-            self.count[at],
-            (a[at], slope[at]),
-            tuple((lv, a[at], slope[at]) for lv, a, slope in self.traffic),
-            exact,
-            self.varies,
-        )
-
 
 @dataclass(frozen=True)
 class _CollectiveStep:
@@ -126,19 +112,6 @@ class _CollectiveStep:
     def message(self, red: Floats) -> Floats:
         return np.asarray(evaluate_float(self.formula, {**self.values, RED: red}), np.float64)
 
-    def take(self, at: Ints) -> _CollectiveStep:
-        return _CollectiveStep(
-            self.precision,
-            self.kind,
-            self.runs[at],
-            self.count[at],
-            self.n[at],
-            self.span[at],
-            self.flops[at],
-            self.formula,
-            {k: v if isinstance(v, float) else v[at] for k, v in self.values.items()},
-        )
-
 
 @dataclass(frozen=True)
 class _Pass:
@@ -155,19 +128,14 @@ class _Pass:
     # Each memory step's columns of `memory_key` (start, stop)
     memory_columns: tuple[tuple[int, int], ...] = ()
 
-    def take(self, at: Ints) -> _Pass:
-        return _Pass(
-            tuple(m.take(at) for m in self.memory),
-            tuple(c.take(at) for c in self.collectives),
-            self.declined[at],
-            self.memory_key[at],
-            self.talk_key[at],
-            self.memory_columns,
-        )
-
 
 def _column(value: float | Floats, size: int) -> Floats:
-    return np.broadcast_to(np.asarray(value, dtype=np.float64), (size,)).astype(np.float64)
+    """`value` as a column of `size` floats (a scalar repeated)."""
+    if isinstance(value, np.ndarray) and value.shape == (size,) and value.dtype == np.float64:
+        return value
+    if isinstance(value, np.ndarray):
+        return np.broadcast_to(value.astype(np.float64), (size,)).copy()
+    return np.full(size, float(value))
 
 
 def _whole(values: Floats, limit: int) -> Bools:
@@ -215,24 +183,6 @@ class RequestWork:
         self.decode: _Pass | None = None
         if self.linear:
             self.decode = self._pass(1, first, last)
-
-    def take(self, at: Sequence[int]) -> RequestWork:
-        """The work of the points at indices `at`, in that order."""
-        index = np.asarray(at, dtype=np.int64)
-        out = object.__new__(RequestWork)
-        out.engine, out.model, out.precision, out.shape = (
-            self.engine,
-            self.model,
-            self.precision,
-            self.shape,
-        )
-        out.points = tuple(self.points[i] for i in at)
-        out.size = len(out.points)
-        out.batch, out.chips, out.dp = self.batch[index], self.chips[index], self.dp[index]
-        out.first, out.last, out.linear = self.first, self.last, self.linear
-        out.prefill = self.prefill.take(index)
-        out.decode = None if self.decode is None else self.decode.take(index)
-        return out
 
     def _pass(self, s: int, first: int, last: int | None) -> _Pass:
         """The pass at (b, s, L = first); with `last`, the decode passes from L = first to
@@ -314,7 +264,7 @@ class RequestWork:
             memory.append(_MemoryStep(at, count, operations, traffic, exact, varies))
             columns.append((start, len(key)))
         rows = [np.stack(k, axis=1) if k else np.zeros((size, 0)) for k in keys.values()]
-        return _Pass(tuple(memory), tuple(collectives), declined, *rows, tuple(columns))
+        return _Pass(tuple(memory), tuple(collectives), declined, rows[0], rows[1], tuple(columns))
 
     def _line(
         self, formula: Formula, shapes: list[dict[str, Floats]], widths: dict[str, float]
@@ -387,6 +337,8 @@ class RequestTimes:
     # steps' alone, exactly)
     prefill_talk: Bools
     decode_talk: Bools
+    # Per collective, where a floor is clearly its longest time (prefill, decode)
+    floors: tuple[Floors, Floors] = ((), ())
 
 
 def _red(kind: str, n: Floats, in_network: bool) -> Floats:
@@ -400,18 +352,25 @@ def _red(kind: str, n: Floats, in_network: bool) -> Floats:
     return np.ones_like(n)
 
 
+# Per collective step that runs at some point: where a floor is clearly its longest time
+Floors: TypeAlias = "tuple[tuple[_CollectiveStep, Bools], ...]"
+
+
 def _talk(
     steps: Sequence[_CollectiveStep],
     peaks: Mapping[str, float],
     links: Mapping[str, Link],
     launch: float | None,
     size: int,
-) -> tuple[Floats, Bools, Bools]:
-    """The collectives' summed time per point, where some collective runs, and where a
-    group finds no level to cross (declined: the exact engine names it)."""
+) -> tuple[Floats, Bools, Bools, Floors]:
+    """The collectives' summed time per point, where some collective runs, where a group
+    finds no level to cross (declined: the exact engine names it), and per collective
+    that runs somewhere where a floor (the level's latency, the launch) is clearly its
+    longest time (`Floors`)."""
     total = np.zeros(size)
     some = np.zeros(size, dtype=np.bool_)
     missing = np.zeros(size, dtype=np.bool_)
+    floored: list[tuple[_CollectiveStep, Bools]] = []
     up, out = links.get("scale_up"), links.get("scale_out")
     for c in steps:
         if not c.runs.any():
@@ -420,6 +379,7 @@ def _talk(
         if up is not None:
             on_up = np.ones(size, dtype=np.bool_) if up.domain is None else c.span <= up.domain
         time = np.zeros(size)
+        held = np.zeros(size, dtype=np.bool_)  # a floor is clearly the longest
         for link, where in ((up, on_up), (out, ~on_up)):
             where = where & c.runs
             if not where.any():
@@ -434,14 +394,16 @@ def _talk(
             red = _red(c.kind, c.n, link.in_network)
             with np.errstate(divide="ignore", invalid="ignore"):
                 t = np.maximum(c.flops / peaks[c.precision], c.message(red) / bandwidth)
-            if link.latency is not None:
-                t = np.maximum(t, float(link.latency))
-            if launch is not None:
-                t = np.maximum(t, launch)
-            time = np.where(where, t, time)
+            floor = max(
+                float(link.latency) if link.latency is not None else 0.0,
+                launch if launch is not None else 0.0,
+            )
+            held = np.where(where, t * (1 + 4 * REL) < floor, held)
+            time = np.where(where, np.maximum(t, floor), time)
         total += np.where(c.runs, c.count * time, 0.0)
         some |= c.runs
-    return total, some, missing
+        floored.append((c, held))
+    return total, some, missing, tuple(floored)
 
 
 def _ceilings(
@@ -556,7 +518,7 @@ def request_times(
     # The prefill: one pass
     prefill = work.prefill
     memory = _flat(prefill.memory, peaks, bandwidths, launch, size)
-    talk, some, missing = _talk(prefill.collectives, peaks, links, launch, size)
+    talk, some, missing, prefill_floors = _talk(prefill.collectives, peaks, links, launch, size)
     ttft = np.where(some, np.maximum(memory, talk), memory)
     prefill_talk = some & ~(talk * (1 + 4 * REL) < memory)
     declined = prefill.declined | missing
@@ -565,16 +527,20 @@ def request_times(
         # A single output token has no decode pass; a decode not in lines is declined.
         passes = work.last - work.first + 1
         none = np.zeros(size, dtype=np.bool_)
-        return RequestTimes(ttft, np.zeros(size), declined | (passes > 0), prefill_talk, none)
+        return RequestTimes(
+            ttft, np.zeros(size), declined | (passes > 0), prefill_talk, none, (prefill_floors, ())
+        )
     # The steps whose counts are the same at every pass add a constant: one line
     flat = _flat([m for m in decode.memory if not m.varies], peaks, bandwidths, launch, size)
     lines = [[(flat, np.zeros(size))]]
     lines += [_ceilings(m, peaks, bandwidths, launch) for m in decode.memory if m.varies]
-    talk, some, missing = _talk(decode.collectives, peaks, links, launch, size)
+    talk, some, missing, decode_floors = _talk(decode.collectives, peaks, links, launch, size)
     total, least = _decode_sum(lines, talk, some, work.last - work.first + 1)
     declined = declined | decode.declined | missing | ~np.isfinite(total) | ~np.isfinite(ttft)
     decode_talk = some & ~(talk * (1 + 4 * REL) < least)
-    return RequestTimes(ttft, total, declined, prefill_talk, decode_talk)
+    return RequestTimes(
+        ttft, total, declined, prefill_talk, decode_talk, (prefill_floors, decode_floors)
+    )
 
 
 Groups = tuple[tuple[str, int], ...]
@@ -652,6 +618,34 @@ def _spread(symbols: Iterable[str], degrees: Mapping[str, float | Floats]) -> fl
     if "pp" in names:
         return degrees["tp"]
     return 1.0
+
+
+def floored_talk(
+    floors: Floors, i: int, links: Mapping[str, Link], launch: Fraction | None
+) -> Fraction | None:
+    """Point `i`'s collectives' summed time, exactly, where a floor is clearly the
+    longest time of every one that runs at it: each run's count × the longer of its
+    level's latency and the launch floor. None where one is not so held."""
+    up = links.get("scale_up")
+    total = Fraction(0)
+    for c, held in floors:
+        if not c.runs[i]:
+            continue
+        if not held[i]:
+            return None
+        span = float(c.span[i])
+        role = (
+            "scale_up"
+            if up is not None and (up.domain is None or span <= up.domain)
+            else "scale_out"
+        )
+        link = links[role]
+        floor = max(
+            link.latency if link.latency is not None else Fraction(0),
+            launch if launch is not None else Fraction(0),
+        )
+        total += int(c.count[i]) * floor
+    return total
 
 
 def same_memory_time(

@@ -145,11 +145,10 @@ class RooflinecConfig(base.Config):  # type: ignore[no-untyped-call]
     it, so a broken spec never stops the preview."""
     per_index_page = c.Type(int, default=PER_INDEX_PAGE)
     """Rows per devices or kernels index page; more start `index-2`, ..."""
-    frontier = c.Type(bool, default=False)
+    frontier = c.Type(bool, default=True)
     """Build each model's frontier pages (`models/<id>/frontier-<request>.md`), the model
-    pages' links to them and the comparison page's summary. Off by default: the search
-    over every deployment and batch costs a build of the bundled catalog about 25 s of
-    CPU, more than the rest of the site."""
+    pages' links to them and the comparison page's summary (the float path's search
+    over every deployment and batch: a few seconds of CPU for the bundled catalog)."""
     prices = c.Type(dict, default={})
     """The reader's prices per chip-hour, `{DEVICE: 2.5 USD/h}`: shown on device pages
     labelled as the reader's, and used for the cost of the plans (`reader_prices`)."""
