@@ -237,9 +237,11 @@ def _line(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-# A step's line as a `str.format` template: what a plan's step writes on every device,
-# with a place for each of its fields of scope `run`.
-_Fragment = str
+# A step's line without its fields of scope `run`: the texts of its `step` fields around
+# each group of neighbouring `run` fields (`_RUN_GROUPS`), which the line joins in
+# between. Joined, not a `str.format` template: formatting scans the whole line for its
+# places, a join copies the pieces (a compile writes tens of thousands of step lines).
+_Fragment = tuple[str, ...]
 
 
 class _Texts:
@@ -330,11 +332,11 @@ def _shared_fragment(entry: PlanStep, lead: str, texts: _Texts) -> str:
     return hit
 
 
-def _fragment(entry: PlanStep, lead: str) -> str:
-    """A plan's step as a `str.format` template with a place for each `run` field."""
+def _fragment(entry: PlanStep, lead: str) -> _Fragment:
+    """A plan's step as the texts around each group of its `run` fields."""
     texts = _between(_shared(STEP_FIELDS, "step", _plan_step(entry), _member), ", ")
-    texts = (lead + "{" + texts[0], *texts[1:-1], texts[-1] + "}")
-    return "{}".join(t.replace("{", "{{").replace("}", "}}") for t in texts)
+    # Between two `run` fields of a group there is only the separator: in the group's text.
+    return (lead + "{" + texts[0], *[t for t in texts[1:-1] if t != ", "], texts[-1] + "}")
 
 
 def _member(key: str, value: Any) -> str:
@@ -373,7 +375,12 @@ def _step_lines(r: ModelResult, texts: _Texts, lead: str = "") -> list[str]:
         runs = zip(keys, r.plan.steps, r.runs, strict=True)
         new = {key: (e, bound) for key, e, bound in runs if key not in done}
         done.update(zip(new, _run_texts(list(new.values())), strict=True))
-    lines = [f.format(*done[key]) for f, key in zip(fragments, keys, strict=True)]
+    # `_RUN_GROUPS` is two groups (the time; the rate and limit): woven in place.
+    join = "".join
+    lines = [
+        join((f0, t0, f1, t1, f2))
+        for (f0, f1, f2), (t0, t1) in zip(fragments, map(done.__getitem__, keys), strict=True)
+    ]
     if not r.plan.collectives:
         return lines
     # A collective's bytes and time are its device's: written from its own result, in place.
@@ -435,7 +442,8 @@ def _ratio_text(n: int, d: int) -> str:
 def _run_texts(runs: list[tuple[PlanStep, tuple[int, int, str]]]) -> list[tuple[str, ...]]:
     """The members of each step's `run` fields for a device's bound of its run: the time
     of `count` runs, n * count / d, the rate, flops / time, and the limit, each written
-    from the bound's integers (as `step_data` would write them from a `StepResult`)."""
+    from the bound's integers (as `step_data` would write them from a `StepResult`), in
+    `_RUN_GROUPS`: one text per group of neighbouring members."""
     out: list[tuple[str, ...]] = []
     for e, (n, d, limited_by) in runs:
         count = e.counts.count
@@ -445,12 +453,32 @@ def _run_texts(runs: list[tuple[PlanStep, tuple[int, int, str]]]) -> list[tuple[
             "attainable": _ratio_text(flops.numerator * d, flops.denominator * n * count),
             "limited_by": _string(limited_by),
         }
-        out.append(tuple([_RUN_KEYS[key] + values[key] for key in _RUN_KEYS]))
+        out.append(
+            tuple([", ".join([_RUN_KEYS[key] + values[key] for key in g]) for g in _RUN_GROUPS])
+        )
     return out
 
 
 # The `run` fields of a step, each with its member's head: `_run_texts` writes them all.
 _RUN_KEYS = {f.key: _string(f.key) + ": " for f in _RUN_FIELDS}
+
+
+def _run_groups(fields: Sequence[Field[Any]]) -> tuple[tuple[str, ...], ...]:
+    """The keys of a step's `run` fields, in groups of neighbours (no `step` field between)."""
+    groups: list[list[str]] = [[]]
+    for f in fields:
+        if not f.json:
+            continue
+        if f.scope == "run":
+            groups[-1].append(f.key)
+        elif groups[-1]:
+            groups.append([])
+    return tuple(tuple(g) for g in groups if g)
+
+
+_RUN_GROUPS = _run_groups(STEP_FIELDS)
+# `_step_lines` weaves exactly two groups into a fragment's three texts.
+assert len(_RUN_GROUPS) == 2, _RUN_GROUPS
 
 
 def _indented(pad: str) -> Callable[[str, Any], str]:
