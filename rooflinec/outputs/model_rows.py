@@ -253,8 +253,8 @@ class _Texts:
     `steps`: each plan's steps' fragments and run keys, by the plan and indentation;
     `runs`: the texts of a step's `run` fields, by the value of its bound and of its
     count and operations, so a step's numbers are written once per distinct run and
-    ceilings, whatever device or precision has them; `fits`: a row's member of a field of
-    scope `fit`, by its fit, field and indentation.
+    ceilings, whatever device or precision has them; `fits`: a row's members of its
+    fields of scope `fit`, by its fit and indentation.
     """
 
     __slots__ = ("bounds", "collectives", "fits", "fragments", "heads", "runs", "steps")
@@ -271,7 +271,7 @@ class _Texts:
         # a collective step's shared members, and its device's members per bound and count
         self.collectives: dict[int, str] = {}
         self.bounds: dict[tuple[int, int], str] = {}
-        self.fits: dict[tuple[int, str, str], str] = {}
+        self.fits: dict[tuple[int, str], tuple[str, ...]] = {}
 
 
 def _between(groups: list[list[str]], separator: str) -> tuple[str, ...]:
@@ -322,7 +322,7 @@ def _plan_step(entry: PlanStep) -> StepResult:
     )
 
 
-def _shared_fragment(entry: PlanStep, lead: str, texts: _Texts) -> str:
+def _shared_fragment(entry: PlanStep, lead: str, texts: _Texts) -> _Fragment:
     """`_fragment` of a plan's step, once per counts object (which fixes the model, phase,
     step, shape and width), precision and indentation."""
     key = (id(entry.counts), entry.precision, lead)
@@ -530,27 +530,65 @@ def _fields(r: ModelResult, pad: str, texts: _Texts, own: Sequence[str] | None =
 
 def _own_members(rows: Sequence[ModelResult], pad: str, texts: _Texts) -> list[tuple[str, ...]]:
     """The members of each row's fields not of scope `plan`, field by field over the rows:
-    a field of scope `fit` written once per fit (its rows share the object)."""
+    the fields of scope `fit` written once per fit (its rows share the object)."""
     member = _indented(pad)
     at = range(len(rows))
-    columns: list[list[str]] = []
+    columns: list[Sequence[str]] = []
     for f in _ROW_FIELDS:
-        if f.scope != "fit":
-            columns.append([member(f.key, v) for v in f.values(rows, at)])
+        if f.scope == "fit":
             continue
-        column = []
-        fits = texts.fits
-        for r in rows:
-            if r.fit is None:
-                column.append(member(f.key, f.values((r,), (0,))[0]))
-                continue
-            key = (id(r.fit), f.key, pad)
-            text = fits.get(key)
-            if text is None:
-                text = fits[key] = member(f.key, f.values((r,), (0,))[0])
-            column.append(text)
-        columns.append(column)
+        fast = _ROW_TEXTS.get(f.key)
+        if fast is None:
+            columns.append([member(f.key, v) for v in f.values(rows, at)])
+        else:
+            head = f"{pad}  {_string(f.key)}: "  # as `member` begins
+            columns.append([head + fast(r) for r in rows])
+    fits = [_fit_members(r, pad, texts) for r in rows]
+    columns += zip(*fits, strict=True)
     return list(zip(*columns, strict=True))
+
+
+def _fit_members(r: ModelResult, pad: str, texts: _Texts) -> tuple[str, ...]:
+    """The members of a row's fields of scope `fit`, once per fit and indentation."""
+    key = (id(r.fit), pad)
+    hit = None if r.fit is None else texts.fits.get(key)
+    if hit is None:
+        member = _indented(pad)
+        hit = tuple([member(f.key, f.values((r,), (0,))[0]) for f in _FIT_FIELDS])
+        if r.fit is not None:
+            texts.fits[key] = hit
+    return hit
+
+
+# The fields of scope `fit`: the last of a row's own (`_own_members` writes them last).
+_FIT_FIELDS = [f for f in _ROW_FIELDS if f.scope == "fit"]
+assert _ROW_FIELDS[-len(_FIT_FIELDS) :] == _FIT_FIELDS
+
+
+def _quotient(n: Fraction | int, d: Fraction | int) -> str:
+    """`_value_text(n / d)` for d > 0 without making the quotient (a Fraction's gcd)."""
+    return _ratio_text(n.numerator * d.denominator, n.denominator * d.numerator)
+
+
+def _longest(time_by_limit: dict[str, Fraction]) -> str:
+    """`ModelResult.limited_by` as JSON: the first limit in the method's order of those
+    that hold the most time, compared as integers."""
+    name, most_n, most_d = "", -1, 1
+    for limit in MODEL_LIMITS:
+        value = time_by_limit.get(limit)
+        if value is not None and value.numerator * most_d > most_n * value.denominator:
+            name, most_n, most_d = limit, value.numerator, value.denominator
+    return _string(name)
+
+
+# A row's own fields whose value is a quotient of what the row holds, or read from one
+# of its mappings, written from their integers: the same text, without the Fractions
+# their attributes make (a compile writes thousands of rows).
+_ROW_TEXTS: dict[str, Callable[[ModelResult], str]] = {
+    "attainable": lambda r: _quotient(r.flops, r.time),
+    "tokens_per_second": lambda r: _quotient(r.tokens, r.time),
+    "limited_by": lambda r: _longest(r.time_by_limit),
+}
 
 
 def model_json(
