@@ -234,7 +234,12 @@ def _dump(value: Any, pad: str) -> str:
 
 def _line(value: Any) -> str:
     """`json.dumps(value)` on one line."""
-    return json.dumps(value, ensure_ascii=False)
+    return _ENCODER.encode(value)
+
+
+# What `json.dumps(value, ensure_ascii=False)` encodes with, made once: `dumps` makes an
+# encoder per call when given any option, which costs more than encoding a step's shape.
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
 
 
 # A step's line without its fields of scope `run`: the texts of its `step` fields around
@@ -371,15 +376,17 @@ def _step_lines(r: ModelResult, texts: _Texts, lead: str = "") -> list[str]:
     done = texts.runs
     # By value: devices (and precisions) with the same ceilings bound a run alike.
     keys = list(zip(r.runs, counts, strict=True))
-    if not all(map(done.__contains__, keys)):
+    try:
+        found = list(map(done.__getitem__, keys))
+    except KeyError:  # some run not written yet: all of this row's new ones at once
         runs = zip(keys, r.plan.steps, r.runs, strict=True)
         new = {key: (e, bound) for key, e, bound in runs if key not in done}
         done.update(zip(new, _run_texts(list(new.values())), strict=True))
+        found = list(map(done.__getitem__, keys))
     # `_RUN_GROUPS` is two groups (the time; the rate and limit): woven in place.
     join = "".join
     lines = [
-        join((f0, t0, f1, t1, f2))
-        for (f0, f1, f2), (t0, t1) in zip(fragments, map(done.__getitem__, keys), strict=True)
+        join((f0, t0, f1, t1, f2)) for (f0, f1, f2), (t0, t1) in zip(fragments, found, strict=True)
     ]
     if not r.plan.collectives:
         return lines
@@ -443,24 +450,20 @@ def _run_texts(runs: list[tuple[PlanStep, tuple[int, int, str]]]) -> list[tuple[
     """The members of each step's `run` fields for a device's bound of its run: the time
     of `count` runs, n * count / d, the rate, flops / time, and the limit, each written
     from the bound's integers (as `step_data` would write them from a `StepResult`), in
-    `_RUN_GROUPS`: one text per group of neighbouring members."""
+    `_RUN_GROUPS`: the time's text, then the rate's and the limit's."""
+    time_head, rate_head, limit_head = _RUN_HEADS
+    limits: dict[str, str] = {}
     out: list[tuple[str, ...]] = []
     for e, (n, d, limited_by) in runs:
-        count = e.counts.count
-        flops = e.counts.total_flops  # over count runs, as the time is
-        values = {
-            "time": _ratio_text(n * count, d),
-            "attainable": _ratio_text(flops.numerator * d, flops.denominator * n * count),
-            "limited_by": _string(limited_by),
-        }
-        out.append(
-            tuple([", ".join([_RUN_KEYS[key] + values[key] for key in g]) for g in _RUN_GROUPS])
-        )
+        counts = e.counts
+        count = counts.count
+        flops = counts.total_flops  # over count runs, as the time is
+        limit = limits.get(limited_by)
+        if limit is None:
+            limit = limits[limited_by] = limit_head + _string(limited_by)
+        rate = _ratio_text(flops.numerator * d, flops.denominator * n * count)
+        out.append((time_head + _ratio_text(n * count, d), rate_head + rate + limit))
     return out
-
-
-# The `run` fields of a step, each with its member's head: `_run_texts` writes them all.
-_RUN_KEYS = {f.key: _string(f.key) + ": " for f in _RUN_FIELDS}
 
 
 def _run_groups(fields: Sequence[Field[Any]]) -> tuple[tuple[str, ...], ...]:
@@ -477,8 +480,11 @@ def _run_groups(fields: Sequence[Field[Any]]) -> tuple[tuple[str, ...], ...]:
 
 
 _RUN_GROUPS = _run_groups(STEP_FIELDS)
-# `_step_lines` weaves exactly two groups into a fragment's three texts.
-assert len(_RUN_GROUPS) == 2, _RUN_GROUPS
+# The `run` fields of a step, each with its member's head.
+_RUN_KEYS = {f.key: _string(f.key) + ": " for f in _RUN_FIELDS}
+# `_step_lines` weaves two groups into a fragment's three texts, `_run_texts` writes these.
+assert _RUN_GROUPS == (("time",), ("attainable", "limited_by")), _RUN_GROUPS
+_RUN_HEADS = (_RUN_KEYS["time"], _RUN_KEYS["attainable"], ", " + _RUN_KEYS["limited_by"])
 
 
 def _indented(pad: str) -> Callable[[str, Any], str]:
