@@ -117,7 +117,11 @@ def activation_rule(
             continue
         shape = tuple((name, _at(f, scope)) for name, f in step.shape.items())
         width = catalog.precisions[step.precision or precision].bytes
-        best = max(best, _activation_bytes(formula, shape, width, tuple(kernel.widths)))
+        found = _activation_bytes(
+            formula, shape, width.numerator, width.denominator, tuple(kernel.widths)
+        )
+        if found > best:
+            best = found
     return best
 
 
@@ -140,10 +144,13 @@ def _shape_value(formula: Formula, values: tuple[tuple[str, int | Fraction], ...
 def _activation_bytes(
     formula: Formula,
     shape: tuple[tuple[str, int], ...],
-    width: Fraction,
+    width_n: int,
+    width_d: int,
     others: tuple[str, ...],
 ) -> Fraction:
-    """A kernel's bytes at `shape` with `w` = `width` and its other widths at 0."""
+    """A kernel's bytes at `shape` with `w` = `width_n / width_d` and its other widths at
+    0 (the width by its integers: a Fraction's hash is a modular inverse, per step)."""
+    width = Fraction(width_n, width_d)
     values: dict[str, int | Fraction] = {**dict(shape), WIDTH: width, **dict.fromkeys(others, 0)}
     return formula.evaluate(values)
 
@@ -209,6 +216,7 @@ class _Terms:
         lower bound on the ledger, which is all `_needs_chips` reads of most degrees."""
         self.ledger = ledger
         self.run = run
+        self._lower: dict[tuple[int, int], Fraction] = {}
         scope: dict[str, int | Fraction] = {**model.parameters, **run, **deployment.variables()}
         scope[WIDTH] = catalog.precisions[precision].bytes
         for name, pid in ledger.widths.items():
@@ -248,6 +256,14 @@ class _Terms:
             return self.kv, self.activations, self.used
         kv, act = self.kv_at(b, L), self.activations_at(b, L)
         return kv, act, self.weights + kv + act
+
+    def lower(self, b: int, L: int) -> Fraction:
+        """The weights and the kv cache at `b` and `L`: a lower bound on the ledger's sum
+        without the reserve (activations only add), kept per (b, L)."""
+        hit = self._lower.get((b, L))
+        if hit is None:
+            hit = self._lower[b, L] = self.weights + self.kv_at(b, L)
+        return hit
 
     @property
     def linear(self) -> bool:
@@ -403,22 +419,29 @@ def _needs_chips(
 
     A degree whose weights and kv cache alone, with the reserve, exceed the capacity does
     not fit whatever its activations (which only add): its activation rule, most of a
-    ledger's cost, is not found."""
+    ledger's cost, is not found. Each degree's terms and lower bound are the same for
+    every capacity (`_Terms.lower`); the reserve, a share of the capacity, is taken off
+    the capacity once."""
     b, L = run.get("b", 1), run.get("L", 1)
-    for chips in CHIP_DEGREES:
-        deployment = Deployment(tp=chips)
+    room: Fraction | None = None  # the capacity less the reserve: what the sums must fit
+    for deployment in _TP_DEGREES:
         least = terms_at(deployment, False)
         if least is None:
             continue  # not a deployment of this model
-        reserve = least.ledger.reserve * capacity
-        if least.weights + least.kv_at(b, L) + reserve > capacity:
+        if room is None:
+            room = capacity - least.ledger.reserve * capacity  # one ledger at every degree
+        if least.lower(b, L) > room:
             continue
         terms = terms_at(deployment, True)
         if terms is None:
             continue
-        if terms.at(b, L)[2] + reserve <= capacity:
-            return chips
+        if terms.at(b, L)[2] <= room:
+            return deployment.tp
     return None
+
+
+# The deployments `_needs_chips` tries, made once.
+_TP_DEGREES = tuple(Deployment(tp=chips) for chips in CHIP_DEGREES)
 
 
 LedgerTerms = _Terms
@@ -472,6 +495,20 @@ class MemoryEngine:
             tuple[str, _Point, str, Deployment, tuple[int, int] | None], MemoryFit | None
         ] = {}
         self._terms_at: dict[tuple[str, _Point, str, Deployment, bool], _Terms | None] = {}
+        # Each device's capacity and its key (`held`), and each phase's point: read per row.
+        self._capacities: dict[str, tuple[Fraction | None, tuple[int, int] | None]] = {}
+        self._points: dict[tuple[str, str], _Point] = {}
+        self._lower_names: dict[str, frozenset[str]] = {}
+
+    def _capacity(self, device: str) -> tuple[Fraction | None, tuple[int, int] | None]:
+        """A device's capacity and the same by its integers, to key by (a Fraction's hash
+        is a modular inverse, per row)."""
+        hit = self._capacities.get(device)
+        if hit is None:
+            capacity = device_capacity(self.catalog.devices[device])
+            held = None if capacity is None else (capacity.numerator, capacity.denominator)
+            hit = self._capacities[device] = (capacity, held)
+        return hit
 
     def fit(
         self,
@@ -481,9 +518,7 @@ class MemoryEngine:
         device: str,
         deployment: Deployment = ONE_CHIP,
     ) -> MemoryFit | None:
-        capacity = device_capacity(self.catalog.devices[device])
-        # The capacity by its integers: a Fraction's hash is a modular inverse, per row.
-        held = None if capacity is None else (capacity.numerator, capacity.denominator)
+        capacity, held = self._capacity(device)
         key = (model.id, phase, precision, deployment, held)
         if key not in self._fits:
             self._fits[key] = evaluate_fit(
@@ -508,9 +543,8 @@ class MemoryEngine:
     ) -> MemoryFit | None:
         """The ledger at run variables of no named phase (a request's passes), found once
         per (model, run, precision, deployment, capacity) as a phase's is."""
-        capacity = device_capacity(self.catalog.devices[device])
+        capacity, held = self._capacity(device)
         point = tuple(sorted(run.items()))
-        held = None if capacity is None else (capacity.numerator, capacity.denominator)
         key = (model.id, point, precision, deployment, held)
         if key not in self._fits_at:
 
@@ -538,6 +572,8 @@ class MemoryEngine:
         deployment: Deployment,
         full: bool = True,
     ) -> _Terms | None:
+        if not full:
+            point = self._lower_point(model, point)
         key = (model.id, point, precision, deployment, full)
         if key not in self._terms_at:
             found = None
@@ -558,11 +594,25 @@ class MemoryEngine:
             self._terms_at[key] = found
         return self._terms_at[key]
 
+    def _lower_point(self, model: Model, point: _Point) -> _Point:
+        """The variables of `point` that the weights and the kv cache name: all a ledger's
+        lower bound (`_Terms.lower`, which takes its own b and L) reads of it, so every
+        phase that agrees on them shares the terms `_needs_chips` reads at each degree."""
+        names = self._lower_names.get(model.id)
+        if names is None:
+            ledger = model.memory
+            terms = () if ledger is None else (ledger.weights, ledger.kv, ledger.kv_per_token)
+            names = frozenset().union(*(t.symbols for t in terms if t is not None))
+            self._lower_names[model.id] = names
+        return tuple([item for item in point if item[0] in names])
+
     def _terms_of(
         self, model: Model, phase: str, precision: str, deployment: Deployment, full: bool = True
     ) -> _Terms | None:
         """The ledger's terms, the same on every device (None: no ledger, or not a
         deployment; `evaluate_fit` then says so itself); without `full`, the weights and
         kv cache alone (see `_needs_chips`)."""
-        point = tuple(sorted(model.phases[phase].items()))
+        point = self._points.get((model.id, phase))
+        if point is None:
+            point = self._points[model.id, phase] = tuple(sorted(model.phases[phase].items()))
         return self._run_terms(model, point, precision, deployment, full)
