@@ -32,6 +32,7 @@ from rooflinec.engine.models import (
     CollectiveStep,
     ModelResult,
     PlanStep,
+    Runs,
     StepResult,
     collector_paused,
 )
@@ -259,10 +260,20 @@ class _Texts:
     `runs`: the texts of a step's `run` fields, by the value of its bound and of its
     count and operations, so a step's numbers are written once per distinct run and
     ceilings, whatever device or precision has them; `fits`: a row's members of its
-    fields of scope `fit`, by its fit and indentation.
+    fields of scope `fit`, by its fit and indentation; `blocks`: a row's steps' text, by
+    its plan, indentation and runs.
     """
 
-    __slots__ = ("bounds", "collectives", "fits", "fragments", "heads", "runs", "steps")
+    __slots__ = (
+        "blocks",
+        "bounds",
+        "collectives",
+        "fits",
+        "fragments",
+        "heads",
+        "runs",
+        "steps",
+    )
 
     def __init__(self) -> None:
         self.heads: dict[tuple[int, str], tuple[str, ...]] = {}
@@ -277,6 +288,8 @@ class _Texts:
         self.collectives: dict[int, str] = {}
         self.bounds: dict[tuple[int, int], str] = {}
         self.fits: dict[tuple[int, str], tuple[str, ...]] = {}
+        # a row's steps' lines, joined, by its plan, indentation and runs (`_steps_text`)
+        self.blocks: dict[tuple[int, str, Runs], str] = {}
 
 
 def _between(groups: list[list[str]], separator: str) -> tuple[str, ...]:
@@ -398,6 +411,18 @@ def _step_lines(r: ModelResult, texts: _Texts, lead: str = "") -> list[str]:
         for c, b in zip(r.plan.collectives, r.collective_bounds, strict=True)
     ]
     return [line for _, line in sorted(zip(positions, lines, strict=True))]
+
+
+def _steps_text(r: ModelResult, texts: _Texts, lead: str) -> str:
+    """`_step_lines` joined, one per line. Rows of one plan whose runs are bound alike (the
+    same integers: devices with the same ceilings) have the same text: written once."""
+    if r.plan is None or r.plan.collectives:
+        return ",\n".join(_step_lines(r, texts, lead))
+    key = (id(r.plan), lead, r.runs)
+    hit = texts.blocks.get(key)
+    if hit is None:
+        hit = texts.blocks[key] = ",\n".join(_step_lines(r, texts, lead))
+    return hit
 
 
 def _run_key(e: PlanStep) -> tuple[int, int, int]:
@@ -605,7 +630,7 @@ def model_json(
     encoder, where indenting every step's fields took most of a compile's time)."""
     texts = _Texts() if texts is None else texts
     inner = pad + "    "
-    lines = ",\n".join(_step_lines(r, texts, inner))
+    lines = _steps_text(r, texts, inner)
     body = f"[\n{lines}\n{pad}  ]" if lines else "[]"
     return f"{_fields(r, pad, texts, own)},\n{pad}  {_string('steps')}: {body}\n{pad}}}"
 
