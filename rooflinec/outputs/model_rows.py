@@ -367,6 +367,10 @@ def _flat(value: Any) -> str:
         return _string(value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return repr(value)  # json writes both as repr does
+    if type(value) is dict and all(type(k) is str for k in value):
+        # A step's shape, widths, bytes: the encoder makes a C encoder per call, for a
+        # few members (json's separators, ", " and ": ").
+        return "{" + ", ".join([f"{_string(k)}: {_flat(v)}" for k, v in value.items()]) + "}"
     return _line(value)
 
 
