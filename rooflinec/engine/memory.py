@@ -108,18 +108,22 @@ def activation_rule(
     scope: dict[str, int | Fraction],
     precision: str,
 ) -> Fraction:
-    """The largest step's inputs and outputs of one run, B per chip (see the module)."""
-    best = Fraction(0)
+    """The largest step's inputs and outputs of one run, B per chip (see the module).
+
+    Every step's shape first: a degree that leaves one of them not whole is no deployment
+    (`InvalidDeployment`), found before any kernel's bytes are."""
+    runs = []
     for step in model.steps:
         kernel = catalog.kernels[step.kernel]
         formula = kernel.bytes.get("dram")
         if formula is None:
             continue
-        shape = tuple((name, _at(f, scope)) for name, f in step.shape.items())
-        width = catalog.precisions[step.precision or precision].bytes
-        found = _activation_bytes(
-            formula, shape, width.numerator, width.denominator, tuple(kernel.widths)
-        )
+        shape = tuple([(name, _at(f, scope)) for name, f in step.shape.items()])
+        runs.append((formula, shape, step.precision or precision, tuple(kernel.widths)))
+    best = Fraction(0)
+    for formula, shape, width_of, others in runs:
+        width = catalog.precisions[width_of].bytes
+        found = _activation_bytes(formula, shape, width.numerator, width.denominator, others)
         if found > best:
             best = found
     return best
