@@ -203,8 +203,12 @@ def model_data(r: ModelResult, *, steps: bool = True) -> dict[str, Any]:
 
 @lru_cache(maxsize=1 << 14)
 def _string(text: str) -> str:
-    """A JSON string; ids, keys and terms repeat on every row, so each is encoded once."""
-    return json.dumps(text, ensure_ascii=False)
+    """A JSON string; ids, keys and terms repeat on every row, so each is encoded once
+    (by what `json.dumps(text, ensure_ascii=False)` encodes a string with)."""
+    return _encode_string(text)
+
+
+_encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
 
 def _dump(value: Any, pad: str) -> str:
