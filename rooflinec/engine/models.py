@@ -623,9 +623,7 @@ def collector_paused() -> Iterator[None]:
     """Python's cycle collector off for a while: making the rows (and writing them)
     allocates tens of thousands of small objects none of which is in a cycle, and each
     full pass it would start meanwhile walks the whole catalog for nothing (a tenth of
-    a compile's time with the bundled models). What was made meanwhile joins the oldest
-    generation (frozen, then thawed there): else the first pass after it would walk all
-    of it, live as it is (tens of thousands of objects after a compile's rows)."""
+    a compile's time with the bundled models)."""
     if not gc.isenabled():
         yield
         return
@@ -633,8 +631,6 @@ def collector_paused() -> Iterator[None]:
     try:
         yield
     finally:
-        gc.freeze()
-        gc.unfreeze()
         gc.enable()
 
 
