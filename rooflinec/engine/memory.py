@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from rooflinec.catalog import ONE_CHIP, Deployment, MemoryLedger, Model
@@ -131,20 +130,29 @@ def activation_rule(
 
 def _at(formula: Formula, scope: dict[str, int | Fraction]) -> int:
     """A shape formula's whole value (the same formula over the same values, once)."""
-    return _shape_value(formula, tuple((n, scope[n]) for n in _sorted_names(formula)))
+    text = formula.text
+    names = _NAMES.get(text)
+    if names is None:
+        names = _NAMES[text] = tuple(sorted(formula.symbols))
+    values = tuple([scope[n] for n in names])
+    hit = _SHAPES.get((text, values))
+    if hit is None:
+        if len(_SHAPES) >= _KEPT:
+            _SHAPES.clear()
+        at = dict(zip(names, values, strict=True))
+        hit = _SHAPES[text, values] = _whole(formula.evaluate(at))
+    return hit
 
 
-@lru_cache(maxsize=1 << 12)
-def _sorted_names(formula: Formula) -> tuple[str, ...]:
-    return tuple(sorted(formula.symbols))
+# What the activation rule finds, by each formula's text (the same text is the same
+# formula, whatever spec it is in) rather than by the formula, whose hash is a Python
+# call over its fields: several per step of every rule. Each cleared when full.
+_KEPT = 1 << 14
+_NAMES: dict[str, tuple[str, ...]] = {}  # a formula's symbols, sorted
+_SHAPES: dict[tuple[str, tuple[int | Fraction, ...]], int] = {}  # by the symbols' values
+_BYTES: dict[tuple[str, tuple[tuple[str, int], ...], int, int, tuple[str, ...]], Fraction] = {}
 
 
-@lru_cache(maxsize=1 << 14)
-def _shape_value(formula: Formula, values: tuple[tuple[str, int | Fraction], ...]) -> int:
-    return _whole(formula.evaluate(dict(values)))
-
-
-@lru_cache(maxsize=1 << 14)
 def _activation_bytes(
     formula: Formula,
     shape: tuple[tuple[str, int], ...],
@@ -154,9 +162,18 @@ def _activation_bytes(
 ) -> Fraction:
     """A kernel's bytes at `shape` with `w` = `width_n / width_d` and its other widths at
     0 (the width by its integers: a Fraction's hash is a modular inverse, per step)."""
-    width = Fraction(width_n, width_d)
-    values: dict[str, int | Fraction] = {**dict(shape), WIDTH: width, **dict.fromkeys(others, 0)}
-    return formula.evaluate(values)
+    key = (formula.text, shape, width_n, width_d, others)
+    hit = _BYTES.get(key)
+    if hit is None:
+        values: dict[str, int | Fraction] = {
+            **dict(shape),
+            WIDTH: Fraction(width_n, width_d),
+            **dict.fromkeys(others, 0),
+        }
+        if len(_BYTES) >= _KEPT:
+            _BYTES.clear()
+        hit = _BYTES[key] = formula.evaluate(values)
+    return hit
 
 
 #: Activation rules per sequence already found, by (model, precision, deployment, run),
