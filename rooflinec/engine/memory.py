@@ -238,6 +238,7 @@ class _Terms:
         self.ledger = ledger
         self.run = run
         self._lower: dict[tuple[int, int], Fraction] = {}
+        self._per: dict[tuple[str, int], Fraction] = {}  # `per_batch`, `per_context`
         scope: dict[str, int | Fraction] = {**model.parameters, **run, **deployment.variables()}
         scope[WIDTH] = catalog.precisions[precision].bytes
         for name, pid in ledger.widths.items():
@@ -285,6 +286,26 @@ class _Terms:
         if hit is None:
             hit = self._lower[b, L] = self.weights + self.kv_at(b, L)
         return hit
+
+    def per_batch(self, L: int) -> Fraction:
+        """The bytes one more sequence adds at `L` (linear terms), kept per L: the same
+        for every capacity the terms are fitted to."""
+        hit = self._per.get(("b", L))
+        if hit is None:
+            assert self.per_token is not None and self.per_sequence is not None
+            hit = self._per["b", L] = L * self.per_token + self.per_sequence
+        return hit
+
+    def per_context(self, b: int) -> tuple[Fraction, Fraction]:
+        """The activations of `b` sequences and the bytes one more key adds to them
+        (linear terms), kept per b."""
+        sequences = self._per.get(("s", b))
+        tokens = self._per.get(("L", b))
+        if sequences is None or tokens is None:
+            assert self.per_token is not None and self.per_sequence is not None
+            sequences = self._per["s", b] = b * self.per_sequence
+            tokens = self._per["L", b] = b * self.per_token
+        return sequences, tokens
 
     @property
     def linear(self) -> bool:
@@ -345,10 +366,13 @@ def _largest(fits: Callable[[int], bool]) -> int | None:
 
 def _floor_or_none(room: Fraction, per: Fraction) -> int | None:
     """The largest n >= 1 with n * per <= room, capped at MAX_SEARCH; None when n = 1
-    does not fit (`per` > 0)."""
-    if room < per:
+    does not fit (`per` > 0). Compared and divided as integers: room / per = top / bottom
+    with bottom > 0 (one per row and capacity: Fraction arithmetic is Python code)."""
+    top = room.numerator * per.denominator
+    bottom = room.denominator * per.numerator
+    if top < bottom:
         return None
-    return min(int(room // per), MAX_SEARCH)
+    return min(top // bottom, MAX_SEARCH)
 
 
 def evaluate_fit(
@@ -411,8 +435,7 @@ def evaluate_fit(
 
 def _max_batch(terms: _Terms, room: Fraction, L: int) -> int | None:
     if terms.linear:
-        assert terms.per_token is not None and terms.per_sequence is not None
-        per = L * terms.per_token + terms.per_sequence
+        per = terms.per_batch(L)
         if per == 0:
             return MAX_SEARCH if room >= 0 else None
         return _floor_or_none(room, per)
@@ -423,8 +446,8 @@ def _max_context(terms: _Terms, room: Fraction, b: int) -> tuple[int | None, str
     if not terms.varies_with_L():
         return None, NO_L_NOTE
     if terms.linear:
-        assert terms.per_token is not None and terms.per_sequence is not None
-        return _floor_or_none(room - b * terms.per_sequence, b * terms.per_token), None
+        sequences, tokens = terms.per_context(b)
+        return _floor_or_none(room - sequences, tokens), None
     found = _largest(lambda L: terms.kv_at(b, L) + terms.activations_at(b, L) <= room)
     if found == MAX_SEARCH:
         return None, NO_L_NOTE
