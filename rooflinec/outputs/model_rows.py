@@ -474,6 +474,8 @@ def _ratio_text(n: int, d: int) -> str:
     """`_flat(num(Fraction(n, d)))` for d > 0 without making the fraction: an integer as
     one, else int / int, which Python rounds correctly (as `float(Fraction)` does: the
     same rational, so the same float, whether or not n and d share a factor)."""
+    if d == 1:
+        return repr(n)
     if n % d == 0:
         return repr(n // d)
     return repr(n / d)
@@ -540,7 +542,15 @@ def _value_text(value: Any, pad: str) -> str:
     if kind is dict and value:
         inner = pad + "  "
         items = ",\n".join(
-            f"{inner}{_string(k)}: {_value_text(v, inner)}" for k, v in value.items()
+            [
+                f"{inner}{_string(k)}: "
+                + (
+                    _ratio_text(v.numerator, v.denominator)
+                    if type(v) is Fraction  # a level's bytes, a limit's time
+                    else _value_text(v, inner)
+                )
+                for k, v in value.items()
+            ]
         )
         return "{\n" + items + "\n" + pad + "}"
     return _dump(_plain(value), pad)
@@ -570,18 +580,29 @@ def _fields(r: ModelResult, pad: str, texts: _Texts, own: Sequence[str] | None =
 def _own_members(rows: Sequence[ModelResult], pad: str, texts: _Texts) -> list[tuple[str, ...]]:
     """The members of each row's fields not of scope `plan`, field by field over the rows:
     the fields of scope `fit` written once per fit (its rows share the object)."""
-    member = _indented(pad)
     at = range(len(rows))
+    inner = pad + "  "
     columns: list[Sequence[str]] = []
+    values: dict[str, list[Any]] = {}
+    texts_of: dict[str, list[str]] = {}
     for f in _ROW_FIELDS:
         if f.scope == "fit":
             continue
         fast = _ROW_TEXTS.get(f.key)
-        if fast is None:
-            columns.append([member(f.key, v) for v in f.values(rows, at)])
-        else:
-            head = f"{pad}  {_string(f.key)}: "  # as `member` begins
+        head = f"{inner}{_string(f.key)}: "  # as `_indented`'s member begins
+        if fast is not None:
             columns.append([head + fast(r) for r in rows])
+            continue
+        values[f.key] = found = f.values(rows, at)
+        same = _SAME_AS.get(f.key)
+        if same in texts_of:
+            # The other field's text where the value is its very object.
+            other = zip(found, values[same], texts_of[same], strict=True)
+            made = [t if v is w else _value_text(v, inner) for v, w, t in other]
+        else:
+            made = [_value_text(v, inner) for v in found]
+        texts_of[f.key] = made
+        columns.append([head + t for t in made])
     fits = [_fit_members(r, pad, texts) for r in rows]
     columns += zip(*fits, strict=True)
     return list(zip(*columns, strict=True))
@@ -623,6 +644,10 @@ def _longest(time_by_limit: dict[str, Fraction]) -> str:
 # A row's own fields whose value is a quotient of what the row holds, or read from one
 # of its mappings, written from their integers: the same text, without the Fractions
 # their attributes make (a compile writes thousands of rows).
+# A field whose value is most often the very object of an earlier field's: a pass with
+# no collective overlaps nothing, its time_overlapped is its time.
+_SAME_AS = {"time_overlapped": "time"}
+
 _ROW_TEXTS: dict[str, Callable[[ModelResult], str]] = {
     "attainable": lambda r: _quotient(r.flops, r.time),
     "tokens_per_second": lambda r: _quotient(r.tokens, r.time),
