@@ -28,7 +28,6 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from rooflinec.catalog import ONE_CHIP, Deployment, MemoryLedger, Model
@@ -110,44 +109,73 @@ def activation_rule(
     scope: dict[str, int | Fraction],
     precision: str,
 ) -> Fraction:
-    """The largest step's inputs and outputs of one run, B per chip (see the module)."""
-    best = Fraction(0)
+    """The largest step's inputs and outputs of one run, B per chip (see the module).
+
+    Every step's shape first: a degree that leaves one of them not whole is no deployment
+    (`InvalidDeployment`), found before any kernel's bytes are."""
+    runs = []
     for step in model.steps:
         kernel = catalog.kernels[step.kernel]
         formula = kernel.bytes.get("dram")
         if formula is None:
             continue
-        shape = tuple((name, _at(f, scope)) for name, f in step.shape.items())
-        width = catalog.precisions[step.precision or precision].bytes
-        best = max(best, _activation_bytes(formula, shape, width, tuple(kernel.widths)))
+        shape = tuple([(name, _at(f, scope)) for name, f in step.shape.items()])
+        runs.append((formula, shape, step.precision or precision, tuple(kernel.widths)))
+    best = Fraction(0)
+    for formula, shape, width_of, others in runs:
+        width = catalog.precisions[width_of].bytes
+        found = _activation_bytes(formula, shape, width.numerator, width.denominator, others)
+        if found > best:
+            best = found
     return best
 
 
 def _at(formula: Formula, scope: dict[str, int | Fraction]) -> int:
     """A shape formula's whole value (the same formula over the same values, once)."""
-    return _shape_value(formula, tuple((n, scope[n]) for n in _sorted_names(formula)))
+    text = formula.text
+    names = _NAMES.get(text)
+    if names is None:
+        names = _NAMES[text] = tuple(sorted(formula.symbols))
+    values = tuple([scope[n] for n in names])
+    hit = _SHAPES.get((text, values))
+    if hit is None:
+        if len(_SHAPES) >= _KEPT:
+            _SHAPES.clear()
+        at = dict(zip(names, values, strict=True))
+        hit = _SHAPES[text, values] = _whole(formula.evaluate(at))
+    return hit
 
 
-@lru_cache(maxsize=1 << 12)
-def _sorted_names(formula: Formula) -> tuple[str, ...]:
-    return tuple(sorted(formula.symbols))
+# What the activation rule finds, by each formula's text (the same text is the same
+# formula, whatever spec it is in) rather than by the formula, whose hash is a Python
+# call over its fields: several per step of every rule. Each cleared when full.
+_KEPT = 1 << 14
+_NAMES: dict[str, tuple[str, ...]] = {}  # a formula's symbols, sorted
+_SHAPES: dict[tuple[str, tuple[int | Fraction, ...]], int] = {}  # by the symbols' values
+_BYTES: dict[tuple[str, tuple[tuple[str, int], ...], int, int, tuple[str, ...]], Fraction] = {}
 
 
-@lru_cache(maxsize=1 << 14)
-def _shape_value(formula: Formula, values: tuple[tuple[str, int | Fraction], ...]) -> int:
-    return _whole(formula.evaluate(dict(values)))
-
-
-@lru_cache(maxsize=1 << 14)
 def _activation_bytes(
     formula: Formula,
     shape: tuple[tuple[str, int], ...],
-    width: Fraction,
+    width_n: int,
+    width_d: int,
     others: tuple[str, ...],
 ) -> Fraction:
-    """A kernel's bytes at `shape` with `w` = `width` and its other widths at 0."""
-    values: dict[str, int | Fraction] = {**dict(shape), WIDTH: width, **dict.fromkeys(others, 0)}
-    return formula.evaluate(values)
+    """A kernel's bytes at `shape` with `w` = `width_n / width_d` and its other widths at
+    0 (the width by its integers: a Fraction's hash is a modular inverse, per step)."""
+    key = (formula.text, shape, width_n, width_d, others)
+    hit = _BYTES.get(key)
+    if hit is None:
+        values: dict[str, int | Fraction] = {
+            **dict(shape),
+            WIDTH: Fraction(width_n, width_d),
+            **dict.fromkeys(others, 0),
+        }
+        if len(_BYTES) >= _KEPT:
+            _BYTES.clear()
+        hit = _BYTES[key] = formula.evaluate(values)
+    return hit
 
 
 #: Activation rules per sequence already found, by (model, precision, deployment, run),
@@ -211,6 +239,8 @@ class _Terms:
         lower bound on the ledger, which is all `_needs_chips` reads of most degrees."""
         self.ledger = ledger
         self.run = run
+        self._lower: dict[tuple[int, int], Fraction] = {}
+        self._per: dict[tuple[str, int], Fraction] = {}  # `per_batch`, `per_context`
         scope: dict[str, int | Fraction] = {**model.parameters, **run, **deployment.variables()}
         scope[WIDTH] = catalog.precisions[precision].bytes
         for name, pid in ledger.widths.items():
@@ -250,6 +280,34 @@ class _Terms:
             return self.kv, self.activations, self.used
         kv, act = self.kv_at(b, L), self.activations_at(b, L)
         return kv, act, self.weights + kv + act
+
+    def lower(self, b: int, L: int) -> Fraction:
+        """The weights and the kv cache at `b` and `L`: a lower bound on the ledger's sum
+        without the reserve (activations only add), kept per (b, L)."""
+        hit = self._lower.get((b, L))
+        if hit is None:
+            hit = self._lower[b, L] = self.weights + self.kv_at(b, L)
+        return hit
+
+    def per_batch(self, L: int) -> Fraction:
+        """The bytes one more sequence adds at `L` (linear terms), kept per L: the same
+        for every capacity the terms are fitted to."""
+        hit = self._per.get(("b", L))
+        if hit is None:
+            assert self.per_token is not None and self.per_sequence is not None
+            hit = self._per["b", L] = L * self.per_token + self.per_sequence
+        return hit
+
+    def per_context(self, b: int) -> tuple[Fraction, Fraction]:
+        """The activations of `b` sequences and the bytes one more key adds to them
+        (linear terms), kept per b."""
+        sequences = self._per.get(("s", b))
+        tokens = self._per.get(("L", b))
+        if sequences is None or tokens is None:
+            assert self.per_token is not None and self.per_sequence is not None
+            sequences = self._per["s", b] = b * self.per_sequence
+            tokens = self._per["L", b] = b * self.per_token
+        return sequences, tokens
 
     @property
     def linear(self) -> bool:
@@ -310,10 +368,13 @@ def _largest(fits: Callable[[int], bool]) -> int | None:
 
 def _floor_or_none(room: Fraction, per: Fraction) -> int | None:
     """The largest n >= 1 with n * per <= room, capped at MAX_SEARCH; None when n = 1
-    does not fit (`per` > 0)."""
-    if room < per:
+    does not fit (`per` > 0). Compared and divided as integers: room / per = top / bottom
+    with bottom > 0 (one per row and capacity: Fraction arithmetic is Python code)."""
+    top = room.numerator * per.denominator
+    bottom = room.denominator * per.numerator
+    if top < bottom:
         return None
-    return min(int(room // per), MAX_SEARCH)
+    return min(top // bottom, MAX_SEARCH)
 
 
 def evaluate_fit(
@@ -396,8 +457,7 @@ def largest_batch_at(terms: LedgerTerms, capacity: Fraction, L: int) -> int | No
 
 def _max_batch(terms: _Terms, room: Fraction, L: int) -> int | None:
     if terms.linear:
-        assert terms.per_token is not None and terms.per_sequence is not None
-        per = L * terms.per_token + terms.per_sequence
+        per = terms.per_batch(L)
         if per == 0:
             return MAX_SEARCH if room >= 0 else None
         return _floor_or_none(room, per)
@@ -408,8 +468,8 @@ def _max_context(terms: _Terms, room: Fraction, b: int) -> tuple[int | None, str
     if not terms.varies_with_L():
         return None, NO_L_NOTE
     if terms.linear:
-        assert terms.per_token is not None and terms.per_sequence is not None
-        return _floor_or_none(room - b * terms.per_sequence, b * terms.per_token), None
+        sequences, tokens = terms.per_context(b)
+        return _floor_or_none(room - sequences, tokens), None
     found = _largest(lambda L: terms.kv_at(b, L) + terms.activations_at(b, L) <= room)
     if found == MAX_SEARCH:
         return None, NO_L_NOTE
@@ -425,22 +485,29 @@ def _needs_chips(
 
     A degree whose weights and kv cache alone, with the reserve, exceed the capacity does
     not fit whatever its activations (which only add): its activation rule, most of a
-    ledger's cost, is not found."""
+    ledger's cost, is not found. Each degree's terms and lower bound are the same for
+    every capacity (`_Terms.lower`); the reserve, a share of the capacity, is taken off
+    the capacity once."""
     b, L = run.get("b", 1), run.get("L", 1)
-    for chips in CHIP_DEGREES:
-        deployment = Deployment(tp=chips)
+    room: Fraction | None = None  # the capacity less the reserve: what the sums must fit
+    for deployment in _TP_DEGREES:
         least = terms_at(deployment, False)
         if least is None:
             continue  # not a deployment of this model
-        reserve = least.ledger.reserve * capacity
-        if least.weights + least.kv_at(b, L) + reserve > capacity:
+        if room is None:
+            room = capacity - least.ledger.reserve * capacity  # one ledger at every degree
+        if least.lower(b, L) > room:
             continue
         terms = terms_at(deployment, True)
         if terms is None:
             continue
-        if terms.at(b, L)[2] + reserve <= capacity:
-            return chips
+        if terms.at(b, L)[2] <= room:
+            return deployment.tp
     return None
+
+
+# The deployments `_needs_chips` tries, made once.
+_TP_DEGREES = tuple(Deployment(tp=chips) for chips in CHIP_DEGREES)
 
 
 LedgerTerms = _Terms
@@ -499,6 +566,20 @@ class MemoryEngine:
             tuple[str, _Point, str, Deployment, tuple[int, int] | None], MemoryFit | None
         ] = {}
         self._terms_at: dict[tuple[str, _Point, str, Deployment, bool], _Terms | None] = {}
+        # Each device's capacity and its key (`held`), and each phase's point: read per row.
+        self._capacities: dict[str, tuple[Fraction | None, tuple[int, int] | None]] = {}
+        self._points: dict[tuple[str, str], _Point] = {}
+        self._lower_names: dict[str, frozenset[str]] = {}
+
+    def _capacity(self, device: str) -> tuple[Fraction | None, tuple[int, int] | None]:
+        """A device's capacity and the same by its integers, to key by (a Fraction's hash
+        is a modular inverse, per row)."""
+        hit = self._capacities.get(device)
+        if hit is None:
+            capacity = device_capacity(self.catalog.devices[device])
+            held = None if capacity is None else (capacity.numerator, capacity.denominator)
+            hit = self._capacities[device] = (capacity, held)
+        return hit
 
     def fit(
         self,
@@ -508,9 +589,7 @@ class MemoryEngine:
         device: str,
         deployment: Deployment = ONE_CHIP,
     ) -> MemoryFit | None:
-        capacity = device_capacity(self.catalog.devices[device])
-        # The capacity by its integers: a Fraction's hash is a modular inverse, per row.
-        held = None if capacity is None else (capacity.numerator, capacity.denominator)
+        capacity, held = self._capacity(device)
         key = (model.id, phase, precision, deployment, held)
         if key not in self._fits:
             self._fits[key] = evaluate_fit(
@@ -535,9 +614,8 @@ class MemoryEngine:
     ) -> MemoryFit | None:
         """The ledger at run variables of no named phase (a request's passes), found once
         per (model, run, precision, deployment, capacity) as a phase's is."""
-        capacity = device_capacity(self.catalog.devices[device])
+        capacity, held = self._capacity(device)
         point = tuple(sorted(run.items()))
-        held = None if capacity is None else (capacity.numerator, capacity.denominator)
         key = (model.id, point, precision, deployment, held)
         if key not in self._fits_at:
 
@@ -565,6 +643,8 @@ class MemoryEngine:
         deployment: Deployment,
         full: bool = True,
     ) -> _Terms | None:
+        if not full:
+            point = self._lower_point(model, point)
         key = (model.id, point, precision, deployment, full)
         if key not in self._terms_at:
             found = None
@@ -585,11 +665,25 @@ class MemoryEngine:
             self._terms_at[key] = found
         return self._terms_at[key]
 
+    def _lower_point(self, model: Model, point: _Point) -> _Point:
+        """The variables of `point` that the weights and the kv cache name: all a ledger's
+        lower bound (`_Terms.lower`, which takes its own b and L) reads of it, so every
+        phase that agrees on them shares the terms `_needs_chips` reads at each degree."""
+        names = self._lower_names.get(model.id)
+        if names is None:
+            ledger = model.memory
+            terms = () if ledger is None else (ledger.weights, ledger.kv, ledger.kv_per_token)
+            names = frozenset().union(*(t.symbols for t in terms if t is not None))
+            self._lower_names[model.id] = names
+        return tuple([item for item in point if item[0] in names])
+
     def _terms_of(
         self, model: Model, phase: str, precision: str, deployment: Deployment, full: bool = True
     ) -> _Terms | None:
         """The ledger's terms, the same on every device (None: no ledger, or not a
         deployment; `evaluate_fit` then says so itself); without `full`, the weights and
         kv cache alone (see `_needs_chips`)."""
-        point = tuple(sorted(model.phases[phase].items()))
+        point = self._points.get((model.id, phase))
+        if point is None:
+            point = self._points[model.id, phase] = tuple(sorted(model.phases[phase].items()))
         return self._run_terms(model, point, precision, deployment, full)

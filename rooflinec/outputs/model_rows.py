@@ -32,6 +32,7 @@ from rooflinec.engine.models import (
     CollectiveStep,
     ModelResult,
     PlanStep,
+    Runs,
     StepResult,
     collector_paused,
 )
@@ -202,8 +203,12 @@ def model_data(r: ModelResult, *, steps: bool = True) -> dict[str, Any]:
 
 @lru_cache(maxsize=1 << 14)
 def _string(text: str) -> str:
-    """A JSON string; ids, keys and terms repeat on every row, so each is encoded once."""
-    return json.dumps(text, ensure_ascii=False)
+    """A JSON string; ids, keys and terms repeat on every row, so each is encoded once
+    (by what `json.dumps(text, ensure_ascii=False)` encodes a string with)."""
+    return _encode_string(text)
+
+
+_encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
 
 def _dump(value: Any, pad: str) -> str:
@@ -234,12 +239,19 @@ def _dump(value: Any, pad: str) -> str:
 
 def _line(value: Any) -> str:
     """`json.dumps(value)` on one line."""
-    return json.dumps(value, ensure_ascii=False)
+    return _ENCODER.encode(value)
 
 
-# A step's line as a `str.format` template: what a plan's step writes on every device,
-# with a place for each of its fields of scope `run`.
-_Fragment = str
+# What `json.dumps(value, ensure_ascii=False)` encodes with, made once: `dumps` makes an
+# encoder per call when given any option, which costs more than encoding a step's shape.
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
+# A step's line without its fields of scope `run`: the texts of its `step` fields around
+# each group of neighbouring `run` fields (`_RUN_GROUPS`), which the line joins in
+# between. Joined, not a `str.format` template: formatting scans the whole line for its
+# places, a join copies the pieces (a compile writes tens of thousands of step lines).
+_Fragment = tuple[str, ...]
 
 
 class _Texts:
@@ -251,11 +263,21 @@ class _Texts:
     `steps`: each plan's steps' fragments and run keys, by the plan and indentation;
     `runs`: the texts of a step's `run` fields, by the value of its bound and of its
     count and operations, so a step's numbers are written once per distinct run and
-    ceilings, whatever device or precision has them; `fits`: a row's member of a field of
-    scope `fit`, by its fit, field and indentation.
+    ceilings, whatever device or precision has them; `fits`: a row's members of its
+    fields of scope `fit`, by its fit and indentation; `blocks`: a row's steps' text, by
+    its plan, indentation and runs.
     """
 
-    __slots__ = ("bounds", "collectives", "fits", "fragments", "heads", "runs", "steps")
+    __slots__ = (
+        "blocks",
+        "bounds",
+        "collectives",
+        "fits",
+        "fragments",
+        "heads",
+        "runs",
+        "steps",
+    )
 
     def __init__(self) -> None:
         self.heads: dict[tuple[int, str], tuple[str, ...]] = {}
@@ -269,7 +291,9 @@ class _Texts:
         # a collective step's shared members, and its device's members per bound and count
         self.collectives: dict[int, str] = {}
         self.bounds: dict[tuple[int, int], str] = {}
-        self.fits: dict[tuple[int, str, str], str] = {}
+        self.fits: dict[tuple[int, str], tuple[str, ...]] = {}
+        # a row's steps' lines, joined, by its plan, indentation and runs (`_steps_text`)
+        self.blocks: dict[tuple[int, str, Runs], str] = {}
 
 
 def _between(groups: list[list[str]], separator: str) -> tuple[str, ...]:
@@ -320,7 +344,7 @@ def _plan_step(entry: PlanStep) -> StepResult:
     )
 
 
-def _shared_fragment(entry: PlanStep, lead: str, texts: _Texts) -> str:
+def _shared_fragment(entry: PlanStep, lead: str, texts: _Texts) -> _Fragment:
     """`_fragment` of a plan's step, once per counts object (which fixes the model, phase,
     step, shape and width), precision and indentation."""
     key = (id(entry.counts), entry.precision, lead)
@@ -330,11 +354,11 @@ def _shared_fragment(entry: PlanStep, lead: str, texts: _Texts) -> str:
     return hit
 
 
-def _fragment(entry: PlanStep, lead: str) -> str:
-    """A plan's step as a `str.format` template with a place for each `run` field."""
+def _fragment(entry: PlanStep, lead: str) -> _Fragment:
+    """A plan's step as the texts around each group of its `run` fields."""
     texts = _between(_shared(STEP_FIELDS, "step", _plan_step(entry), _member), ", ")
-    texts = (lead + "{" + texts[0], *texts[1:-1], texts[-1] + "}")
-    return "{}".join(t.replace("{", "{{").replace("}", "}}") for t in texts)
+    # Between two `run` fields of a group there is only the separator: in the group's text.
+    return (lead + "{" + texts[0], *[t for t in texts[1:-1] if t != ", "], texts[-1] + "}")
 
 
 def _member(key: str, value: Any) -> str:
@@ -347,6 +371,10 @@ def _flat(value: Any) -> str:
         return _string(value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return repr(value)  # json writes both as repr does
+    if type(value) is dict and all(type(k) is str for k in value):
+        # A step's shape, widths, bytes: the encoder makes a C encoder per call, for a
+        # few members (json's separators, ", " and ": ").
+        return "{" + ", ".join([f"{_string(k)}: {_flat(v)}" for k, v in value.items()]) + "}"
     return _line(value)
 
 
@@ -369,11 +397,18 @@ def _step_lines(r: ModelResult, texts: _Texts, lead: str = "") -> list[str]:
     done = texts.runs
     # By value: devices (and precisions) with the same ceilings bound a run alike.
     keys = list(zip(r.runs, counts, strict=True))
-    if not all(map(done.__contains__, keys)):
+    try:
+        found = list(map(done.__getitem__, keys))
+    except KeyError:  # some run not written yet: all of this row's new ones at once
         runs = zip(keys, r.plan.steps, r.runs, strict=True)
         new = {key: (e, bound) for key, e, bound in runs if key not in done}
         done.update(zip(new, _run_texts(list(new.values())), strict=True))
-    lines = [f.format(*done[key]) for f, key in zip(fragments, keys, strict=True)]
+        found = list(map(done.__getitem__, keys))
+    # `_RUN_GROUPS` is two groups (the time; the rate and limit): woven in place.
+    join = "".join
+    lines = [
+        join((f0, t0, f1, t1, f2)) for (f0, f1, f2), (t0, t1) in zip(fragments, found, strict=True)
+    ]
     if not r.plan.collectives:
         return lines
     # A collective's bytes and time are its device's: written from its own result, in place.
@@ -384,6 +419,18 @@ def _step_lines(r: ModelResult, texts: _Texts, lead: str = "") -> list[str]:
         for c, b in zip(r.plan.collectives, r.collective_bounds, strict=True)
     ]
     return [line for _, line in sorted(zip(positions, lines, strict=True))]
+
+
+def _steps_text(r: ModelResult, texts: _Texts, lead: str) -> str:
+    """`_step_lines` joined, one per line. Rows of one plan whose runs are bound alike (the
+    same integers: devices with the same ceilings) have the same text: written once."""
+    if r.plan is None or r.plan.collectives:
+        return ",\n".join(_step_lines(r, texts, lead))
+    key = (id(r.plan), lead, r.runs)
+    hit = texts.blocks.get(key)
+    if hit is None:
+        hit = texts.blocks[key] = ",\n".join(_step_lines(r, texts, lead))
+    return hit
 
 
 def _run_key(e: PlanStep) -> tuple[int, int, int]:
@@ -427,6 +474,8 @@ def _ratio_text(n: int, d: int) -> str:
     """`_flat(num(Fraction(n, d)))` for d > 0 without making the fraction: an integer as
     one, else int / int, which Python rounds correctly (as `float(Fraction)` does: the
     same rational, so the same float, whether or not n and d share a factor)."""
+    if d == 1:
+        return repr(n)
     if n % d == 0:
         return repr(n // d)
     return repr(n / d)
@@ -435,22 +484,42 @@ def _ratio_text(n: int, d: int) -> str:
 def _run_texts(runs: list[tuple[PlanStep, tuple[int, int, str]]]) -> list[tuple[str, ...]]:
     """The members of each step's `run` fields for a device's bound of its run: the time
     of `count` runs, n * count / d, the rate, flops / time, and the limit, each written
-    from the bound's integers (as `step_data` would write them from a `StepResult`)."""
+    from the bound's integers (as `step_data` would write them from a `StepResult`), in
+    `_RUN_GROUPS`: the time's text, then the rate's and the limit's."""
+    time_head, rate_head, limit_head = _RUN_HEADS
+    limits: dict[str, str] = {}
     out: list[tuple[str, ...]] = []
     for e, (n, d, limited_by) in runs:
-        count = e.counts.count
-        flops = e.counts.total_flops  # over count runs, as the time is
-        values = {
-            "time": _ratio_text(n * count, d),
-            "attainable": _ratio_text(flops.numerator * d, flops.denominator * n * count),
-            "limited_by": _string(limited_by),
-        }
-        out.append(tuple([_RUN_KEYS[key] + values[key] for key in _RUN_KEYS]))
+        counts = e.counts
+        count = counts.count
+        flops = counts.total_flops  # over count runs, as the time is
+        limit = limits.get(limited_by)
+        if limit is None:
+            limit = limits[limited_by] = limit_head + _string(limited_by)
+        rate = _ratio_text(flops.numerator * d, flops.denominator * n * count)
+        out.append((time_head + _ratio_text(n * count, d), rate_head + rate + limit))
     return out
 
 
-# The `run` fields of a step, each with its member's head: `_run_texts` writes them all.
+def _run_groups(fields: Sequence[Field[Any]]) -> tuple[tuple[str, ...], ...]:
+    """The keys of a step's `run` fields, in groups of neighbours (no `step` field between)."""
+    groups: list[list[str]] = [[]]
+    for f in fields:
+        if not f.json:
+            continue
+        if f.scope == "run":
+            groups[-1].append(f.key)
+        elif groups[-1]:
+            groups.append([])
+    return tuple(tuple(g) for g in groups if g)
+
+
+_RUN_GROUPS = _run_groups(STEP_FIELDS)
+# The `run` fields of a step, each with its member's head.
 _RUN_KEYS = {f.key: _string(f.key) + ": " for f in _RUN_FIELDS}
+# `_step_lines` weaves two groups into a fragment's three texts, `_run_texts` writes these.
+assert _RUN_GROUPS == (("time",), ("attainable", "limited_by")), _RUN_GROUPS
+_RUN_HEADS = (_RUN_KEYS["time"], _RUN_KEYS["attainable"], ", " + _RUN_KEYS["limited_by"])
 
 
 def _indented(pad: str) -> Callable[[str, Any], str]:
@@ -473,7 +542,15 @@ def _value_text(value: Any, pad: str) -> str:
     if kind is dict and value:
         inner = pad + "  "
         items = ",\n".join(
-            f"{inner}{_string(k)}: {_value_text(v, inner)}" for k, v in value.items()
+            [
+                f"{inner}{_string(k)}: "
+                + (
+                    _ratio_text(v.numerator, v.denominator)
+                    if type(v) is Fraction  # a level's bytes, a limit's time
+                    else _value_text(v, inner)
+                )
+                for k, v in value.items()
+            ]
         )
         return "{\n" + items + "\n" + pad + "}"
     return _dump(_plain(value), pad)
@@ -502,27 +579,80 @@ def _fields(r: ModelResult, pad: str, texts: _Texts, own: Sequence[str] | None =
 
 def _own_members(rows: Sequence[ModelResult], pad: str, texts: _Texts) -> list[tuple[str, ...]]:
     """The members of each row's fields not of scope `plan`, field by field over the rows:
-    a field of scope `fit` written once per fit (its rows share the object)."""
-    member = _indented(pad)
+    the fields of scope `fit` written once per fit (its rows share the object)."""
     at = range(len(rows))
-    columns: list[list[str]] = []
+    inner = pad + "  "
+    columns: list[Sequence[str]] = []
+    values: dict[str, list[Any]] = {}
+    texts_of: dict[str, list[str]] = {}
     for f in _ROW_FIELDS:
-        if f.scope != "fit":
-            columns.append([member(f.key, v) for v in f.values(rows, at)])
+        if f.scope == "fit":
             continue
-        column = []
-        fits = texts.fits
-        for r in rows:
-            if r.fit is None:
-                column.append(member(f.key, f.values((r,), (0,))[0]))
-                continue
-            key = (id(r.fit), f.key, pad)
-            text = fits.get(key)
-            if text is None:
-                text = fits[key] = member(f.key, f.values((r,), (0,))[0])
-            column.append(text)
-        columns.append(column)
+        fast = _ROW_TEXTS.get(f.key)
+        head = f"{inner}{_string(f.key)}: "  # as `_indented`'s member begins
+        if fast is not None:
+            columns.append([head + fast(r) for r in rows])
+            continue
+        values[f.key] = found = f.values(rows, at)
+        same = _SAME_AS.get(f.key)
+        if same in texts_of:
+            # The other field's text where the value is its very object.
+            other = zip(found, values[same], texts_of[same], strict=True)
+            made = [t if v is w else _value_text(v, inner) for v, w, t in other]
+        else:
+            made = [_value_text(v, inner) for v in found]
+        texts_of[f.key] = made
+        columns.append([head + t for t in made])
+    fits = [_fit_members(r, pad, texts) for r in rows]
+    columns += zip(*fits, strict=True)
     return list(zip(*columns, strict=True))
+
+
+def _fit_members(r: ModelResult, pad: str, texts: _Texts) -> tuple[str, ...]:
+    """The members of a row's fields of scope `fit`, once per fit and indentation."""
+    key = (id(r.fit), pad)
+    hit = None if r.fit is None else texts.fits.get(key)
+    if hit is None:
+        member = _indented(pad)
+        hit = tuple([member(f.key, f.values((r,), (0,))[0]) for f in _FIT_FIELDS])
+        if r.fit is not None:
+            texts.fits[key] = hit
+    return hit
+
+
+# The fields of scope `fit`: the last of a row's own (`_own_members` writes them last).
+_FIT_FIELDS = [f for f in _ROW_FIELDS if f.scope == "fit"]
+assert _ROW_FIELDS[-len(_FIT_FIELDS) :] == _FIT_FIELDS
+
+
+def _quotient(n: Fraction | int, d: Fraction | int) -> str:
+    """`_value_text(n / d)` for d > 0 without making the quotient (a Fraction's gcd)."""
+    return _ratio_text(n.numerator * d.denominator, n.denominator * d.numerator)
+
+
+def _longest(time_by_limit: dict[str, Fraction]) -> str:
+    """`ModelResult.limited_by` as JSON: the first limit in the method's order of those
+    that hold the most time, compared as integers."""
+    name, most_n, most_d = "", -1, 1
+    for limit in MODEL_LIMITS:
+        value = time_by_limit.get(limit)
+        if value is not None and value.numerator * most_d > most_n * value.denominator:
+            name, most_n, most_d = limit, value.numerator, value.denominator
+    return _string(name)
+
+
+# A row's own fields whose value is a quotient of what the row holds, or read from one
+# of its mappings, written from their integers: the same text, without the Fractions
+# their attributes make (a compile writes thousands of rows).
+# A field whose value is most often the very object of an earlier field's: a pass with
+# no collective overlaps nothing, its time_overlapped is its time.
+_SAME_AS = {"time_overlapped": "time"}
+
+_ROW_TEXTS: dict[str, Callable[[ModelResult], str]] = {
+    "attainable": lambda r: _quotient(r.flops, r.time),
+    "tokens_per_second": lambda r: _quotient(r.tokens, r.time),
+    "limited_by": lambda r: _longest(r.time_by_limit),
+}
 
 
 def model_json(
@@ -533,7 +663,7 @@ def model_json(
     encoder, where indenting every step's fields took most of a compile's time)."""
     texts = _Texts() if texts is None else texts
     inner = pad + "    "
-    lines = ",\n".join(_step_lines(r, texts, inner))
+    lines = _steps_text(r, texts, inner)
     body = f"[\n{lines}\n{pad}  ]" if lines else "[]"
     return f"{_fields(r, pad, texts, own)},\n{pad}  {_string('steps')}: {body}\n{pad}}}"
 
