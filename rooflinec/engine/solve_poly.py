@@ -18,41 +18,15 @@ from fractions import Fraction
 from itertools import pairwise
 
 from rooflinec.formulas import Formula
-from rooflinec.formulas.tree import _Call, _Neg, _Node, _Num, _Pow, _Prod, _Sum, _Sym
+from rooflinec.formulas.tree import _Node
+from rooflinec.formulas.vectorised import tree_degree
 
 Poly = tuple[Fraction, ...]  # coefficients, constant term first, no trailing zeros
 
 
 def degree(node: _Node, symbol: str) -> int | None:
     """The degree bound of `node` in `symbol`, or None when it is not a polynomial in it."""
-    if isinstance(node, _Num):
-        return 0
-    if isinstance(node, _Sym):
-        return 1 if node.name == symbol else 0
-    if isinstance(node, _Neg):
-        return degree(node.operand, symbol)
-    if isinstance(node, _Pow):
-        inner = degree(node.base, symbol)
-        return None if inner is None else inner * node.exponent
-    if isinstance(node, _Call):
-        parts = [degree(arg, symbol) for arg in node.args]
-        return 0 if all(p == 0 for p in parts) else None
-    if isinstance(node, _Sum):
-        total = 0
-        for _, term in node.terms:
-            d = degree(term, symbol)
-            if d is None:
-                return None
-            total = max(total, d)
-        return total
-    assert isinstance(node, _Prod)
-    total = 0
-    for factor in node.factors:
-        d = degree(factor.node, symbol)
-        if d is None or (factor.divide and d > 0):
-            return None
-        total += d
-    return total
+    return tree_degree(node, {symbol: 1})
 
 
 def coefficients(

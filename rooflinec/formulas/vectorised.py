@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     Ints = NDArray[np.int64]
     Floats = NDArray[np.float64]
 
-__all__ = ["INT64_SAFE", "degree_in", "evaluate_float", "evaluate_int64"]
+__all__ = ["INT64_SAFE", "degree_in", "evaluate_float", "evaluate_int64", "tree_degree"]
 
 #: Every intermediate value must stay below this in magnitude (int64 holds 2^63 - 1).
 INT64_SAFE = float(2**62)
@@ -203,29 +203,30 @@ def degree_in(formula: Formula, degrees: Mapping[str, int]) -> int | None:
     symbols' values, read off its tree, given each symbol's own degree in it (`degrees`;
     a symbol not named there is of degree 0). None: not a polynomial in it (the variable
     inside `ceil`, `min` or a divisor). A bound: terms may cancel to a lower degree."""
-    return _degree(formula._tree, degrees)
+    return tree_degree(formula._tree, degrees)
 
 
-def _degree(node: _Node, degrees: Mapping[str, int]) -> int | None:
+def tree_degree(node: _Node, degrees: Mapping[str, int]) -> int | None:
+    """`degree_in` of a formula's tree (`node`)."""
     if isinstance(node, _Num):
         return 0
     if isinstance(node, _Sym):
         return degrees.get(node.name, 0)
     if isinstance(node, _Neg):
-        return _degree(node.operand, degrees)
+        return tree_degree(node.operand, degrees)
     if isinstance(node, _Pow):
-        inner = _degree(node.base, degrees)
+        inner = tree_degree(node.base, degrees)
         return None if inner is None else inner * node.exponent
     if isinstance(node, _Call):
-        inner_degrees = [_degree(arg, degrees) for arg in node.args]
+        inner_degrees = [tree_degree(arg, degrees) for arg in node.args]
         return 0 if all(d == 0 for d in inner_degrees) else None
     if isinstance(node, _Sum):
-        found = [_degree(term, degrees) for _, term in node.terms]
+        found = [tree_degree(term, degrees) for _, term in node.terms]
         return None if None in found else max(d for d in found if d is not None)
     assert isinstance(node, _Prod)
     total = 0
     for factor in node.factors:
-        d = _degree(factor.node, degrees)
+        d = tree_degree(factor.node, degrees)
         if d is None or (factor.divide and d > 0):
             return None
         total += d
