@@ -84,8 +84,8 @@ def export_static(specs: Path, work: Path) -> tuple[Path, float, float]:
         profile, "rooflinec/site/pages/crossover_cell.py", ("crossover_cell",)
     ) + _share(profile, "rooflinec/site/pages/models.py", ("_crossover_table",))
     # Every (model, request shape, device) frontier the site shows, worked out once per
-    # build in `frontier._entry` (the pages and the comparison read it from there).
-    frontier = _share(profile, "rooflinec/site/pages/frontier.py", ("_entry",))
+    # build in `frontier._entries` (the pages and the comparison read it from there).
+    frontier = _share(profile, "rooflinec/site/pages/frontier.py", ("_entries",))
     plugin = config.plugins["rooflinec"]
     generated = getattr(plugin, "generated", None)
     home = getattr(plugin, "home", None)

@@ -165,6 +165,9 @@ class TermsCache:
     tops: dict[tuple[object, ...], int | None] = field(default_factory=dict)
     checked: set[tuple[str, Deployment]] = field(default_factory=set)
     cleared: dict[tuple[str, Deployment], Groups] = field(default_factory=dict)
+    # The float path's work by (model, precision, request shape): `frontiers` reuses it
+    # when it holds every point asked for
+    works: dict[tuple[str, str, RequestShape], _Shared] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -867,11 +870,13 @@ def frontiers(
     *,
     prune: bool = True,
     evaluate: Evaluate | None = None,
+    cache: TermsCache | None = None,
 ) -> list[DeviceFrontier]:
     """`device_frontier` of each device in turn, sharing what every device shares: the
     memory ledger's terms, and on the float path one `RequestWork` for the points of
-    every device's grid."""
-    terms = TermsCache()
+    every device's grid. `cache` keeps those for later calls on the same model, kernels
+    and precisions (the site keeps one between `serve` rebuilds)."""
+    terms = cache if cache is not None else TermsCache()
     prices = prices or {}
     model = engine.catalog.models[model_id]
     grids = {
@@ -885,7 +890,12 @@ def frontiers(
             for g in found:
                 for b in g.batches:
                     index.setdefault((g.deployment, b), len(index))
-        shared = _Shared(RequestWork(engine, model, precision, shape, list(index)), index)
+        kept = terms.works.get((model_id, precision, shape))
+        if kept is not None and all(pair in kept.index for pair in index):
+            shared = kept
+        else:
+            shared = _Shared(RequestWork(engine, model, precision, shape, list(index)), index)
+            terms.works[model_id, precision, shape] = shared
     return [
         device_frontier(
             engine,

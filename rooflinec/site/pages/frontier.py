@@ -28,14 +28,23 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from rooflinec.engine.frontier import REL, Choice, DeviceFrontier, Point, Targets, best, frontiers
+from rooflinec.engine.frontier import (
+    REL,
+    Choice,
+    DeviceFrontier,
+    Point,
+    Targets,
+    TermsCache,
+    best,
+    frontiers,
+)
 from rooflinec.formatting import format_number, format_si
 from rooflinec.outputs.plan import READER
 from rooflinec.site import charts
 from rooflinec.site.escape import md, md_row
 from rooflinec.site.pages.common import GeneratedPage, frontier_path
 from rooflinec.site.pages.model import Page
-from rooflinec.site.pages.reuse import device_memo, for_devices
+from rooflinec.site.pages.reuse import device_memo, for_devices, reusing
 
 if TYPE_CHECKING:
     from rooflinec.catalog import Model
@@ -211,7 +220,17 @@ def _entries(
     if missing:
         prices = {d: site.prices[d] for d in missing if d in site.prices}
         engine = site.compiled.model_engine
-        for found in frontiers(engine, model.id, missing, model.precision, shape, prices):
+        # What no device's spec changes (the ledger's terms, the deployments' checks, the
+        # float path's work), kept between `serve` rebuilds while the models, kernels and
+        # precisions compare equal
+        cache = (
+            for_devices(site, "frontier work", model.id, (), TermsCache)
+            if reusing(site)
+            else site.derived.setdefault(f"frontier work {model.id}", TermsCache())
+        )
+        for found in frontiers(
+            engine, model.id, missing, model.precision, shape, prices, cache=cache
+        ):
             entry = out[found.device] = _entry(site, found)
             memo = device_memo(site, "frontier", found.device)
             memo[_key(site, model, request, found.device)] = entry
