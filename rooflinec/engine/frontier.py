@@ -99,9 +99,11 @@ from rooflinec.engine.models import DeploymentError
 from rooflinec.engine.request_floats import (
     REL,
     Groups,
+    Rates,
     RequestTimes,
     RequestWork,
     clear_deployments,
+    device_rates,
     floored_talk,
     request_times,
     same_memory_time,
@@ -532,7 +534,7 @@ class _Search:
         self._rates: dict[tuple[Deployment, int], tuple[Fraction, Fraction]] = {}
         self._floats: tuple[RequestWork, RequestTimes] | None = None
         # The device's peaks, bandwidths and launch floor as floats, for `same`
-        self._rates_floats: tuple[dict[str, float], dict[str, float], float | None] | None = None
+        self._rates_floats: Rates | None = None
         # The points' axes as floats, in `order`, grown by doubling: `dominated` reads
         # them at every deployment, and rebuilding them there made the search quadratic.
         self._axes = np.empty((2, 64), dtype=np.float64)
@@ -636,12 +638,7 @@ class _Search:
                     return False
         if self._rates_floats is None:
             engine, _, device, _ = self.args
-            figures, latency = engine.devices[device], engine.latencies.get(device)
-            self._rates_floats = (
-                {p: float(v) for p, v in figures.peaks.items()},
-                {lv: float(v) for lv, v in figures.bandwidths.items()},
-                None if latency is None else float(latency),
-            )
+            self._rates_floats = device_rates(engine.devices[device], engine.latencies.get(device))
         peaks, bandwidths, launch = self._rates_floats
         last = work.last - work.first if which else 0
         return same_memory_time(passes, i, j, peaks, bandwidths, launch, last)

@@ -443,8 +443,7 @@ def largest_batch_at(terms: LedgerTerms, capacity: Fraction, L: int) -> int | No
         # On floats first: the quotient's floor, exact where it lies within 2^-30 of a
         # whole number (or the batch reaches the search's limit), where a float cannot
         # tell which side it falls.
-        assert terms.per_token is not None and terms.per_sequence is not None
-        per = L * terms.per_token + terms.per_sequence
+        per = terms.per_batch(L)
         if per > 0:
             room_f = float(capacity) * (1 - float(terms.ledger.reserve)) - float(terms.weights)
             q = room_f / float(per)

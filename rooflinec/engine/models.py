@@ -17,7 +17,7 @@ they are evaluated once and shared by every device.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -686,7 +686,7 @@ class _DeviceBounds:
         return hit
 
 
-def fabric_role(span: int, links: dict[str, Link]) -> str:
+def fabric_role(span: int, links: Mapping[str, Link]) -> str:
     """The level a group spanning `span` chips crosses: the scale-up fabric when the
     group fits in one of its domains (a level without a domain joins any group), else
     the scale-out network."""

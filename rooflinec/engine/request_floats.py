@@ -47,7 +47,7 @@ import numpy as np
 
 from rooflinec.catalog import LEVELS, RED, Deployment, Model, RequestShape
 from rooflinec.engine.evaluate import MAX_COUNT, width_values
-from rooflinec.engine.models import MAX_SHAPE, MAX_STEP_COUNT, Link
+from rooflinec.engine.models import MAX_SHAPE, MAX_STEP_COUNT, Link, fabric_role
 from rooflinec.formulas.vectorised import degree_in, evaluate_float, evaluate_int64
 
 if TYPE_CHECKING:
@@ -66,6 +66,7 @@ __all__ = [
     "RequestTimes",
     "RequestWork",
     "clear_deployments",
+    "device_rates",
     "floored_talk",
     "request_times",
     "same_memory_time",
@@ -504,6 +505,19 @@ def _flat(
     return total
 
 
+Rates = tuple[dict[str, float], dict[str, float], float | None]
+
+
+def device_rates(figures: DeviceFigures, latency: Fraction | None) -> Rates:
+    """A device's peaks (OP/s by precision), bandwidths (B/s by level) and launch floor
+    (s) as floats."""
+    return (
+        {p: float(v) for p, v in figures.peaks.items()},
+        {lv: float(v) for lv, v in figures.bandwidths.items()},
+        None if latency is None else float(latency),
+    )
+
+
 def request_times(
     work: RequestWork,
     figures: DeviceFigures,
@@ -512,9 +526,7 @@ def request_times(
 ) -> RequestTimes:
     """Each point's ttft and summed decode time on a device (see the module)."""
     size = work.size
-    peaks = {p: float(v) for p, v in figures.peaks.items()}
-    bandwidths = {lv: float(v) for lv, v in figures.bandwidths.items()}
-    launch = None if latency is None else float(latency)
+    peaks, bandwidths, launch = device_rates(figures, latency)
     # The prefill: one pass
     prefill = work.prefill
     memory = _flat(prefill.memory, peaks, bandwidths, launch, size)
@@ -626,20 +638,13 @@ def floored_talk(
     """Point `i`'s collectives' summed time, exactly, where a floor is clearly the
     longest time of every one that runs at it: each run's count × the longer of its
     level's latency and the launch floor. None where one is not so held."""
-    up = links.get("scale_up")
     total = Fraction(0)
     for c, held in floors:
         if not c.runs[i]:
             continue
         if not held[i]:
             return None
-        span = float(c.span[i])
-        role = (
-            "scale_up"
-            if up is not None and (up.domain is None or span <= up.domain)
-            else "scale_out"
-        )
-        link = links[role]
+        link = links[fabric_role(int(c.span[i]), links)]
         floor = max(
             link.latency if link.latency is not None else Fraction(0),
             launch if launch is not None else Fraction(0),
