@@ -20,6 +20,7 @@ from rooflinec.engine.request_floats import (
     _decode_sum,
     clear_deployments,
     request_times,
+    request_times_on,
 )
 from rooflinec.engine.requests import RequestShape, request_passes
 from rooflinec.formulas import parse_formula
@@ -158,3 +159,39 @@ def test_rel_is_far_above_the_float_error() -> None:
     """The tolerance within which figures are compared exactly is a million times the
     float path's error bound in the test above."""
     assert Fraction(REL) >= 2**20 * Fraction(1, 2**50)
+
+
+def test_devices_together_give_each_device_s_own_figures(bundled: Compiled) -> None:
+    """`request_times_on` works out every device's points in one array (the devices
+    grouped by the levels they quote): each device's figures at its own points are the
+    very floats `request_times` gives on that device alone, with its floors, and the
+    points it was not asked for are declined."""
+    engine = bundled.model_engine
+    catalog = bundled.catalog
+    devices = [d for d in catalog.devices if engine.devices.get(d) is not None]
+    for model in catalog.models.values():
+        pairs = [(d, b) for d in deployments(model, 8, prune=True) for b in (1, 7, 64)]
+        work = RequestWork(engine, model, model.precision, SHAPE, pairs)
+        usable = [
+            d
+            for d in devices
+            if model.precision in catalog.devices[d].peaks
+            and not grid(engine, model, d, model.precision, SHAPE)[2]
+        ]
+        roofs = [(engine.devices[d], engine.latencies.get(d), engine.links(d)) for d in usable]
+        # Each device asks for every other point, from its own offset
+        own = [np.arange(k % 2, work.size, 2, dtype=np.int64) for k in range(len(usable))]
+        together = request_times_on(work, roofs, own)
+        for k, roof in enumerate(roofs):
+            alone = request_times(work, *roof)
+            got, index = together[k], own[k]
+            assert np.array_equal(got.ttft[index], alone.ttft[index], equal_nan=True)
+            assert np.array_equal(got.decode[index], alone.decode[index], equal_nan=True)
+            for name in ("declined", "prefill_talk", "decode_talk"):
+                assert np.array_equal(getattr(got, name)[index], getattr(alone, name)[index])
+            for mine, theirs in zip(got.floors, alone.floors, strict=True):
+                assert [c for c, _ in mine] == [c for c, _ in theirs]
+                for (_, held), (_, expected) in zip(mine, theirs, strict=True):
+                    assert np.array_equal(held[index], expected[index])
+            others = np.setdiff1d(np.arange(work.size), index)
+            assert got.declined[others].all()

@@ -4,7 +4,9 @@ It owns the method's terms (`terms`), the roof of one device at one precision an
 rule that decides what bounds a count (`roof`), the one evaluation of counts with the
 widths bound and their limit (`evaluate`), the cells' exact values (`cells`), the compiler
 and its float columns (`compiler`, `columns`), the models (`models`, `step_crossover`),
-the grids (`grids`, `grid_proof`), the solvers (`solve`, `solve_case`, `solve_interval`,
+the grids (`grids`, `grid_proof`), requests and the latency–throughput frontier
+(`requests`, `memory`, `frontier`, with their float paths `request_floats` and
+`fit_floats`), the solvers (`solve`, `solve_case`, `solve_interval`,
 `solve_poly`), the reference examples' runner (`examples`) and the rounding every written
 number goes through (`exact`: "an int when integral" and one value's correctly rounded
 float, without numpy, which `check` never loads; `rounding`: correctly rounded quotients

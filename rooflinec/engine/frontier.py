@@ -14,10 +14,12 @@ prefill, s = L = input, and the last decode pass, s = 1, L = input + output − 
 ledger grows with `b` and `L`, so every pass between fits too), that largest batch
 included. A deployment at which batch 1 does not fit has no points. The deployments are
 checked on floats first, all at once (`request_floats.clear_deployments`); the exact
-check runs only for those the floats do not clear, and names what is wrong.
+check runs only for those the floats do not clear, and names what is wrong. The largest
+batches too, for every deployment and device capacity at once (`fit_floats`), exactly
+only where a quotient lies within `REL` of a whole number.
 
-**The float path** (the default): every point of the grid is evaluated at once in numpy
-(`rooflinec.engine.request_floats`), within a few units in the last place of its exact
+**The float path** (the default): every point of every device's grid is evaluated at
+once in numpy (`rooflinec.engine.request_floats`), within a few units in the last place of its exact
 figures; the frontier and the queries are decided on those floats, and exactly
 (`Fraction`) wherever two figures are within `REL` of each other, where a float cannot
 tell, unless the two points run the same passes (equal keys: exactly equal). A point's
@@ -89,6 +91,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from rooflinec.catalog import Deployment
+from rooflinec.engine.fit_floats import largest_batches
 from rooflinec.engine.memory import (
     LedgerTerms,
     device_capacity,
@@ -106,6 +109,7 @@ from rooflinec.engine.request_floats import (
     device_rates,
     floored_talk,
     request_times,
+    request_times_on,
     same_memory_time,
 )
 from rooflinec.engine.requests import request_passes
@@ -750,6 +754,7 @@ def device_frontier(
     terms: TermsCache | None = None,
     searched: tuple[list[GridDeployment], list[Skip], str | None] | None = None,
     shared: _Shared | None = None,
+    times: RequestTimes | None = None,
 ) -> DeviceFrontier:
     """The points of `device`'s grid that can be on the frontier (every point with
     `prune=False`), and the frontier (see the module). `terms` keeps the memory ledger's
@@ -761,7 +766,7 @@ def device_frontier(
     found, skipped, problem = searched
     partial: frozenset[Deployment] = frozenset()
     if prune and evaluate is None and shape.output > 1:
-        points = _floated(search, model, found, shared)
+        points = _floated(search, model, found, shared, times)
     else:
         if prune:
             partial = _pruned(search, found)
@@ -799,7 +804,11 @@ def device_frontier(
 
 
 def _floated(
-    search: _Search, model: Model, found: Sequence[GridDeployment], shared: _Shared | None
+    search: _Search,
+    model: Model,
+    found: Sequence[GridDeployment],
+    shared: _Shared | None,
+    times: RequestTimes | None = None,
 ) -> list[Point]:
     """Every point of the grid on the float path (`request_floats`), in grid order; the
     points it declines evaluated exactly (`_Search.point`). A point's exact figures are
@@ -815,9 +824,10 @@ def _floated(
         work, at = RequestWork(engine, model, precision, shape, pairs), list(range(len(pairs)))
     else:
         work, at = shared.work, [shared.index[pair] for pair in pairs]
-    times = request_times(
-        work, engine.devices[device], engine.latencies.get(device), engine.links(device)
-    )
+    if times is None:
+        times = request_times(
+            work, engine.devices[device], engine.latencies.get(device), engine.links(device)
+        )
     search.on_floats(work, times)
     index = np.asarray(at, dtype=np.int64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -876,11 +886,28 @@ def frontiers(
     terms = cache if cache is not None else TermsCache()
     prices = prices or {}
     model = engine.catalog.models[model_id]
+    # Every device's deployments are checked on floats together: those of the largest
+    # domain searched hold every other device's.
+    widest = max((chip_limit(engine, device) for device in devices), default=1)
+    every = list(deployments(model, widest, prune=prune))
+    _clear(engine, model, terms, every)
+    # And the largest batch of each on every device's capacity, on floats where they tell
+    capacities = {c for c in map(device_capacity, (engine.catalog.devices[d] for d in devices))}
+    wanted = [
+        c
+        for c in capacities
+        if c is not None
+        and any((model_id, precision, d, shape, c) not in terms.tops for d in every)
+    ]
+    told = largest_batches(engine.catalog, model, precision, every, shape, wanted)
+    for (d, c), top in told.items():
+        terms.tops.setdefault((model_id, precision, d, shape, c), top)
     grids = {
         device: grid(engine, model, device, precision, shape, prune=prune, terms=terms)
         for device in devices
     }
     shared: _Shared | None = None
+    times: dict[str, RequestTimes] = {}
     if prune and evaluate is None and shape.output > 1:
         index: dict[tuple[Deployment, int], int] = {}
         for found, _, _ in grids.values():
@@ -893,6 +920,20 @@ def frontiers(
         else:
             shared = _Shared(RequestWork(engine, model, precision, shape, list(index)), index)
             terms.works[model_id, precision, shape] = shared
+        # Every device with points on the float path together (numpy's cost is in calls)
+        searched = [device for device in devices if grids[device][0]]
+        roofs = [
+            (engine.devices[device], engine.latencies.get(device), engine.links(device))
+            for device in searched
+        ]
+        own = [
+            np.array(
+                [shared.index[g.deployment, b] for g in grids[device][0] for b in g.batches],
+                dtype=np.int64,
+            )
+            for device in searched
+        ]
+        times = dict(zip(searched, request_times_on(shared.work, roofs, own), strict=True))
     return [
         device_frontier(
             engine,
@@ -906,6 +947,7 @@ def frontiers(
             terms=terms,
             searched=grids[device],
             shared=shared,
+            times=times.get(device),
         )
         for device in devices
     ]

@@ -13,7 +13,9 @@ once:
   collective step its group, span and message (bytes as a function of the reduction
   factor). The prefill pass at s = L = input; the decode passes at s = 1 and at both
   ends of L.
-- **On a device** (`request_times`): a step's run takes the longest of its operations
+- **On a device** (`request_times`; `request_times_on` for many devices at once, one
+  array element per point and device, each device at the points of its own grid): a
+  step's run takes the longest of its operations
   over the peak, its bytes over each bandwidth and the launch floor; a collective's the
   longest of its operations over the peak, its message over the bandwidth its group gets
   on the level it crosses, that level's latency and the launch floor (`collective_bound`'s
@@ -41,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
@@ -69,6 +72,7 @@ __all__ = [
     "device_rates",
     "floored_talk",
     "request_times",
+    "request_times_on",
     "same_memory_time",
 ]
 
@@ -93,6 +97,31 @@ class _MemoryStep:
     exact: tuple[tuple[Ints, ...], tuple[Ints, ...]] | None = None
     varies: bool = False  # whether some count changes from pass to pass (at some point)
 
+    @cached_property
+    def listed(self) -> _Listed:
+        """The step's columns as lists, which `_step_signature` reads point by point
+        (numpy's cost per element read is many times a list's)."""
+        exact = None
+        if self.exact is not None:
+            first, final = self.exact
+            exact = ([c.tolist() for c in first], [c.tolist() for c in final])
+        return _Listed(
+            self.count.tolist(),
+            (self.flops[0].tolist(), self.flops[1].tolist()),
+            tuple((lv, a.tolist(), slope.tolist()) for lv, a, slope in self.traffic),
+            exact,
+        )
+
+
+@dataclass(frozen=True)
+class _Listed:
+    """`_MemoryStep`'s columns as lists."""
+
+    count: list[float]
+    flops: tuple[list[float], list[float]]
+    traffic: tuple[tuple[str, list[float], list[float]], ...]
+    exact: tuple[list[list[int]], list[list[int]]] | None
+
 
 @dataclass(frozen=True)
 class _CollectiveStep:
@@ -113,6 +142,21 @@ class _CollectiveStep:
     def message(self, red: Floats) -> Floats:
         return np.asarray(evaluate_float(self.formula, {**self.values, RED: red}), np.float64)
 
+    def take(self, index: Ints) -> _CollectiveStep:
+        """The step at the points `index` (in that order)."""
+        values = {k: v[index] if isinstance(v, np.ndarray) else v for k, v in self.values.items()}
+        return _CollectiveStep(
+            self.precision,
+            self.kind,
+            self.runs[index],
+            self.count[index],
+            self.n[index],
+            self.span[index],
+            self.flops[index],
+            self.formula,
+            values,
+        )
+
 
 @dataclass(frozen=True)
 class _Pass:
@@ -128,6 +172,30 @@ class _Pass:
     talk_key: Floats
     # Each memory step's columns of `memory_key` (start, stop)
     memory_columns: tuple[tuple[int, int], ...] = ()
+
+    @cached_property
+    def memory_rows(self) -> list[list[float]]:
+        """`memory_key` as lists, one per point."""
+        rows: list[list[float]] = self.memory_key.tolist()
+        return rows
+
+    def take(self, index: Ints) -> _Pass:
+        """What `request_times` reads of the pass, at the points `index` (in that order;
+        repeats allowed): the steps and where the points are declined."""
+        memory = tuple(
+            _MemoryStep(
+                m.precision,
+                m.count[index],
+                (m.flops[0][index], m.flops[1][index]),
+                tuple((lv, a[index], slope[index]) for lv, a, slope in m.traffic),
+                None,
+                m.varies,
+            )
+            for m in self.memory
+        )
+        collectives = tuple(c.take(index) for c in self.collectives)
+        empty = np.zeros((len(index), 0))
+        return _Pass(memory, collectives, self.declined[index], empty, empty)
 
 
 def _column(value: float | Floats, size: int) -> Floats:
@@ -342,12 +410,12 @@ class RequestTimes:
     floors: tuple[Floors, Floors] = ((), ())
 
 
-def _red(kind: str, n: Floats, in_network: bool) -> Floats:
-    """`red_factor` over the points."""
+def _red(kind: str, n: Floats, in_network: Bools) -> Floats:
+    """`red_factor` over the points, for each device (`in_network`: its level's)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         if kind == "all-reduce":
             ring = 2 * (n - 1) / n
-            return np.minimum(ring, 1.0) if in_network else ring
+            return np.where(in_network, np.minimum(ring, 1.0), ring)
         if kind in ("all-gather", "reduce-scatter", "all-to-all"):
             return (n - 1) / n
     return np.ones_like(n)
@@ -357,84 +425,163 @@ def _red(kind: str, n: Floats, in_network: bool) -> Floats:
 Floors: TypeAlias = "tuple[tuple[_CollectiveStep, Bools], ...]"
 
 
+#: A device as the float path reads it: its figures, launch floor (s) and fabric levels.
+DeviceRoof = tuple["DeviceFigures", Fraction | None, Mapping[str, Link]]
+
+
+def _gathered(values: Iterable[float], at: Ints) -> Floats:
+    """One figure per device, read at each element's device (`at`)."""
+    out: Floats = np.array(list(values), dtype=np.float64)[at]
+    return out
+
+
+@dataclass(frozen=True)
+class _LinkColumns:
+    """One fabric role's level at each element (a point on a device): its device's."""
+
+    exists: Bools
+    bandwidth: Floats  # B/s per chip and direction (1 where the device has no such level)
+    domain: Floats  # chips (inf: no domain quoted, or no level)
+    mesh: Bools  # a mesh that quotes its domain: a group smaller than it gets a share
+    in_network: Bools
+    floor: Floats  # s: the longer of the level's latency and the launch floor (0: none)
+
+    @classmethod
+    def of(cls, links: Sequence[Link | None], launch: Floats, at: Ints) -> _LinkColumns | None:
+        if all(link is None for link in links):
+            return None
+        inf = float("inf")
+        flags = np.array(
+            [
+                (
+                    lk is not None,
+                    lk is not None and lk.topology == "mesh" and lk.domain is not None,
+                    lk is not None and lk.in_network,
+                )
+                for lk in links
+            ],
+            dtype=np.bool_,
+        )[at]
+        latency = _gathered(
+            (0.0 if lk is None or lk.latency is None else float(lk.latency) for lk in links), at
+        )
+        return cls(
+            flags[:, 0],
+            _gathered((1.0 if lk is None else float(lk.bandwidth) for lk in links), at),
+            _gathered((inf if lk is None or lk.domain is None else lk.domain for lk in links), at),
+            flags[:, 1],
+            flags[:, 2],
+            np.maximum(latency, launch),
+        )
+
+
+@dataclass(frozen=True)
+class _Roofs:
+    """The ceilings at each element (a point on one of several devices): its device's.
+    The devices share the levels they quote and whether they quote a launch floor
+    (`request_times_on` groups them so), so every element is worked out as on its device
+    alone."""
+
+    peaks: dict[str, Floats]  # OP/s by precision
+    bandwidths: dict[str, Floats]  # B/s by level
+    launch: Floats | None  # s
+    up: _LinkColumns | None
+    out: _LinkColumns | None
+
+    @classmethod
+    def of(
+        cls,
+        devices: Sequence[DeviceRoof],
+        precisions: Sequence[str],
+        levels: Sequence[str],
+        at: Ints,
+    ) -> _Roofs:
+        """The ceilings of `devices` at `precisions` (each device quotes a peak for each)
+        and those of `levels` the first device quotes (each device quotes the same), at
+        each element's device (`at`: an index into `devices`)."""
+        first = devices[0][0]
+        peaks = {p: _gathered((float(d.peaks[p]) for d, _, _ in devices), at) for p in precisions}
+        bandwidths = {
+            lv: _gathered((float(d.bandwidths[lv]) for d, _, _ in devices), at)
+            for lv in levels
+            if lv in first.bandwidths
+        }
+        launch = None
+        if devices[0][1] is not None:
+            launch = _gathered((float(latency or 0) for _, latency, _ in devices), at)
+        floor = launch if launch is not None else np.zeros(len(at))
+        up = _LinkColumns.of([links.get("scale_up") for _, _, links in devices], floor, at)
+        out = _LinkColumns.of([links.get("scale_out") for _, _, links in devices], floor, at)
+        return cls(peaks, bandwidths, launch, up, out)
+
+
 def _talk(
-    steps: Sequence[_CollectiveStep],
-    peaks: Mapping[str, float],
-    links: Mapping[str, Link],
-    launch: float | None,
-    size: int,
-) -> tuple[Floats, Bools, Bools, Floors]:
-    """The collectives' summed time per point, where some collective runs, where a group
-    finds no level to cross (declined: the exact engine names it), and per collective
-    that runs somewhere where a floor (the level's latency, the launch) is clearly its
-    longest time (`Floors`)."""
+    steps: Sequence[_CollectiveStep], roofs: _Roofs, size: int
+) -> tuple[Floats, Bools, Bools, tuple[tuple[int, Bools], ...]]:
+    """The collectives' summed time per element, where some collective runs, where a
+    group finds no level to cross (declined: the exact engine names it), and per
+    collective that runs somewhere (by its place in `steps`) where a floor (the level's
+    latency, the launch) is clearly its longest time."""
     total = np.zeros(size)
     some = np.zeros(size, dtype=np.bool_)
     missing = np.zeros(size, dtype=np.bool_)
-    floored: list[tuple[_CollectiveStep, Bools]] = []
-    up, out = links.get("scale_up"), links.get("scale_out")
-    for c in steps:
+    floored: list[tuple[int, Bools]] = []
+    up, out = roofs.up, roofs.out
+    for place, c in enumerate(steps):
         if not c.runs.any():
             continue
         on_up = np.zeros(size, dtype=np.bool_)
         if up is not None:
-            on_up = np.ones(size, dtype=np.bool_) if up.domain is None else c.span <= up.domain
+            on_up = up.exists & (c.span <= up.domain)
         time = np.zeros(size)
         held = np.zeros(size, dtype=np.bool_)  # a floor is clearly the longest
         for link, where in ((up, on_up), (out, ~on_up)):
             where = where & c.runs
-            if not where.any():
-                continue
             if link is None:
                 missing |= where
                 continue
-            bandwidth = np.full(size, float(link.bandwidth))
-            if link.topology == "mesh" and link.domain is not None:
-                share = (c.n > 1) & (c.n < link.domain)
-                bandwidth = np.where(share, bandwidth * (c.n - 1) / (link.domain - 1), bandwidth)
+            missing |= where & ~link.exists
+            where = where & link.exists
+            if not where.any():
+                continue
+            share = link.mesh & (c.n > 1) & (c.n < link.domain)
+            bandwidth = np.where(
+                share, link.bandwidth * (c.n - 1) / (link.domain - 1), link.bandwidth
+            )
             red = _red(c.kind, c.n, link.in_network)
             with np.errstate(divide="ignore", invalid="ignore"):
-                t = np.maximum(c.flops / peaks[c.precision], c.message(red) / bandwidth)
-            floor = max(
-                float(link.latency) if link.latency is not None else 0.0,
-                launch if launch is not None else 0.0,
-            )
-            held = np.where(where, t * (1 + 4 * REL) < floor, held)
-            time = np.where(where, np.maximum(t, floor), time)
+                t = np.maximum(c.flops / roofs.peaks[c.precision], c.message(red) / bandwidth)
+            held = np.where(where, t * (1 + 4 * REL) < link.floor, held)
+            time = np.where(where, np.maximum(t, link.floor), time)
         total += np.where(c.runs, c.count * time, 0.0)
         some |= c.runs
-        floored.append((c, held))
+        floored.append((place, held))
     return total, some, missing, tuple(floored)
 
 
-def _ceilings(
-    step: _MemoryStep,
-    peaks: Mapping[str, float],
-    bandwidths: Mapping[str, float],
-    launch: float | None,
-) -> list[tuple[Floats, Floats]]:
+def _ceilings(step: _MemoryStep, roofs: _Roofs) -> list[tuple[Floats, Floats]]:
     """A step's ceilings as lines in the pass (the time of its `count` runs: value at the
     first pass, slope per pass)."""
-    peak = peaks[step.precision]
+    peak = roofs.peaks[step.precision]
     a, slope = step.flops
     out = [(step.count * a / peak, step.count * slope / peak)]
     for lv, a, slope in step.traffic:
-        bw = bandwidths.get(lv)
+        bw = roofs.bandwidths.get(lv)
         if bw is not None:
             out.append((step.count * a / bw, step.count * slope / bw))
-    if launch is not None:
-        out.append((step.count * launch, np.zeros_like(a)))
+    if roofs.launch is not None:
+        out.append((step.count * roofs.launch, np.zeros_like(a)))
     return out
 
 
 def _envelope(lines: Sequence[Sequence[tuple[Floats, Floats]]], x: Floats) -> Floats:
     """Σ over the steps of the upper envelope of each step's lines, at pass offsets `x`
-    (one column per row of `x`)."""
+    (one column per element of the last axis of `x`)."""
     total = np.zeros_like(x)
     for own in lines:
-        top = own[0][0][:, None] + own[0][1][:, None] * x
+        top = own[0][0][..., None] + own[0][1][..., None] * x
         for a, slope in own[1:]:
-            top = np.maximum(top, a[:, None] + slope[:, None] * x)
+            top = np.maximum(top, a[..., None] + slope[..., None] * x)
         total += top
     return total
 
@@ -458,13 +605,13 @@ def _decode_sum(
                     x = np.ceil((a - b) / (t - s))
                     x = np.where(np.isfinite(x), np.clip(x, 0, passes), 0.0)
                     cuts.append(x)
-    edges = np.sort(np.stack(cuts, axis=1), axis=1)
-    lo, hi = edges[:, :-1], edges[:, 1:]
+    edges = np.sort(np.stack(cuts, axis=-1), axis=-1)
+    lo, hi = edges[..., :-1], edges[..., 1:]
     count = hi - lo
     f_lo = _envelope(lines, lo)
     f_hi = _envelope(lines, np.maximum(hi - 1, lo))
     plain = count * (f_lo + f_hi) / 2
-    t = np.where(overlapped, talk, -np.inf)[:, None]
+    t = np.where(overlapped, talk, -np.inf)[..., None]
     with np.errstate(divide="ignore", invalid="ignore"):
         slope = np.where(count > 1, (f_hi - f_lo) / (count - 1), 0.0)
         # Rising through t: the first k passes at t, the rest on the line.
@@ -484,20 +631,14 @@ def _decode_sum(
         ),
     )
     ends = np.where(count > 0, np.minimum(f_lo, f_hi), np.inf)
-    return np.where(count > 0, piece, 0.0).sum(axis=1), ends.min(axis=1)
+    return np.where(count > 0, piece, 0.0).sum(axis=-1), ends.min(axis=-1)
 
 
-def _flat(
-    steps: Sequence[_MemoryStep],
-    peaks: Mapping[str, float],
-    bandwidths: Mapping[str, float],
-    launch: float | None,
-    size: int,
-) -> Floats:
+def _flat(steps: Sequence[_MemoryStep], roofs: _Roofs, size: int) -> Floats:
     """The summed time of `steps` at the first pass (each its longest ceiling)."""
     total = np.zeros(size)
     for step in steps:
-        own = _ceilings(step, peaks, bandwidths, launch)
+        own = _ceilings(step, roofs)
         top = own[0][0]
         for a, _ in own[1:]:
             top = np.maximum(top, a)
@@ -525,32 +666,111 @@ def request_times(
     links: Mapping[str, Link],
 ) -> RequestTimes:
     """Each point's ttft and summed decode time on a device (see the module)."""
-    size = work.size
-    peaks, bandwidths, launch = device_rates(figures, latency)
+    return request_times_on(work, [(figures, latency, links)])[0]
+
+
+def request_times_on(
+    work: RequestWork, devices: Sequence[DeviceRoof], points: Sequence[Ints] | None = None
+) -> list[RequestTimes]:
+    """`request_times` on each of `devices`, in order, at the points `points[k]` of
+    device k (indices into `work.points`; None: every point), the others declined.
+    Devices that quote the same levels and launch floor are worked out together, one
+    element per point and device (numpy's cost is in its calls)."""
+    passes = [p for p in (work.prefill, work.decode) if p is not None]
+    precisions = sorted(
+        {s.precision for p in passes for s in p.memory}
+        | {c.precision for p in passes for c in p.collectives}
+    )
+    levels = sorted({lv for p in passes for s in p.memory for lv, _, _ in s.traffic})
+    every = np.arange(work.size, dtype=np.int64)
+    wanted = [every] * len(devices) if points is None else list(points)
+    groups: dict[tuple[object, ...], list[int]] = {}
+    for k, (figures, latency, _) in enumerate(devices):
+        quoted = tuple(lv in figures.bandwidths for lv in levels)
+        groups.setdefault((quoted, latency is None), []).append(k)
+    found: dict[int, RequestTimes] = {}
+    for members in groups.values():
+        own = [wanted[k] for k in members]
+        index = np.concatenate(own) if own else every[:0]
+        at = np.repeat(np.arange(len(members)), [len(i) for i in own])
+        roofs = _Roofs.of([devices[k] for k in members], precisions, levels, at)
+        elements = _times(work, index, roofs)
+        start = 0
+        for k, i in zip(members, own, strict=True):
+            found[k] = elements.spread(work, slice(start, start + len(i)), i)
+            start += len(i)
+    return [found[k] for k in range(len(devices))]
+
+
+@dataclass(frozen=True)
+class _Elements:
+    """`RequestTimes`' figures per element (a point on a device)."""
+
+    ttft: Floats
+    decode: Floats
+    declined: Bools
+    prefill_talk: Bools
+    decode_talk: Bools
+    floors: tuple[tuple[tuple[int, Bools], ...], tuple[tuple[int, Bools], ...]]
+
+    def spread(self, work: RequestWork, own: slice, index: Ints) -> RequestTimes:
+        """One device's figures (the elements `own`, at the points `index`) over every
+        point of `work`: those not at `index` declined."""
+        size = work.size
+
+        def put(values: Floats, fill: float) -> Floats:
+            out = np.full(size, fill)
+            out[index] = values[own]
+            return out
+
+        def flag(values: Bools, fill: bool) -> Bools:
+            out = np.full(size, fill, dtype=np.bool_)
+            out[index] = values[own]
+            return out
+
+        passes = (work.prefill, work.decode)
+        floors = tuple(
+            tuple((pass_.collectives[place], flag(held, False)) for place, held in floored)
+            for pass_, floored in zip(passes, self.floors, strict=True)
+            if pass_ is not None
+        )
+        return RequestTimes(
+            put(self.ttft, np.nan),
+            put(self.decode, np.nan),
+            flag(self.declined, True),
+            flag(self.prefill_talk, False),
+            flag(self.decode_talk, False),
+            (floors[0], floors[1] if len(floors) > 1 else ()),
+        )
+
+
+def _times(work: RequestWork, index: Ints, roofs: _Roofs) -> _Elements:
+    """The ttft and decode sum of each element: the point `index[e]` on its device."""
+    size = len(index)
     # The prefill: one pass
-    prefill = work.prefill
-    memory = _flat(prefill.memory, peaks, bandwidths, launch, size)
-    talk, some, missing, prefill_floors = _talk(prefill.collectives, peaks, links, launch, size)
+    prefill = work.prefill.take(index)
+    memory = _flat(prefill.memory, roofs, size)
+    talk, some, missing, prefill_floors = _talk(prefill.collectives, roofs, size)
     ttft = np.where(some, np.maximum(memory, talk), memory)
     prefill_talk = some & ~(talk * (1 + 4 * REL) < memory)
     declined = prefill.declined | missing
-    decode = work.decode
-    if decode is None:
+    none = np.zeros(size, dtype=np.bool_)
+    if work.decode is None:
         # A single output token has no decode pass; a decode not in lines is declined.
         passes = work.last - work.first + 1
-        none = np.zeros(size, dtype=np.bool_)
-        return RequestTimes(
+        return _Elements(
             ttft, np.zeros(size), declined | (passes > 0), prefill_talk, none, (prefill_floors, ())
         )
+    decode = work.decode.take(index)
     # The steps whose counts are the same at every pass add a constant: one line
-    flat = _flat([m for m in decode.memory if not m.varies], peaks, bandwidths, launch, size)
+    flat = _flat([m for m in decode.memory if not m.varies], roofs, size)
     lines = [[(flat, np.zeros(size))]]
-    lines += [_ceilings(m, peaks, bandwidths, launch) for m in decode.memory if m.varies]
-    talk, some, missing, decode_floors = _talk(decode.collectives, peaks, links, launch, size)
+    lines += [_ceilings(m, roofs) for m in decode.memory if m.varies]
+    talk, some, missing, decode_floors = _talk(decode.collectives, roofs, size)
     total, least = _decode_sum(lines, talk, some, work.last - work.first + 1)
     declined = declined | decode.declined | missing | ~np.isfinite(total) | ~np.isfinite(ttft)
     decode_talk = some & ~(talk * (1 + 4 * REL) < least)
-    return RequestTimes(
+    return _Elements(
         ttft, total, declined, prefill_talk, decode_talk, (prefill_floors, decode_floors)
     )
 
@@ -666,9 +886,12 @@ def same_memory_time(
     every pass, on a device: step by step, the same count and shapes, or the same count,
     the same ceiling the longest at both ends (pass offsets 0 and `last`) by more than
     `REL` and the same exact operations or bytes of it there (`_step_signature`)."""
-    key = passes.memory_key
+    rows = passes.memory_rows
+    row_i, row_j = rows[i], rows[j]
+    if row_i == row_j:
+        return True
     for step, (start, stop) in zip(passes.memory, passes.memory_columns, strict=True):
-        if np.array_equal(key[i, start:stop], key[j, start:stop]):
+        if row_i[start:stop] == row_j[start:stop]:
             continue
         one = _step_signature(step, i, peaks, bandwidths, launch, last)
         if one is None or one != _step_signature(step, j, peaks, bandwidths, launch, last):
@@ -688,16 +911,17 @@ def _step_signature(
     count, the ceiling that is the longest at both ends by more than `REL`, and that
     ceiling's exact operations or bytes there; None where the ceiling is not clear or
     the counts not exact."""
-    if step.exact is None:
+    listed = step.listed
+    if listed.exact is None:
         return None
-    count = float(step.count[i])
+    count = listed.count[i]
     ends: list[int] = []
     for x in (0, last):
-        a, slope = step.flops
-        times = [count * (float(a[i]) + float(slope[i]) * x) / peaks[step.precision]]
-        for lv, a, slope in step.traffic:
+        a, slope = listed.flops
+        times = [count * (a[i] + slope[i] * x) / peaks[step.precision]]
+        for lv, a, slope in listed.traffic:
             bw = bandwidths.get(lv)
-            times.append(-1.0 if bw is None else count * (float(a[i]) + float(slope[i]) * x) / bw)
+            times.append(-1.0 if bw is None else count * (a[i] + slope[i] * x) / bw)
         if launch is not None:
             times.append(count * launch)
         ranked = sorted(range(len(times)), key=times.__getitem__, reverse=True)
@@ -708,7 +932,7 @@ def _step_signature(
     if ends[0] != ends[-1]:
         return None
     top = ends[0]
-    first, final = step.exact
+    first, final = listed.exact
     if top == len(first):  # the launch floor: the count alone
         return (top, int(count))
-    return (top, int(count), int(first[top][i]), int(final[top][i]))
+    return (top, int(count), first[top][i], final[top][i])
