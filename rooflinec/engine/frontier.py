@@ -86,7 +86,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cmp_to_key, partial
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
@@ -754,7 +754,7 @@ def device_frontier(
     terms: TermsCache | None = None,
     searched: tuple[list[GridDeployment], list[Skip], str | None] | None = None,
     shared: _Shared | None = None,
-    times: RequestTimes | None = None,
+    floats: tuple[RequestTimes, list[int]] | None = None,
 ) -> DeviceFrontier:
     """The points of `device`'s grid that can be on the frontier (every point with
     `prune=False`), and the frontier (see the module). `terms` keeps the memory ledger's
@@ -766,7 +766,7 @@ def device_frontier(
     found, skipped, problem = searched
     partial: frozenset[Deployment] = frozenset()
     if prune and evaluate is None and shape.output > 1:
-        points = _floated(search, model, found, shared, times)
+        points = _floated(search, model, found, shared, *(floats or (None, None)))
     else:
         if prune:
             partial = _pruned(search, found)
@@ -781,7 +781,7 @@ def device_frontier(
         [p.chip_rate for p in points],
         lambda i: _user(points[i]),
         lambda i: points[i].exact_chip(),
-        [p.tie for p in points],
+        _Ties(points),
         lambda axis, i, j: _same_rate(points[i], points[j], axis),
     )
     spec = engine.catalog.devices[device]
@@ -809,6 +809,7 @@ def _floated(
     found: Sequence[GridDeployment],
     shared: _Shared | None,
     times: RequestTimes | None = None,
+    own: list[int] | None = None,
 ) -> list[Point]:
     """Every point of the grid on the float path (`request_floats`), in grid order; the
     points it declines evaluated exactly (`_Search.point`). A point's exact figures are
@@ -823,7 +824,8 @@ def _floated(
     if shared is None:
         work, at = RequestWork(engine, model, precision, shape, pairs), list(range(len(pairs)))
     else:
-        work, at = shared.work, [shared.index[pair] for pair in pairs]
+        work = shared.work
+        at = own if own is not None else [shared.index[pair] for pair in pairs]
     if times is None:
         times = request_times(
             work, engine.devices[device], engine.latencies.get(device), engine.links(device)
@@ -835,35 +837,30 @@ def _floated(
         latency = ttft + decode
         user = (shape.output - 1) / decode
         chip = work.batch[index] * shape.output * work.dp[index] / latency / work.chips[index]
-    declined = times.declined.tolist()
+    declined = times.declined[index].tolist()
     out: list[Point] = []
-    for i, (d, b), u, c, t, lat in zip(
+    new = Point.__new__
+    for i, (d, b), no, u, c, t, lat in zip(
         at,
         pairs,
+        declined,
         user.tolist(),
         chip.tolist(),
         ttft.tolist(),
         latency.tolist(),
         strict=True,
     ):
-        if declined[i]:
+        if no:
             p = search.point(d, b)
             if p is not None:
                 out.append(p)
             continue
-        out.append(
-            Point(
-                None,
-                u,
-                c,
-                deployment=d,
-                batch=b,
-                ttft=t,
-                latency=lat,
-                source=search,
-                at=i,
-            )
-        )
+        # `Point(None, u, c, deployment=d, ...)`, field by field: thousands per device
+        p = new(Point)
+        p._result, p._source, p._at = None, search, i
+        p.user_rate, p.chip_rate, p.deployment, p.batch = u, c, d, b
+        p.ttft, p.latency = t, lat
+        out.append(p)
     return out
 
 
@@ -907,7 +904,7 @@ def frontiers(
         for device in devices
     }
     shared: _Shared | None = None
-    times: dict[str, RequestTimes] = {}
+    floats: dict[str, tuple[RequestTimes, list[int]]] = {}
     if prune and evaluate is None and shape.output > 1:
         index: dict[tuple[Deployment, int], int] = {}
         for found, _, _ in grids.values():
@@ -927,13 +924,12 @@ def frontiers(
             for device in searched
         ]
         own = [
-            np.array(
-                [shared.index[g.deployment, b] for g in grids[device][0] for b in g.batches],
-                dtype=np.int64,
-            )
+            [shared.index[g.deployment, b] for g in grids[device][0] for b in g.batches]
             for device in searched
         ]
-        times = dict(zip(searched, request_times_on(shared.work, roofs, own), strict=True))
+        at = [np.array(i, dtype=np.int64) for i in own]
+        on_each = request_times_on(shared.work, roofs, at)
+        floats = {d: (t, i) for d, t, i in zip(searched, on_each, own, strict=True)}
     return [
         device_frontier(
             engine,
@@ -947,10 +943,29 @@ def frontiers(
             terms=terms,
             searched=grids[device],
             shared=shared,
-            times=times.get(device),
+            floats=floats.get(device),
         )
         for device in devices
     ]
+
+
+class _Ties(Sequence[tuple[int, ...]]):
+    """The points' tie keys, each made when `pareto` reads it (a few of thousands)."""
+
+    def __init__(self, points: Sequence[Point]) -> None:
+        self.points = points
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[int, ...]: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[tuple[int, ...]]: ...
+    def __getitem__(self, i: int | slice) -> tuple[int, ...] | Sequence[tuple[int, ...]]:
+        if isinstance(i, slice):
+            return [p.tie for p in self.points[i]]
+        return self.points[i].tie
+
+    def __len__(self) -> int:
+        return len(self.points)
 
 
 @dataclass(frozen=True)
