@@ -270,6 +270,12 @@ class Point:
         assert rate is not None
         return rate
 
+    def exact_user_or_none(self) -> Fraction | None:
+        """Tokens/s per user exactly, None for a request without a decode pass."""
+        if self._result is None and self._source is not None:
+            return self._source.rates(self.deployment, self.batch)[0]
+        return self.result.tokens_per_second_per_user
+
     def exact_chip(self) -> Fraction:
         """Tokens/s per chip, exactly."""
         if self._result is None and self._source is not None:

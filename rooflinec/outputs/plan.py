@@ -141,13 +141,10 @@ FRONTIER_FIELDS: tuple[Field[Any], ...] = (
     _point_field("tp", lambda dp: dp[1].deployment.tp),
     _point_field("pp", lambda dp: dp[1].deployment.pp),
     _point_field("ep", lambda dp: dp[1].deployment.ep),
-    _point_field("batch", lambda dp: dp[1].result.batch),
-    _point_field(
-        "tokens_per_second_per_user", lambda dp: _opt(dp[1].result.tokens_per_second_per_user)
-    ),
-    _point_field(
-        "tokens_per_second_per_chip", lambda dp: num(dp[1].result.tokens_per_second_per_chip)
-    ),
+    _point_field("batch", lambda dp: dp[1].batch),
+    # The two rates alone: the rest of a point's figures is not written
+    _point_field("tokens_per_second_per_user", lambda dp: _opt(dp[1].exact_user_or_none())),
+    _point_field("tokens_per_second_per_chip", lambda dp: num(dp[1].exact_chip())),
 )
 """A frontier point's outputs, in order."""
 
