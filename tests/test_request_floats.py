@@ -19,6 +19,7 @@ from rooflinec.engine.request_floats import (
     RequestWork,
     _decode_sum,
     clear_deployments,
+    exact_passes,
     request_times,
     request_times_on,
 )
@@ -195,3 +196,31 @@ def test_devices_together_give_each_device_s_own_figures(bundled: Compiled) -> N
                     assert np.array_equal(held[index], expected[index])
             others = np.setdiff1d(np.arange(work.size), index)
             assert got.declined[others].all()
+
+
+def test_exact_passes_from_counts_are_the_engine_s(bundled: Compiled) -> None:
+    """Where the float path shows what holds every step (`exact_passes` is not None), the
+    ttft and decode sum it makes from the steps' exact counts are exactly the exact
+    engine's (`request_passes`), on every bundled model and a device of each fabric
+    kind; and it tells most points."""
+    engine = bundled.model_engine
+    told = asked = 0
+    for model in bundled.catalog.models.values():
+        for device in DEVICES:
+            found, _, problem = grid(engine, model, device, model.precision, SHAPE)
+            if problem is not None:
+                continue
+            pairs = [(g.deployment, b) for g in found for b in g.batches]
+            pairs = pairs[:: max(1, len(pairs) // SAMPLE)]
+            work = RequestWork(engine, model, model.precision, SHAPE, pairs)
+            figures, latency = engine.devices[device], engine.latencies.get(device)
+            times = request_times(work, figures, latency, engine.links(device))
+            for i, (d, b) in enumerate(pairs):
+                asked += 1
+                got = exact_passes(work, times, i, figures, latency)
+                if got is None:
+                    continue
+                told += 1
+                expected = request_passes(engine, model, figures, model.precision, d, b, SHAPE)
+                assert (model.id, device, d, b, got) == (model.id, device, d, b, expected)
+    assert told >= asked // 2

@@ -107,6 +107,7 @@ from rooflinec.engine.request_floats import (
     RequestWork,
     clear_deployments,
     device_rates,
+    exact_passes,
     floored_talk,
     request_times,
     request_times_on,
@@ -265,7 +266,7 @@ class Point:
     def exact_user(self) -> Fraction:
         """Tokens/s per user, exactly (without the rest of `result` when not made yet)."""
         if self._result is None and self._source is not None:
-            return self._source.rates(self.deployment, self.batch)[0]
+            return self._source.rates(self.deployment, self.batch, self._at)[0]
         rate = self.result.tokens_per_second_per_user
         assert rate is not None
         return rate
@@ -273,13 +274,13 @@ class Point:
     def exact_user_or_none(self) -> Fraction | None:
         """Tokens/s per user exactly, None for a request without a decode pass."""
         if self._result is None and self._source is not None:
-            return self._source.rates(self.deployment, self.batch)[0]
+            return self._source.rates(self.deployment, self.batch, self._at)[0]
         return self.result.tokens_per_second_per_user
 
     def exact_chip(self) -> Fraction:
         """Tokens/s per chip, exactly."""
         if self._result is None and self._source is not None:
-            return self._source.rates(self.deployment, self.batch)[1]
+            return self._source.rates(self.deployment, self.batch, self._at)[1]
         return self.result.tokens_per_second_per_chip
 
     @property
@@ -584,18 +585,26 @@ class _Search:
             engine, model_id, device, precision, deployment, batch, self.shape, self.price
         )
 
-    def rates(self, deployment: Deployment, batch: int) -> tuple[Fraction, Fraction]:
+    def rates(
+        self, deployment: Deployment, batch: int, at: int | None = None
+    ) -> tuple[Fraction, Fraction]:
         """A point's tokens/s per user and per chip exactly, from its passes alone (what
-        a near tie needs), once."""
+        a near tie needs), once: from the float path's exact counts where it shows what
+        holds every step (`request_floats.exact_passes`; `at`: the point's index in its
+        work), else from the exact engine's passes."""
         key = (deployment, batch)
         hit = self._rates.get(key)
         if hit is None:
             engine, model_id, device, precision = self.args
             shape = self.shape
-            model = engine.catalog.models[model_id]
-            ttft, decoding = request_passes(
-                engine, model, engine.devices[device], precision, deployment, batch, shape
-            )
+            figures, latency = engine.devices[device], engine.latencies.get(device)
+            found = None
+            if at is not None and self._floats is not None:
+                found = exact_passes(*self._floats, at, figures, latency)
+            if found is None:
+                model = engine.catalog.models[model_id]
+                found = request_passes(engine, model, figures, precision, deployment, batch, shape)
+            ttft, decoding = found
             tokens = batch * shape.output * deployment.dp
             hit = self._rates[key] = (
                 (shape.output - 1) / decoding,

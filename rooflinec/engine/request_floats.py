@@ -70,6 +70,7 @@ __all__ = [
     "RequestWork",
     "clear_deployments",
     "device_rates",
+    "exact_passes",
     "floored_talk",
     "request_times",
     "request_times_on",
@@ -936,3 +937,62 @@ def _step_signature(
     if top == len(first):  # the launch floor: the count alone
         return (top, int(count))
     return (top, int(count), first[top][i], final[top][i])
+
+
+def exact_passes(
+    work: RequestWork,
+    times: RequestTimes,
+    i: int,
+    figures: DeviceFigures,
+    latency: Fraction | None,
+) -> tuple[Fraction, Fraction] | None:
+    """Point `i`'s prefill time and decode passes' summed time (s) exactly, as
+    `requests.request_passes` gives them, where the float path shows what holds every
+    step: each memory step's longest ceiling clearly the longest at both ends of the
+    decode (so at every pass between: its ceilings are lines), and the collectives, if
+    any, clearly below the memory steps. Then each step's time is its count × its
+    ceiling's exact operations or bytes (`_step_signature`) over the device's exact
+    rate, summed over the decode passes as an arithmetic series. None elsewhere: the
+    exact engine tells."""
+    if times.declined[i] or times.prefill_talk[i] or times.decode_talk[i]:
+        return None
+    rates = device_rates(figures, latency)
+    ttft = _exact_pass(work.prefill, i, figures, latency, rates, 1, 0)
+    if ttft is None:
+        return None
+    passes = work.last - work.first + 1
+    if work.decode is None:
+        return (ttft, Fraction(0)) if passes <= 0 else None
+    decode = _exact_pass(work.decode, i, figures, latency, rates, passes, passes - 1)
+    return None if decode is None else (ttft, decode)
+
+
+def _exact_pass(
+    passes_: _Pass,
+    i: int,
+    figures: DeviceFigures,
+    latency: Fraction | None,
+    rates: Rates,
+    passes: int,
+    last: int,
+) -> Fraction | None:
+    """`exact_passes` for the prefill (one pass) or the decode (`passes` passes, the
+    last at offset `last`)."""
+    peaks, bandwidths, launch = rates
+    total = Fraction(0)
+    for step in passes_.memory:
+        signature = _step_signature(step, i, peaks, bandwidths, launch, last)
+        if signature is None:
+            return None
+        if len(signature) == 2:  # the launch floor: the count alone
+            assert latency is not None
+            total += signature[1] * passes * latency
+            continue
+        top, count, first, final = signature
+        rate = (
+            figures.peaks[step.precision]
+            if top == 0
+            else figures.bandwidths[step.traffic[top - 1][0]]
+        )
+        total += Fraction(count * passes * (first + final), 2) / rate
+    return total
