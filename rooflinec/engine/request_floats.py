@@ -98,31 +98,6 @@ class _MemoryStep:
     exact: tuple[tuple[Ints, ...], tuple[Ints, ...]] | None = None
     varies: bool = False  # whether some count changes from pass to pass (at some point)
 
-    @cached_property
-    def listed(self) -> _Listed:
-        """The step's columns as lists, which `_step_signature` reads point by point
-        (numpy's cost per element read is many times a list's)."""
-        exact = None
-        if self.exact is not None:
-            first, final = self.exact
-            exact = ([c.tolist() for c in first], [c.tolist() for c in final])
-        return _Listed(
-            self.count.tolist(),
-            (self.flops[0].tolist(), self.flops[1].tolist()),
-            tuple((lv, a.tolist(), slope.tolist()) for lv, a, slope in self.traffic),
-            exact,
-        )
-
-
-@dataclass(frozen=True)
-class _Listed:
-    """`_MemoryStep`'s columns as lists."""
-
-    count: list[float]
-    flops: tuple[list[float], list[float]]
-    traffic: tuple[tuple[str, list[float], list[float]], ...]
-    exact: tuple[list[list[int]], list[list[int]]] | None
-
 
 @dataclass(frozen=True)
 class _CollectiveStep:
@@ -175,10 +150,16 @@ class _Pass:
     memory_columns: tuple[tuple[int, int], ...] = ()
 
     @cached_property
-    def memory_rows(self) -> list[list[float]]:
-        """`memory_key` as lists, one per point."""
-        rows: list[list[float]] = self.memory_key.tolist()
-        return rows
+    def _rows(self) -> dict[int, list[float]]:
+        return {}
+
+    def memory_row(self, i: int) -> list[float]:
+        """Point i's row of `memory_key` as a list (kept: a near tie reads a point's row
+        against several others)."""
+        row = self._rows.get(i)
+        if row is None:
+            row = self._rows[i] = self.memory_key[i].tolist()
+        return row
 
     def take(self, index: Ints) -> _Pass:
         """What `request_times` reads of the pass, at the points `index` (in that order;
@@ -887,8 +868,7 @@ def same_memory_time(
     every pass, on a device: step by step, the same count and shapes, or the same count,
     the same ceiling the longest at both ends (pass offsets 0 and `last`) by more than
     `REL` and the same exact operations or bytes of it there (`_step_signature`)."""
-    rows = passes.memory_rows
-    row_i, row_j = rows[i], rows[j]
+    row_i, row_j = passes.memory_row(i), passes.memory_row(j)
     if row_i == row_j:
         return True
     for step, (start, stop) in zip(passes.memory, passes.memory_columns, strict=True):
@@ -912,17 +892,17 @@ def _step_signature(
     count, the ceiling that is the longest at both ends by more than `REL`, and that
     ceiling's exact operations or bytes there; None where the ceiling is not clear or
     the counts not exact."""
-    listed = step.listed
-    if listed.exact is None:
+    if step.exact is None:
         return None
-    count = listed.count[i]
+    # `item`: a Python float at once (indexing makes a numpy scalar first)
+    count = step.count.item(i)
     ends: list[int] = []
     for x in (0, last):
-        a, slope = listed.flops
-        times = [count * (a[i] + slope[i] * x) / peaks[step.precision]]
-        for lv, a, slope in listed.traffic:
+        a, slope = step.flops
+        times = [count * (a.item(i) + slope.item(i) * x) / peaks[step.precision]]
+        for lv, a, slope in step.traffic:
             bw = bandwidths.get(lv)
-            times.append(-1.0 if bw is None else count * (a[i] + slope[i] * x) / bw)
+            times.append(-1.0 if bw is None else count * (a.item(i) + slope.item(i) * x) / bw)
         if launch is not None:
             times.append(count * launch)
         ranked = sorted(range(len(times)), key=times.__getitem__, reverse=True)
@@ -933,10 +913,10 @@ def _step_signature(
     if ends[0] != ends[-1]:
         return None
     top = ends[0]
-    first, final = listed.exact
+    first, final = step.exact
     if top == len(first):  # the launch floor: the count alone
         return (top, int(count))
-    return (top, int(count), first[top][i], final[top][i])
+    return (top, int(count), first[top].item(i), final[top].item(i))
 
 
 def exact_passes(
