@@ -88,10 +88,17 @@ ONE_CHIP = Deployment()
 class Precision:
     id: str
     label: str
-    bytes: Fraction
+    bytes: Fraction  # per value, exactly (a block-scaled format's shared scale included)
     unit: Counting
     description: str | None
     location: Location
+    # As written for a block-scaled format: the bits of a value's own encoding, and the
+    # scale its block shares (bits, values per scale); None where `bytes` was written
+    bits: Fraction | None = None
+    scale: tuple[int, int] | None = None
+    width_only: bool = False  # a storage format no peak is given for
+    source: str | None = None  # an id of `precisions.yaml`'s `sources`
+    quote: str | None = None
 
 
 @dataclass(frozen=True)
@@ -642,6 +649,8 @@ class Catalog:
     methods: dict[str, Method]
     root: str  # the specs folder as given
     models: dict[str, Model] = field(default_factory=dict)
+    # The documents `precisions.yaml` quotes (the formats' specifications), by id
+    precision_sources: dict[str, Source] = field(default_factory=dict)
 
     @property
     def cases(self) -> dict[str, Case]:

@@ -69,7 +69,7 @@ def build_catalog(
         broken.unknown.add("precision")
     docs = load_documents(files, out, broken, load=load)
     builder = Builder(out, broken)
-    precisions = build_precisions(docs["precisions"])
+    precisions, precision_sources = build_precisions(builder, docs["precisions"])
     devices = {
         d.id: d for d in (build_device(builder, doc, precisions) for doc in docs["device"]) if d
     }
@@ -82,7 +82,9 @@ def build_catalog(
         for m in (build_model(builder, doc, kernels, precisions) for doc in docs["model"])
         if m
     }
-    catalog = Catalog(precisions, devices, kernels, methods, display_path(folder), models)
+    catalog = Catalog(
+        precisions, devices, kernels, methods, display_path(folder), models, precision_sources
+    )
     cross_check(builder, catalog)
     out.diagnostics.sort(key=Diagnostic.sort_key)
     if out.errors:

@@ -155,13 +155,26 @@ class Builder:
         precisions: dict[str, Precision],
         *,
         key: bool = False,
+        compute: bool = True,
     ) -> None:
-        """A precision named by a peak, case or measurement must be in `precisions.yaml`."""
+        """A precision named by a peak, case or measurement must be in `precisions.yaml`;
+        one computed in (`compute`: anything but a width binding) must not be a width
+        only."""
         if precisions and pid not in precisions:
             self.error(
                 doc,
                 path,
                 f"unknown precision '{pid}' (precisions.yaml has: {', '.join(precisions)})",
+                key=key,
+                code="refs",
+            )
+            return
+        if compute and pid in precisions and precisions[pid].width_only:
+            self.error(
+                doc,
+                path,
+                f"precision '{pid}' is a width only (width_only: true in precisions.yaml):"
+                " bind it to a width (`widths:`), not as a precision computed in",
                 key=key,
                 code="refs",
             )

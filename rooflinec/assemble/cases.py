@@ -135,7 +135,7 @@ def bind_widths(
                 key=True,
                 code="widths",
             )
-        builder.precision_ref(doc, (*path, name), pid, precisions)
+        builder.precision_ref(doc, (*path, name), pid, precisions, compute=False)
     return dict(binding or {})
 
 

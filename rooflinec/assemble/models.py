@@ -268,7 +268,7 @@ def _step(
             )
         # The step's precisions are checked all the same: they do not depend on the kernel.
         for name, pid in (entry.get("widths") or {}).items():
-            builder.precision_ref(doc, (*path, "widths", name), pid, precisions)
+            builder.precision_ref(doc, (*path, "widths", name), pid, precisions, compute=False)
         return None
     if entry.get("precision") is not None:
         builder.precision_ref(doc, (*path, "precision"), entry["precision"], precisions)
@@ -506,7 +506,7 @@ def _memory(
                 key=True,
                 code="widths",
             )
-        builder.precision_ref(doc, (*path, "widths", name), pid, precisions)
+        builder.precision_ref(doc, (*path, "widths", name), pid, precisions, compute=False)
     reserved = (WIDTH, *widths)
     terms: dict[str, LedgerTerm | None] = {}
     for term in LEDGER_TERMS:

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from rooflinec.catalog import Case
+from rooflinec.catalog import Case, Precision
 from rooflinec.engine.terms import COMPUTE
 from rooflinec.formatting import format_number
-from rooflinec.site.escape import md
+from rooflinec.site.escape import external_link, md
 from rooflinec.site.pages import reuse
 from rooflinec.site.pages.common import (
     CHANGELOG_PAGE_BUDGET,
@@ -32,7 +32,10 @@ SPEC_FOLDERS = {"device": "devices", "kernel": "kernels", "model": "models", "me
 
 
 def spec_target(kind: str, ident: str) -> str:
-    """The docs-relative page of a spec: `devices/<id>.md`, `kernels/<id>.md`, ..."""
+    """The docs-relative page of a spec: `devices/<id>.md`, `kernels/<id>.md`, ...; the
+    precisions are listed on the glossary."""
+    if kind == "precisions":
+        return "glossary.md"
     return f"{SPEC_FOLDERS[kind]}/{ident}.md"
 
 
@@ -159,8 +162,41 @@ def glossary_page(site: Site) -> GeneratedPage:
         for t in records(m.data.get("glossary")):
             terms.append({**t, "method": page.link(m.title, f"method/{m.id}.md")})
     terms.sort(key=lambda t: str(t.get("term", "")).lower())
-    text = site.render("glossary.md.j2", page, terms=terms)
+    text = site.render(
+        "glossary.md.j2",
+        page,
+        terms=terms,
+        precisions=[_precision_row(p) for p in site.catalog.precisions.values()],
+        sources=[
+            {"id": sid, "link": external_link(src.title, src.url), "source": src}
+            for sid, src in site.catalog.precision_sources.items()
+        ],
+    )
     return GeneratedPage(path, "Glossary", text, page.slots, page.assets)
+
+
+def _precision_row(p: Precision) -> dict[str, Any]:
+    """A precision as the glossary lists it: its bytes per value exactly (and as a
+    decimal), how it was written, what it counts and whether a peak may name it."""
+    written = f"bytes: {format_number(p.bytes, 6)}" if p.bits is None else f"bits: {p.bits}"
+    if p.scale is not None:
+        bits, per = p.scale
+        written += f"; one {bits}-bit scale per {per:,} values"
+    exact = f"{format_number(p.bytes, 6)} B"
+    if p.bytes.denominator != 1:
+        exact = f"{p.bytes.numerator}/{p.bytes.denominator} = {exact}"
+    return {
+        "id": p.id,
+        "label": p.label,
+        "bytes": exact,
+        "bits": f"{format_number(p.bytes * 8, 6)}",
+        "written": written,
+        "unit": p.unit,
+        "use": "widths only" if p.width_only else "peaks and widths",
+        "source": p.source,
+        "quote": p.quote,
+        "description": p.description,
+    }
 
 
 def _changelog_weight(entry: tuple[str, str, str, str, Any]) -> int:

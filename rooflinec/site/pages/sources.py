@@ -24,13 +24,16 @@ if TYPE_CHECKING:
 
 
 def _specs(site: Site) -> list[tuple[str, str, str, dict[str, Source]]]:
-    """(kind, id, name, sources) of every spec: devices, kernels, models, methods."""
+    """(kind, id, name, sources) of every spec: devices, kernels, models, methods, and the
+    precisions."""
     cat = site.catalog
     out: list[tuple[str, str, str, dict[str, Source]]] = []
     out += [("device", d.id, d.name, d.sources) for d in cat.devices.values()]
     out += [("kernel", k.id, k.name, k.sources) for k in cat.kernels.values()]
     out += [("model", m.id, m.name, m.sources) for m in cat.models.values()]
     out += [("method", m.id, m.title, m.sources) for m in cat.methods.values()]
+    if cat.precision_sources:
+        out.append(("precisions", "precisions", "Precisions", cat.precision_sources))
     return out
 
 
@@ -126,6 +129,8 @@ def _source_entry(site: Site, page: Page, e: dict[str, Any]) -> dict[str, Any]:
 
 def _cited(site: Site, page: Page, kind: str, ident: str, sid: str) -> list[Markup]:
     """What a spec cites a source for: a device's figures link to their audit trail."""
+    if kind == "precisions":
+        return [md(p.label) for p in site.catalog.precisions.values() if p.source == sid]
     if kind != "device":
         return [md(c) for c in site.citations.get((ident, sid), [])]
     return [
