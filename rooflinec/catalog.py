@@ -202,6 +202,8 @@ class Expectation:
     tolerance_at: Location | None = None  # where an explicit `tolerance:` is written
     tolerance_path: str = ""  # its JSON path
     step: str | None = None  # in an example about a model: the step (None: the pass)
+    symbol: str | None = None  # for a crossover: the case's symbol varied
+    index: int = 0  # its place in the example's `expect` list as written
 
 
 @dataclass(frozen=True)

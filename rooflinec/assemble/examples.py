@@ -212,7 +212,16 @@ def _expectation(
             return None
         tolerance = parsed[0]
     value: Fraction | int | str
-    if output in ("memory_bound_count", "max_batch", "max_context"):
+    if output == "crossover":
+        # A whole number, or "none": memory bound all the way to 10^12
+        if not (isinstance(raw, int) or raw == "none"):
+            builder.error(
+                doc, (*path, "value"), "expected a whole number or 'none'", code="examples"
+            )
+            return None
+        value = raw
+        tolerance = Fraction(0)
+    elif output in ("memory_bound_count", "max_batch", "max_context"):
         if not isinstance(raw, int):
             builder.error(doc, (*path, "value"), "expected a whole number", code="examples")
             return None
@@ -240,6 +249,19 @@ def _expectation(
         value = parsed[0]
         if tolerance is None:
             tolerance = printed_tolerance(raw, value)
+    if output == "crossover" and (about_model or not e.get("case") or not e.get("symbol")):
+        builder.error(
+            doc,
+            path,
+            "an expected crossover names the case and the symbol varied",
+            code="examples",
+        )
+        return None
+    if e.get("symbol") and output != "crossover":
+        builder.error(
+            doc, (*path, "symbol"), "a symbol belongs to an expected crossover", code="examples"
+        )
+        return None
     needs_case = output in (
         "flops",
         "bytes",
@@ -300,6 +322,8 @@ def _expectation(
         doc.locate((*path, "tolerance")) if explicit else None,
         json_path((*path, "tolerance")) if explicit else "",
         e.get("step"),
+        e.get("symbol"),
+        int(path[-1]) if isinstance(path[-1], int) else 0,
     )
 
 

@@ -171,7 +171,8 @@ def _check_examples(
         for j, cid in enumerate(ex.cases):
             if cid not in cases and not builder.broken.covers("case", cid):
                 builder.error(doc, (*path, "cases", j), f"unknown case '{cid}'", code="refs")
-        for j, e in enumerate(ex.expect):
+        for e in ex.expect:
+            j = e.index  # as written: an expectation that failed to build is not in `expect`
             if (
                 e.case is not None
                 and e.case not in cases
@@ -180,6 +181,16 @@ def _check_examples(
                 builder.error(
                     doc, (*path, "expect", j, "case"), f"unknown case '{e.case}'", code="refs"
                 )
+            elif e.symbol is not None and e.case in cases:
+                kernel = catalog.kernels.get(cases[e.case].kernel)
+                if kernel is not None and e.symbol not in kernel.symbols:
+                    builder.error(
+                        doc,
+                        (*path, "expect", j, "symbol"),
+                        f"kernel '{kernel.id}' of case '{e.case}' has no symbol '{e.symbol}'"
+                        f" (it has: {', '.join(kernel.symbols)})",
+                        code="refs",
+                    )
 
 
 def _model_example_refs(
@@ -204,11 +215,11 @@ def _model_example_refs(
             code="refs",
         )
     steps = {s.id for s in model.steps}
-    for j, e in enumerate(ex.expect):
+    for e in ex.expect:
         if e.step is not None and e.step not in steps:
             builder.error(
                 doc,
-                (*path, "expect", j, "step"),
+                (*path, "expect", e.index, "step"),
                 f"unknown step '{e.step}' of model '{model.id}'"
                 f" (steps: {', '.join(s.id for s in model.steps)})",
                 code="refs",

@@ -10,10 +10,12 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from rooflinec.catalog import ONE_CHIP, Example, ExampleFigures, Expectation, LedgerTerm
-from rooflinec.engine.cells import Result
+from rooflinec.engine.cells import DeviceFigures, Result
 from rooflinec.engine.compiler import Compiled
 from rooflinec.engine.memory import MemoryFit, device_capacity, evaluate_fit
 from rooflinec.engine.models import Link, ModelResult
+from rooflinec.engine.solve import crossover, solve_regions
+from rooflinec.engine.solve_case import held_problem
 from rooflinec.engine.terms import COMPUTE
 from rooflinec.errors import Diagnostic
 from rooflinec.formatting import format_percent, format_si
@@ -57,8 +59,6 @@ def model_row_or_problem(
     """The model row an example is about at its deployment (one chip without one), or
     why there is none: a deployment the model's shapes do not divide, or a fabric that
     lacks a level its collectives cross."""
-    from rooflinec.engine.cells import DeviceFigures
-
     model = compiled.catalog.models.get(example.model or "")
     if model is None or example.phase not in model.phases:
         return None, None
@@ -76,7 +76,8 @@ def model_row_or_problem(
         )
         return row, None
     f = example.figures
-    figures = DeviceFigures(example.id, f.name, {example.precision: f.peak}, f.bandwidths)
+    figures = _figures(compiled, example)
+    assert figures is not None  # the example's own
     if any(s.precision not in (None, example.precision) for s in model.steps):
         return None, None  # the figures give one peak, at the example's precision
     links = _links(f)
@@ -174,9 +175,46 @@ def _model_actual(row: ModelResult, e: Expectation) -> Fraction | int | str | No
     return totals.get(e.output)
 
 
+def _figures(compiled: Compiled, example: Example) -> DeviceFigures | None:
+    """The ceilings the example runs on: its device's, or its own (sustained, dense)."""
+    if example.figures is None:
+        return compiled.devices.get(example.device)
+    f = example.figures
+    return DeviceFigures(example.id, f.name, {example.precision: f.peak}, f.bandwidths)
+
+
+def _crossover(compiled: Compiled, example: Example, e: Expectation) -> int | str | None:
+    """The least value of `e.symbol` from which `e.case` stays compute bound on the
+    example's ceilings ("none": memory bound up to 10^12), the case's other symbols held
+    at its shape, exactly (`solve`)."""
+    figures = _figures(compiled, example)
+    catalog = compiled.catalog
+    case = catalog.cases.get(e.case or "")
+    if figures is None or case is None or e.symbol is None:
+        return None
+    if example.precision not in figures.peaks:
+        return None
+    kernel = catalog.kernels[case.kernel]
+    problem = held_problem(
+        catalog,
+        kernel,
+        case.widths,
+        kernel.flops,
+        kernel.bytes,
+        case.shape,
+        e.symbol,
+        figures,
+        example.precision,
+    )
+    found = crossover(solve_regions(problem))
+    return "none" if found is None else found
+
+
 def _actual(
     compiled: Compiled, example: Example, e: Expectation, results: list[Result]
 ) -> Fraction | int | str | None:
+    if e.output == "crossover":
+        return _crossover(compiled, example, e)
     figures = compiled.devices.get(example.device)
     if figures is None:
         return None
