@@ -98,7 +98,8 @@ def _examples(site: Site, page: Page, chosen: list[Example]) -> list[dict[str, A
             e = o.expectation
             rows.append(
                 {
-                    "output": e.output.replace("_", " "),
+                    "output": e.output.replace("_", " ")
+                    + (f" in {e.symbol}" if e.symbol is not None else ""),
                     "case": page.case_link(e.case, e.case)
                     if e.case in site.catalog.cases
                     else (e.case or (f"step {e.step}" if e.step else "–")),
