@@ -18,12 +18,15 @@ other cells it is computed with):
 Every one of those is the correctly rounded float64 of its exact value, never a float
 computed from rounded floats. Which level is lowest is decided on intensity × bandwidth
 (as fast as it gets, and far within `TIE_TOLERANCE` of the exact ceiling); that level's
-ceiling, a quotient of products (flops × bandwidth exceeds 2^53 in almost every cell),
-is then rounded by `rooflinec.engine.rounding.product_quotient`, which decides in numpy;
-the min of correctly rounded values is the correctly rounded min, and the sweep factors
-are powers of two. A cell it cannot decide (a count or figure that is
-not a float exactly, a quotient at a midpoint) takes all its values from the exact view
-and is marked in `Columns.rounded`; efficiency (measured cells only) is always exact.
+ceiling, intensity × bandwidth with the intensity an exact quotient (flops × bandwidth
+exceeds 2^53 in almost every cell), and a level-bound cell's share, intensity ×
+(bandwidth / peak), are then rounded by `rooflinec.engine.rounding.nearest_product`,
+which decides in numpy from each factor's float and tail (made once per row and per
+pair); the min of correctly rounded values is the correctly rounded min, and the sweep
+factors are powers of two. A cell it cannot decide (a count or figure that is not a
+float exactly, a product within 2^-85 of a midpoint) takes all its values from the exact
+view and is marked in `Columns.rounded`; efficiency (measured cells only) is always
+exact.
 
 A cell held by the latency floor takes its attainable rate and time from the exact
 values, correctly rounded: its time is launches × latency exactly as written. Wherever

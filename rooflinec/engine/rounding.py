@@ -11,6 +11,11 @@ candidate quotient, and keeps the candidate only where the residual is provably 
 half an ulp; the cells it cannot decide (inputs not exactly floats, a residual within
 rounding noise of the half-ulp, values outside the normal range) are reported, for the
 caller to round from the exact value.
+
+`nearest_product` rounds a product of two exact values each given as a float and its
+correctly rounded tail (`quotient_tail`), with the factors' splits made once per value
+rather than once per product: the float columns' ceilings, intensity × bandwidth, whose
+intensities and bandwidths repeat over many cells.
 """
 
 from __future__ import annotations
