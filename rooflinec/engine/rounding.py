@@ -204,7 +204,7 @@ def nearest_product(
             t += (ah + al) * b_tail
         t += e
         s = p + t
-        # s + l = p + t exactly (Fast2Sum: |t| is within a few ulps of |p|)
+        # s + l = p + t exactly (Fast2Sum: |t| is a few ulps of p at most)
         l_part = s - p
         np.subtract(t, l_part, out=l_part)
         l_part *= _ZIV
