@@ -281,8 +281,10 @@ def _roofline(
         if not (np.isnan(given.traffic[:, li]).all() or np.isnan(given.bandwidth[:, li]).all())
     ]  # a level no kernel or no device gives is never a ceiling
     n_levels = max(len(levels), 1)
-    row_parts = _row_parts(given, intensity, levels)
-    pair_parts = _pair_parts(given, levels)
+    if levels:
+        row_parts, pair_parts = _row_parts(given, intensity, levels), _pair_parts(given, levels)
+    else:  # no level is a ceiling anywhere (collectives alone): the parts are never read
+        row_parts, pair_parts = np.full((len(flops), 4), np.nan), np.full((n_pairs, 5), np.nan)
     code_of = np.array([li + 1 for li in levels] or [0], dtype=np.int8)  # into LIMITED_BY
     per_block = max(1, _BLOCK // max(n_pairs, 1)) * n_pairs
     n_blocks = -(-len(count_row) // per_block) if len(count_row) else 0
