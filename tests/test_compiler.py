@@ -244,3 +244,29 @@ def test_tie_at_ridge_is_compute_bound(tmp_path: Path) -> None:
     r = compile_catalog(catalog_or_raise(specs)).result("k-1", "chip-tie", "bf16")
     assert r is not None
     assert (Fraction(100), "compute") == (r.intensity["dram"], r.limited_by)
+
+
+def test_many_counts_take_int64_and_equal_the_exact_engine() -> None:
+    """From `INT64_ROWS` counts on, a formula is evaluated over int64 columns where it can
+    be: every count equals the exact engine's, widths of half a byte and counts past
+    int64 included (those are left to the exact engine)."""
+    from rooflinec.engine.evaluate import INT64_ROWS, evaluate_counts
+    from rooflinec.formulas import bulk_evaluate, parse_formula
+
+    shapes = [{"M": 1 + 37 * i, "N": 1 + (i * 7919) % 5000, "K": 64 + i % 300} for i in range(600)]
+    assert len(shapes) * 2 >= INT64_ROWS
+    cases = [
+        ("w*(M*K*ceil(N/128) + K*N*ceil(M/128) + M*N)", [Fraction(2), Fraction(1)]),
+        ("w*(M*K*ceil(N/128) + M*N)", [Fraction(2), Fraction(1, 2)]),
+        ("2*M*N*K*floor(K/max(M, 64))", [Fraction(2), Fraction(1)]),
+        ("M*N*K*M*N*K*M*N", [Fraction(2), Fraction(1)]),  # past int64
+        ("w*M*N/K", [Fraction(2), Fraction(1)]),  # quotients with remainders
+    ]
+    for text, widths in cases:
+        formula = parse_formula(text, frozenset({"M", "N", "K", "w"}))
+        got = evaluate_counts(formula, shapes, widths)
+        for k, w in enumerate(widths):
+            exact = bulk_evaluate(
+                formula, {**{s: [row[s] for row in shapes] for s in "MNK"}, "w": [w] * 600}
+            )
+            assert exact == [row[k] for row in got], text

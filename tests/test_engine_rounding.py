@@ -9,7 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rooflinec.engine.exact import exactly_float, fraction_float, integral, quotient_float
-from rooflinec.engine.rounding import product_quotient, two_product
+from rooflinec.engine.rounding import (
+    nearest_product,
+    product_quotient,
+    quotient_tail,
+    split,
+    two_product,
+)
 
 # Integers as counts and rates are: up to 2^53 (exact floats), some with few bits.
 _INTS = st.one_of(
@@ -94,3 +100,82 @@ def test_the_issue_cell() -> None:
     q, decided = product_quotient(np.array([67_133_440.0]), np.ones(1), np.array([1.2288e12]))
     assert (True, float(exact)) == (bool(decided[0]), float(q[0]))
     assert 5.463333333333333e-05 == float(exact)
+
+
+def _halves(value: Fraction) -> tuple[float, float]:
+    """A positive exact value as its correctly rounded float and that of its tail."""
+    head = float(value)
+    return head, float(value - Fraction(head))
+
+
+def _product(a: Fraction, b: Fraction, b_tail: bool) -> tuple[float, bool]:
+    """`nearest_product` of one exact a × b, from a's halves and b's (b alone without
+    `b_tail`, so b must then be a float exactly)."""
+    ah_, a_tail = _halves(a)
+    bh_, b_rest = _halves(b)
+    A, B = np.array([ah_]), np.array([bh_])
+    ah, al = split(A)
+    bh, bl = split(B)
+    s, decided = nearest_product(
+        A * B, ah, al, np.array([a_tail]), bh, bl, np.array([b_rest]) if b_tail else None
+    )
+    return float(s[0]), bool(decided[0])
+
+
+_RATIOS = st.builds(
+    lambda n, d: Fraction(n, d), st.integers(1, 2**70), st.integers(1, 2**70)
+).filter(lambda v: Fraction(1, 2**150) < v < 2**150)
+
+
+@settings(max_examples=400)
+@given(_RATIOS, _RATIOS)
+def test_nearest_product_decides_correctly(a: Fraction, b: Fraction) -> None:
+    """Where `nearest_product` decides, its float is float(a × b) of the exact values."""
+    s, decided = _product(a, b, b_tail=True)
+    if decided:
+        assert float(a * b) == s
+
+
+@settings(max_examples=300)
+@given(_RATIOS, _VALUES)
+def test_nearest_product_with_a_float_factor(a: Fraction, b: Fraction | int) -> None:
+    """A ceiling's form: an exact intensity times a bandwidth that is a float exactly."""
+    s, decided = _product(a, Fraction(b), b_tail=False)
+    if decided:
+        assert float(a * b) == s
+
+
+def test_nearest_product_leaves_midpoints_undecided() -> None:
+    """A product exactly halfway between two floats is never decided, whichever way
+    round-half-even would go; one a hair off the midpoint is decided, the right way."""
+    one_ulp = Fraction(1, 2**52)
+    for a in (1 + one_ulp / 2, 3 + one_ulp, 1 + 5 * one_ulp / 2):  # ulp(3) = 2 ulp(1)
+        assert (float(a), False) == _product(a, Fraction(1), b_tail=True)
+    hair = Fraction(1, 2**80)
+    for a in (1 + one_ulp / 2 + hair, 1 + one_ulp / 2 - hair):
+        assert (float(a), True) == _product(a, Fraction(1), b_tail=True)
+
+
+def test_nearest_product_decides_most_cells() -> None:
+    """Random intensities times random bandwidths: almost every product is decided."""
+    rng = np.random.default_rng(11)
+    flops = rng.integers(1, 2**50, 10_000).astype(np.float64)
+    traffic = rng.integers(1, 2**45, 10_000).astype(np.float64)
+    bandwidth = rng.integers(1, 2**40, 10_000).astype(np.float64)
+    intensity = flops / traffic
+    ah, al = split(intensity)
+    bh, bl = split(bandwidth)
+    tail = quotient_tail(flops, traffic, intensity)
+    s, decided = nearest_product(intensity * bandwidth, ah, al, tail, bh, bl)
+    assert decided.mean() > 0.999
+    for i in range(0, 10_000, 97):
+        exact = Fraction(int(flops[i])) * int(bandwidth[i]) / int(traffic[i])
+        assert (True, float(exact)) == (bool(decided[i]), float(s[i]))
+
+
+@given(_VALUES, _VALUES)
+def test_quotient_tail_is_the_rounded_remainder(a: Fraction | int, b: Fraction | int) -> None:
+    """a / b as a float and the correctly rounded float of what is left of it."""
+    q = np.array([float(Fraction(a) / Fraction(b))])
+    tail = quotient_tail(np.array([float(a)]), np.array([float(b)]), q)
+    assert float(Fraction(a) / Fraction(b) - Fraction(float(q[0]))) == float(tail[0])

@@ -204,7 +204,9 @@ def test_batches_are_bounded_and_in_order(specs: Path) -> None:
 
 def test_vectorised_evaluation_equals_the_exact_engine() -> None:
     """Over int64 columns the vectorised evaluator gives the exact engine's values where
-    it answers, and refuses (None) a quotient with a remainder or a fractional width."""
+    it answers (`ceil` and `floor` of a quotient, of either sign, included), and refuses
+    (None) any other quotient with a remainder, a division by zero or a fractional
+    width."""
     rng = np.random.default_rng(7)
     columns = {s: rng.integers(1, 5000, size=200, dtype=np.int64) for s in "MNK"}
     plain = {s: [int(v) for v in c.tolist()] for s, c in columns.items()}
@@ -214,6 +216,9 @@ def test_vectorised_evaluation_equals_the_exact_engine() -> None:
         "min(M, N)*max(K, 2) - M + ceil(N*2/2)",
         "(M + 1)**3 - floor(K*4/2)",
         "M*N*K*128/128",
+        "w*(M*K*ceil(N/128) + K*N*ceil(M/128) + M*N)",
+        "floor((M - 2*N)/7) + ceil((K - 3*M)/3) + ceil(K/max(M, 64))",
+        "ceil(M*N/K)*floor(K/M)",
     ):
         formula = parse_formula(text, frozenset({"M", "N", "K", "w"}))
         fast = evaluate_int64(formula, columns, {"w": 2})
@@ -221,6 +226,9 @@ def test_vectorised_evaluation_equals_the_exact_engine() -> None:
         assert fast is not None, text
         assert [Fraction(v) for v in fast.tolist()] == exact, text
     assert evaluate_int64(parse_formula("M*N/128", frozenset("MN")), columns, {}) is None
+    assert evaluate_int64(parse_formula("ceil(M/128*N)", frozenset("MN")), columns, {}) is None
+    zero = {**columns, "N": np.zeros(200, dtype=np.int64)}
+    assert evaluate_int64(parse_formula("ceil(M/N)", frozenset("MN")), zero, {}) is None
     width = parse_formula("w*M", frozenset({"M", "w"}))
     assert evaluate_int64(width, columns, {"w": Fraction(1, 2)}) is None
 

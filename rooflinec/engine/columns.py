@@ -18,12 +18,15 @@ other cells it is computed with):
 Every one of those is the correctly rounded float64 of its exact value, never a float
 computed from rounded floats. Which level is lowest is decided on intensity × bandwidth
 (as fast as it gets, and far within `TIE_TOLERANCE` of the exact ceiling); that level's
-ceiling, a quotient of products (flops × bandwidth exceeds 2^53 in almost every cell),
-is then rounded by `rooflinec.engine.rounding.product_quotient`, which decides in numpy;
-the min of correctly rounded values is the correctly rounded min, and the sweep factors
-are powers of two. A cell it cannot decide (a count or figure that is
-not a float exactly, a quotient at a midpoint) takes all its values from the exact view
-and is marked in `Columns.rounded`; efficiency (measured cells only) is always exact.
+ceiling, intensity × bandwidth with the intensity an exact quotient (flops × bandwidth
+exceeds 2^53 in almost every cell), and a level-bound cell's share, intensity ×
+(bandwidth / peak), are then rounded by `rooflinec.engine.rounding.nearest_product`,
+which decides in numpy from each factor's float and tail (made once per row and per
+pair); the min of correctly rounded values is the correctly rounded min, and the sweep
+factors are powers of two. A cell it cannot decide (a count or figure that is not a
+float exactly, a product within 2^-85 of a midpoint) takes all its values from the exact
+view and is marked in `Columns.rounded`; efficiency (measured cells only) is always
+exact.
 
 A cell held by the latency floor takes its attainable rate and time from the exact
 values, correctly rounded: its time is launches × latency exactly as written. Wherever
@@ -46,7 +49,7 @@ import numpy as np
 
 from rooflinec.catalog import LEVELS
 from rooflinec.engine.exact import exactly_float, fraction_float, quotient_float
-from rooflinec.engine.rounding import product_quotient
+from rooflinec.engine.rounding import in_range, nearest_product, quotient_tail, split
 from rooflinec.engine.terms import LATENCY, LIMITED_BY, SWEEP, SWEEP_KEYS
 
 if TYPE_CHECKING:
@@ -146,16 +149,9 @@ def _inputs(counts: Counts) -> _Inputs:
 def compute_columns(counts: Counts) -> Columns:
     """The float outputs of every cell of `counts`."""
     c = counts
-    nan = float("nan")
     given = _inputs(counts)
     flops = given.flops
-    intensity = np.array(
-        [
-            [_quotient(f, b[lv]) if lv in b else nan for lv in LEVELS]
-            for f, b in zip(c.flops, c.bytes, strict=True)
-        ],
-        dtype=np.float64,
-    ).reshape(len(c.flops), len(LEVELS))
+    intensity = _intensity(counts, given)
     n_cases, n_pairs, n_widths = len(c.cases), len(c.pair_device), max(len(c.widths), 1)
     width_of = np.array(c.pair_width, dtype=np.int64)
     count_row = (np.arange(n_cases, dtype=np.int64)[:, None] * n_widths + width_of[None, :]).ravel()
@@ -182,6 +178,18 @@ def compute_columns(counts: Counts) -> Columns:
     return Columns(count_row, pair, flops, intensity, given.peak, **out)
 
 
+def _intensity(counts: Counts, given: _Inputs) -> Floats:
+    """Operations per byte per (case, width) row and level, correctly rounded (NaN where
+    the kernel gives no traffic): one division where both counts are floats exactly
+    (IEEE division rounds correctly), the exact quotient elsewhere."""
+    with np.errstate(all="ignore"):
+        out: Floats = given.flops[:, None] / given.traffic
+    inexact = ~(given.flops_exact[:, None] & given.traffic_exact) & ~np.isnan(given.traffic)
+    for row, li in zip(*(axis.tolist() for axis in np.nonzero(inexact)), strict=True):
+        out[row, li] = _quotient(counts.flops[row], counts.bytes[row][LEVELS[li]])
+    return out
+
+
 def _floor_rates(counts: Counts, flops: Floats, count_row: Ints, n_pairs: int) -> Floats:
     """Each cell's latency-floor rate, flops / (launches × latency); +inf without a floor."""
     c = counts
@@ -200,6 +208,54 @@ def _floor_rates(counts: Counts, flops: Floats, count_row: Ints, n_pairs: int) -
     return rates
 
 
+# Where each part sits in the rows of `_row_parts` and `_pair_parts`.
+_INTENSITY_HI, _INTENSITY_LO, _INTENSITY_TAIL, _BYTES = range(4)
+_BANDWIDTH_HI, _BANDWIDTH_LO, _RATIO_HI, _RATIO_LO, _RATIO_TAIL = range(5)
+
+
+def _row_parts(given: _Inputs, intensity: Floats, levels: list[int]) -> Floats:
+    """Per (case, width) row and level (row-major, in `levels` order), what rounding a
+    ceiling reads: the intensity split in halves (`split`), its tail (flops / bytes −
+    intensity, correctly rounded: `quotient_tail`) and the bytes. The first part is NaN
+    where the row's counts at that level are not floats exactly or out of range: those
+    cells are left undecided, to the exact view."""
+    ratio = intensity[:, levels]
+    traffic = given.traffic[:, levels]
+    flops = given.flops[:, None]
+    ok = given.flops_exact[:, None] & given.traffic_exact[:, levels]
+    ok &= in_range(flops) & in_range(traffic) & in_range(ratio)
+    table = np.empty((len(flops), len(levels), 4))
+    with np.errstate(all="ignore"):
+        hi, lo = split(ratio)
+        table[..., _INTENSITY_TAIL] = quotient_tail(flops, traffic, ratio)
+    hi[~ok] = np.nan
+    table[..., _INTENSITY_HI], table[..., _INTENSITY_LO] = hi, lo
+    table[..., _BYTES] = traffic
+    return table.reshape(-1, 4)
+
+
+def _pair_parts(given: _Inputs, levels: list[int]) -> Floats:
+    """Per (device, precision) pair and level (pair-major, in `levels` order): the
+    bandwidth split in halves, and bandwidth / peak (what a level-bound cell's share of
+    peak is intensity times) split in halves with its tail. A first half is NaN where
+    its figures are not floats exactly or out of range: those cells go exact."""
+    bandwidth = given.bandwidth[:, levels]
+    peak = given.peak[:, None]
+    bandwidth_ok = given.bandwidth_exact[:, levels] & in_range(bandwidth)
+    table = np.empty((len(peak), len(levels), 5))
+    with np.errstate(all="ignore"):
+        ratio = bandwidth / peak
+        ratio_ok = bandwidth_ok & given.peak_exact[:, None] & in_range(peak) & in_range(ratio)
+        hi, lo = split(bandwidth)
+        ratio_hi, ratio_lo = split(ratio)
+        table[..., _RATIO_TAIL] = quotient_tail(bandwidth, peak, ratio)
+    hi[~bandwidth_ok] = np.nan
+    ratio_hi[~ratio_ok] = np.nan
+    table[..., _BANDWIDTH_HI], table[..., _BANDWIDTH_LO] = hi, lo
+    table[..., _RATIO_HI], table[..., _RATIO_LO] = ratio_hi, ratio_lo
+    return table.reshape(-1, 5)
+
+
 def _roofline(
     counts: Counts,
     given: _Inputs,
@@ -213,7 +269,10 @@ def _roofline(
     The decisions (which level is lowest, which ceiling limits) are made on intensity ×
     bandwidth, rounded twice but far closer than `TIE_TOLERANCE`: where they could
     differ from the exact ones, the cell is a near tie and goes exact. The values are
-    then rounded once, from the counts, for the lowest level only."""
+    then rounded once, for the lowest level only: the ceiling is intensity × bandwidth
+    and the share of peak intensity × (bandwidth / peak), each factor carried as a float
+    and its tail (`_row_parts`, `_pair_parts`, made once per row and pair), each product
+    rounded by `nearest_product`."""
     flops = given.flops
     lines_of = np.where(np.isnan(intensity), np.inf, intensity)
     levels = [
@@ -221,17 +280,29 @@ def _roofline(
         for li in range(len(LEVELS))
         if not (np.isnan(given.traffic[:, li]).all() or np.isnan(given.bandwidth[:, li]).all())
     ]  # a level no kernel or no device gives is never a ceiling
+    n_levels = max(len(levels), 1)
+    if levels:
+        row_parts, pair_parts = _row_parts(given, intensity, levels), _pair_parts(given, levels)
+    else:  # no level is a ceiling anywhere (collectives alone): the parts are never read
+        row_parts, pair_parts = np.full((len(flops), 4), np.nan), np.full((n_pairs, 5), np.nan)
+    code_of = np.array([li + 1 for li in levels] or [0], dtype=np.int8)  # into LIMITED_BY
     per_block = max(1, _BLOCK // max(n_pairs, 1)) * n_pairs
     n_blocks = -(-len(count_row) // per_block) if len(count_row) else 0
     repeats = min(per_block // max(n_pairs, 1), len(count_row) // max(n_pairs, 1))
-    peak_tiled, peak_exact = np.tile(given.peak, repeats), np.tile(given.peak_exact, repeats)
-    bandwidth = {li: np.tile(given.bandwidth[:, li], repeats) for li in levels}
-    bandwidth_block = np.tile(given.bandwidth, (repeats, 1))  # (cells of a block, levels)
-    bandwidth_exact_block = np.tile(given.bandwidth_exact, (repeats, 1))
+    peak_tiled = np.tile(given.peak, repeats)
+    # Rows of `pair_parts` of each cell of a block at the first level.
+    pair_row = np.tile(np.arange(n_pairs, dtype=np.int64) * n_levels, repeats)
+    # Cells whose time (flops / peak) is not one division of exact floats go exact.
+    inexact_time = not (given.flops_exact.all() and given.peak_exact.all())
+    peak_exact = np.tile(given.peak_exact, repeats)
     intensity_of = {li: np.ascontiguousarray(lines_of[:, li]) for li in levels}
     # A level a device does not give is no ceiling: +inf, never NaN, in the comparisons.
-    bandwidth_line = {li: np.where(np.isnan(bw), np.inf, bw) for li, bw in bandwidth.items()}
+    bandwidth_line = {
+        li: np.tile(np.where(np.isnan(bw), np.inf, bw), repeats)
+        for li, bw in ((li, given.bandwidth[:, li]) for li in levels)
+    }
     code, attainable = out["limited_by"], out["attainable"]
+    has_floor = not np.isinf(out["floor"]).all()
     for b in range(n_blocks):
         rows = slice(b * per_block, min((b + 1) * per_block, len(count_row)))
         size = rows.stop - rows.start
@@ -241,47 +312,61 @@ def _roofline(
         best, bound = attainable[rows], code[rows]
         memory = out["memory"][rows]
         memory[:] = np.inf
-        level = np.full(size, -1, dtype=np.int64)  # the lowest level, -1 where none
+        level = np.zeros(size, dtype=np.int64)  # the lowest level, as its place in `levels`
         lines = []
-        for li in levels:
+        for k, li in enumerate(levels):
             line = intensity_of[li][block_rows]
             line *= bandwidth_line[li][:size]
-            level[line < memory] = li  # strict: on an exact float tie the earlier stays
+            if k:
+                np.copyto(level, k, where=line < memory)  # strict: on a tie the earlier stays
             np.minimum(memory, line, out=memory)
             lines.append(line)
-        # The lowest level's ceiling, rounded once: flops × bandwidth / bytes. Cells whose
+        has_memory = memory < np.inf
+        # The lowest level's ceiling, rounded once: intensity × bandwidth. Cells whose
         # counts or figures are no floats exactly, or that numpy cannot round, go exact.
-        has_memory = level >= 0
-        pick = np.maximum(level, 0)[:, None]  # any level where none: masked below
-        bw_low = np.take_along_axis(bandwidth_block[:size], pick, 1)[:, 0]
-        bytes_low = np.take_along_axis(given.traffic[block_rows], pick, 1)[:, 0]
-        exact_low = np.take_along_axis(bandwidth_exact_block[:size], pick, 1)[:, 0]
-        exact_low &= np.take_along_axis(given.traffic_exact[block_rows], pick, 1)[:, 0]
-        exact_inputs = given.flops_exact[block_rows] & peak_exact[:size]
-        exact_inputs &= ~has_memory | exact_low
-        rounded, decided = product_quotient(cell_flops, bw_low, bytes_low)
-        memory[has_memory] = rounded[has_memory]
-        undecided = ~exact_inputs | (has_memory & ~decided)
+        parts = row_parts.take(block_rows * n_levels + level if n_levels > 1 else block_rows, 0)
+        figures = pair_parts.take(pair_row[:size] + level, 0)
+        intensity_hi, intensity_lo = parts[:, _INTENSITY_HI], parts[:, _INTENSITY_LO]
+        intensity_tail, bytes_low = parts[:, _INTENSITY_TAIL], parts[:, _BYTES]
+        bandwidth_hi, bandwidth_lo = figures[:, _BANDWIDTH_HI], figures[:, _BANDWIDTH_LO]
+        rounded, decided = nearest_product(
+            memory, intensity_hi, intensity_lo, intensity_tail, bandwidth_hi, bandwidth_lo
+        )
+        if has_memory.all():
+            memory[:] = rounded
+            undecided = ~decided
+        else:
+            np.copyto(memory, rounded, where=has_memory)
+            undecided = has_memory & ~decided
+        if inexact_time:
+            undecided |= ~(given.flops_exact[block_rows] & peak_exact[:size])
         best[:] = peak
         lower = memory < best  # strict: the peak wins a tie
         bound[:] = 0
-        bound[lower] = level[lower] + 1
+        np.copyto(bound, code_of.take(level), where=lower)
         np.minimum(best, memory, out=best)
         # time: flops / peak or bytes / bandwidth, one division of exact floats each;
-        # share: 1 or flops × bandwidth / (bytes × peak).
+        # share: 1 or intensity × (bandwidth / peak).
         time, share = out["time"][rows], out["share_of_peak"][rows]
         np.divide(cell_flops, peak, out=time)
-        np.copyto(time, bytes_low / bw_low, where=lower)
+        with np.errstate(all="ignore"):
+            np.copyto(time, bytes_low / (bandwidth_hi + bandwidth_lo), where=lower)
+            ratio_hi, ratio_lo = figures[:, _RATIO_HI], figures[:, _RATIO_LO]
+            product = (intensity_hi + intensity_lo) * (ratio_hi + ratio_lo)
+        ratio, ratio_decided = nearest_product(
+            product,
+            intensity_hi,
+            intensity_lo,
+            intensity_tail,
+            ratio_hi,
+            ratio_lo,
+            figures[:, _RATIO_TAIL],
+        )
         share[:] = 1.0
-        at_level = np.flatnonzero(lower)
-        if len(at_level):
-            ratio, ratio_decided = product_quotient(
-                cell_flops[at_level], bw_low[at_level], bytes_low[at_level], peak[at_level]
-            )
-            share[at_level] = ratio
-            undecided[at_level] |= ~ratio_decided
+        np.copyto(share, ratio, where=lower)
+        undecided |= lower & ~ratio_decided
         floor = out["floor"][rows]
-        if not np.isinf(floor).all():
+        if has_floor and not np.isinf(floor).all():
             _exact_floors(counts, floor, best, rows.start)
             bound[floor < best] = _LATENCY  # strict: the roofline wins a tie
             np.minimum(best, floor, out=best)
@@ -292,13 +377,16 @@ def _roofline(
         close = (peak <= near).view(np.int8)
         for line in lines:
             close = close + (line <= near)
-        np.minimum(peak[:, None], memory[:, None] * _SWEEP_F, out=out["bandwidth_sweep"][rows])
-        np.minimum(peak[:, None] * _SWEEP_F, memory[:, None], out=out["peak_sweep"][rows])
-        np.minimum(out["bandwidth_sweep"][rows], floor[:, None], out=out["bandwidth_sweep"][rows])
-        np.minimum(out["peak_sweep"][rows], floor[:, None], out=out["peak_sweep"][rows])
-        held = (np.flatnonzero(bound == _LATENCY) + rows.start).tolist()
-        for i in held:
-            _at_floor(counts, i, out)
+        bandwidth_sweep, peak_sweep = out["bandwidth_sweep"][rows], out["peak_sweep"][rows]
+        np.multiply(memory[:, None], _SWEEP_F, out=bandwidth_sweep)
+        np.minimum(bandwidth_sweep, peak[:, None], out=bandwidth_sweep)
+        np.multiply(peak[:, None], _SWEEP_F, out=peak_sweep)
+        np.minimum(peak_sweep, memory[:, None], out=peak_sweep)
+        if has_floor:
+            np.minimum(bandwidth_sweep, floor[:, None], out=bandwidth_sweep)
+            np.minimum(peak_sweep, floor[:, None], out=peak_sweep)
+            for i in (np.flatnonzero(bound == _LATENCY) + rows.start).tolist():
+                _at_floor(counts, i, out)
         for i in (np.flatnonzero(undecided) + rows.start).tolist():
             out["rounded"][i] = True
             _decide_exactly(counts, i, out)

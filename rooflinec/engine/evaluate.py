@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from rooflinec.catalog import Precision
 
 __all__ = [
+    "INT64_ROWS",
     "MAX_COUNT",
     "bound_widths",
     "collective_runs",
@@ -94,8 +95,10 @@ def evaluate_counts(
     widthlike = formula.reserved
     names = sorted(formula.symbols - widthlike)
     n = len(shapes)
+    many = n * len(widths) >= INT64_ROWS
     if not widthlike:
-        values = bulk_evaluate(formula, {name: [s[name] for s in shapes] for name in names})
+        plain = {name: [s[name] for s in shapes] for name in names}
+        values = (_int64_counts(formula, plain) if many else None) or bulk_evaluate(formula, plain)
         return [[v] * len(widths) for v in values]
     columns: dict[str, list[int | Fraction]] = {}
     for name in names:
@@ -108,5 +111,32 @@ def evaluate_counts(
         else:
             fixed = [bound[i].get(name) for i in range(n)]
             columns[name] = [w if b is None else integral(b) for w in exact_widths for b in fixed]
-    flat = bulk_evaluate(formula, columns)
+    flat = (_int64_counts(formula, columns) if many else None) or bulk_evaluate(formula, columns)
     return [[flat[k * n + i] for k in range(len(widths))] for i in range(n)]
+
+
+#: From this many counts of one formula (shapes × widths) on, `evaluate_counts` tries
+#: numpy's int64 first: below it, importing numpy would cost more than it saves (and
+#: `check` of a catalog of hand-written cases loads no numpy).
+INT64_ROWS = 1000
+
+
+def _int64_counts(
+    formula: Formula, columns: Mapping[str, Sequence[int | Fraction]]
+) -> list[Fraction] | None:
+    """The formula over `columns` by `rooflinec.formulas.vectorised.evaluate_int64`,
+    exactly the exact engine's values; None where it declines (a width that is no
+    whole number of bytes, a count past int64's safe range, a quotient with a remainder
+    outside `ceil` and `floor`, a division by zero), for the exact engine to evaluate."""
+    if any(type(v) is not int for column in columns.values() for v in column):
+        return None
+    import numpy as np
+
+    from rooflinec.formulas.vectorised import evaluate_int64
+
+    try:
+        arrays = {name: np.array(column, dtype=np.int64) for name, column in columns.items()}
+    except OverflowError:
+        return None
+    found = evaluate_int64(formula, arrays, {})
+    return None if found is None else [Fraction(v) for v in found.tolist()]

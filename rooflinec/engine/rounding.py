@@ -11,6 +11,11 @@ candidate quotient, and keeps the candidate only where the residual is provably 
 half an ulp; the cells it cannot decide (inputs not exactly floats, a residual within
 rounding noise of the half-ulp, values outside the normal range) are reported, for the
 caller to round from the exact value.
+
+`nearest_product` rounds a product of two exact values each given as a float and its
+correctly rounded tail (`quotient_tail`), with the factors' splits made once per value
+rather than once per product: the float columns' ceilings, intensity × bandwidth, whose
+intensities and bandwidths repeat over many cells.
 """
 
 from __future__ import annotations
@@ -25,7 +30,14 @@ if TYPE_CHECKING:
     Floats = NDArray[np.float64]
     Bools = NDArray[np.bool_]
 
-__all__ = ["product_quotient", "two_product"]
+__all__ = [
+    "in_range",
+    "nearest_product",
+    "product_quotient",
+    "quotient_tail",
+    "split",
+    "two_product",
+]
 
 _SPLIT = 134217729.0  # 2^27 + 1: Veltkamp's splitter for 53-bit significands
 _EPS = 2.0**-52
@@ -35,10 +47,15 @@ _LOW, _HIGH = 2.0**-200, 2.0**200
 _CHUNK = 4096
 
 
-def _split(a: Floats) -> tuple[Floats, Floats]:
+def split(a: Floats) -> tuple[Floats, Floats]:
+    """(hi, lo) with hi + lo = a exactly, each of at most 26 significant bits (Veltkamp),
+    for `a` in the normal range below 2^996."""
     c = _SPLIT * a
     hi = c - (c - a)
     return hi, a - hi
+
+
+_split = split
 
 
 def two_product(a: Floats, b: Floats) -> tuple[Floats, Floats]:
@@ -126,3 +143,71 @@ def _nearest(q: Floats, ah: Floats, al: Floats, bh: Floats, bl: Floats | None) -
         noise = noise + 4 * _EPS * np.abs(half * bl)
     result: Bools = np.abs(r) + noise < limit
     return result
+
+
+def in_range(a: Floats) -> Bools:
+    """Where |a| is within the range the error-free transformations here need."""
+    magnitude = np.abs(a)
+    result: Bools = (magnitude > _LOW) & (magnitude < _HIGH)
+    return result
+
+
+def quotient_tail(a: Floats, b: Floats, q: Floats) -> Floats:
+    """The correctly rounded float of a / b − q, for q = a / b rounded to nearest and a,
+    b exactly floats in `in_range`: with q, the quotient as a pair of floats to about
+    2^-106 relative. The remainder a − q × b is a float exactly (a known property of a
+    correctly rounded quotient), found from the exact product q × b (Sterbenz: a − fl(q
+    × b) is exact, the two are within a factor two); one division rounds it."""
+    with np.errstate(all="ignore"):
+        h, e = two_product(q, b)
+        result: Floats = ((a - h) - e) / b
+    return result
+
+
+#: Ziv's rounding test: a candidate whose tail, enlarged by this factor, still rounds
+#: back to the candidate lies within half an ulp of it by a margin of about 2^-85 of its
+#: magnitude, far above the pair's own error (below 2^-100 of it).
+_ZIV = 1.0 + 2.0**-30
+
+
+def nearest_product(
+    p: Floats,
+    ah: Floats,
+    al: Floats,
+    a_tail: Floats,
+    bh: Floats,
+    bl: Floats,
+    b_tail: Floats | None = None,
+) -> tuple[Floats, Bools]:
+    """(s, decided): s[i] is the correctly rounded float64 of a × b wherever
+    `decided[i]`, for a = A + a_tail and b = B + b_tail, each given as a float (A, B,
+    split as `split` does: A = ah + al) and the correctly rounded float of its tail (the
+    exact value minus the float; `quotient_tail`; b_tail None: b is B exactly), and p
+    the float product fl(A × B).
+
+    A × B is carried exactly as p + e (Dekker's two-product, on splits made once per
+    value rather than per product); the tails' products are added to e, which leaves
+    the pair p + t within about 10 × 2^-106 of a × b, relative. The candidate s = fl(p
+    + t) is the nearest float unless a × b lies within that error of a midpoint: Ziv's
+    test (`_ZIV`) on the exact remainder of the sum decides. A NaN anywhere (how a caller
+    marks a value that is not exactly its float, or is out of range) leaves the cell
+    undecided. Every value must be in `in_range`."""
+    with np.errstate(all="ignore"):
+        e = ah * bh
+        e -= p
+        e += ah * bl
+        e += al * bh
+        e += al * bl
+        b = bh + bl  # exact: the split's parts
+        t = a_tail * b
+        if b_tail is not None:
+            t += (ah + al) * b_tail
+        t += e
+        s = p + t
+        # s + l = p + t exactly (Fast2Sum: |t| is a few ulps of p at most)
+        l_part = s - p
+        np.subtract(t, l_part, out=l_part)
+        l_part *= _ZIV
+        l_part += s
+        decided: Bools = l_part == s
+    return s, decided

@@ -1,8 +1,9 @@
 """Exact evaluation over int64 columns, or a refusal: never a wrapped or rounded value.
 
-A grid evaluates one formula over many shapes. Where the result is a whole number that
-int64 holds at every step, numpy computes it exactly, many shapes at a time; anywhere
-else (a step that could pass 2^62, a division that leaves a remainder or divides by
+A grid, or a compile, evaluates one formula over many shapes. Where the result is a whole
+number that int64 holds at every step, numpy computes it exactly, many shapes at a time
+(`ceil` and `floor` of a quotient, `ceil(N/128)`, by integer division); anywhere else (a
+step that could pass 2^62, another division that leaves a remainder, a division by
 zero, a fractional literal or width) `evaluate_int64` returns None and the caller
 evaluates those shapes with the exact engine (`bulk_evaluate`, Python ints and
 Fractions). Overflow is ruled out before any arithmetic: a bound on the magnitude of
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rooflinec.formulas.tree import _Call, _Neg, _Node, _Num, _Pow, _Prod, _Sum, _Sym
+from rooflinec.formulas.tree import _Call, _Factor, _Neg, _Node, _Num, _Pow, _Prod, _Sum, _Sym
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -119,9 +120,9 @@ def _evaluate(node: _Node, values: Mapping[str, int | Ints]) -> int | Ints:
             acc = acc * base
         return acc
     if isinstance(node, _Call):
-        args = [_evaluate(arg, values) for arg in node.args]
         if node.name in ("ceil", "floor"):
-            return args[0]  # every value here is whole
+            return _rounded(node.args[0], values, up=node.name == "ceil")
+        args = [_evaluate(arg, values) for arg in node.args]
         pick = np.minimum if node.name == "min" else np.maximum
         out = args[0]
         for arg in args[1:]:
@@ -135,19 +136,40 @@ def _evaluate(node: _Node, values: Mapping[str, int | Ints]) -> int | Ints:
             total = total - value if negated else total + value
         return total
     assert isinstance(node, _Prod)
-    product = _evaluate(node.factors[0].node, values)
-    for factor in node.factors[1:]:
+    return _product(node.factors, values)
+
+
+def _product(factors: tuple[_Factor, ...], values: Mapping[str, int | Ints]) -> int | Ints:
+    """The product of `factors` left to right; `_Refused` where a quotient is not whole."""
+    product = _evaluate(factors[0].node, values)
+    for factor in factors[1:]:
         value = _evaluate(factor.node, values)
         if not factor.divide:
             product = product * value
             continue
-        if np.any(np.asarray(value) == 0):
-            raise _Refused  # the exact engine reports the division by zero, with its row
-        quotient, remainder = np.divmod(product, value)
+        quotient, remainder = np.divmod(product, _divisor(value))
         if np.any(remainder != 0):
             raise _Refused
         product = quotient
     return product
+
+
+def _divisor(value: int | Ints) -> int | Ints:
+    if np.any(np.asarray(value) == 0):
+        raise _Refused  # the exact engine reports the division by zero, with its row
+    return value
+
+
+def _rounded(node: _Node, values: Mapping[str, int | Ints], *, up: bool) -> int | Ints:
+    """`ceil(node)` (`up`) or `floor(node)`, exactly: where `node` is a product whose last
+    factor divides (`ceil(N/128)`), the quotient of the whole numbers before it by that
+    divisor, rounded as Python's and numpy's integer floor division do (toward −inf; ceil
+    as −(−a // b)); any other `node` must be whole already."""
+    if isinstance(node, _Prod) and len(node.factors) > 1 and node.factors[-1].divide:
+        numerator = _product(node.factors[:-1], values)
+        divisor = _divisor(_evaluate(node.factors[-1].node, values))
+        return -((-numerator) // divisor) if up else numerator // divisor
+    return _evaluate(node, values)
 
 
 def evaluate_float(formula: Formula, values: Mapping[str, float | Floats]) -> float | Floats:
