@@ -959,20 +959,25 @@ def _exact_pass(
     """`exact_passes` for the prefill (one pass) or the decode (`passes` passes, the
     last at offset `last`)."""
     peaks, bandwidths, launch = rates
-    total = Fraction(0)
+    # Twice the operations or bytes summed over the passes, per ceiling (a precision's
+    # peak or a level's bandwidth), and the launches: whole numbers, divided once each
+    work: dict[tuple[str, str], int] = {}
+    launches = 0
     for step in passes_.memory:
         signature = _step_signature(step, i, peaks, bandwidths, launch, last)
         if signature is None:
             return None
         if len(signature) == 2:  # the launch floor: the count alone
-            assert latency is not None
-            total += signature[1] * passes * latency
+            launches += signature[1] * passes
             continue
         top, count, first, final = signature
-        rate = (
-            figures.peaks[step.precision]
-            if top == 0
-            else figures.bandwidths[step.traffic[top - 1][0]]
-        )
-        total += Fraction(count * passes * (first + final), 2) / rate
+        ceiling = ("peak", step.precision) if top == 0 else ("level", step.traffic[top - 1][0])
+        work[ceiling] = work.get(ceiling, 0) + count * passes * (first + final)
+    total = Fraction(0)
+    for (kind, key), doubled in work.items():
+        rate = figures.peaks[key] if kind == "peak" else figures.bandwidths[key]
+        total += Fraction(doubled, 2) / rate
+    if launches:
+        assert latency is not None
+        total += launches * latency
     return total
