@@ -210,31 +210,5 @@ def _parsed(text: str, symbols: tuple[str, ...], reserved: tuple[str, ...]) -> F
     """`parse_formula`, remembered: a `Formula` is immutable (its evaluators are built on
     first use and kept), so the formulas of files that did not change are not parsed
     again when `serve` builds the catalog anew. An error is raised again on every call
-    (`lru_cache` keeps no exception).
-
-    A formula that parses over the names it uses alone and uses only names of `symbols`
-    and `reserved` is the one `parse_formula` gives over them: which names are declared
-    changes only which text is an unknown symbol, and the names a formula reads are those
-    it uses. So a text shared by several specs (a model step's `b*s` or `h/tp`, in every
-    model and under each model's own parameters) is parsed once (`_parsed_text`), and its
-    specs share one `Formula`, whose evaluators are compiled once."""
-    known = _parsed_text(text, reserved) if isinstance(text, str) else None
-    if known is not None and known.symbols <= {*symbols, *reserved}:
-        return known
+    (`lru_cache` keeps no exception)."""
     return parse_formula(text, symbols, reserved=reserved)
-
-
-# A name as formulas write them: every symbol a formula uses is one (and so are the
-# functions it calls and the letters of an exponent such as `1e9`: declaring those too
-# changes nothing a formula that parses gives).
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-@lru_cache(maxsize=8192)
-def _parsed_text(text: str, reserved: tuple[str, ...]) -> Formula | None:
-    """`text` parsed over the names it uses; None when it does not parse even so (the
-    caller's own `parse_formula` then says why, with the spec's names)."""
-    try:
-        return parse_formula(text, tuple(dict.fromkeys(_NAME.findall(text))), reserved=reserved)
-    except FormulaError:
-        return None
