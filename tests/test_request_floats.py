@@ -5,6 +5,7 @@ against the exact check."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from fractions import Fraction
 
 import numpy as np
@@ -12,10 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rooflinec.catalog import Deployment, Model
 from rooflinec.engine.compiler import Compiled
 from rooflinec.engine.frontier import MAX_CHIPS, deployments, grid
 from rooflinec.engine.request_floats import (
     REL,
+    RequestTimes,
     RequestWork,
     _decode_sum,
     clear_deployments,
@@ -50,12 +53,12 @@ def bundled() -> Compiled:
     return compiled_or_raise(BUNDLED)
 
 
-def test_every_figure_is_the_exact_one_to_a_few_ulps(bundled: Compiled) -> None:
-    """On every bundled model and a device of each fabric kind, the float path's ttft and
-    summed decode time of points spread over the grid are within 2^-50 (relatively) of
-    the exact engine's, and it declines none of them."""
+def _sampled(
+    bundled: Compiled,
+) -> Iterator[tuple[Model, str, list[tuple[Deployment, int]], RequestWork, RequestTimes]]:
+    """Every bundled model on a device of each fabric kind: `SAMPLE` points spread over
+    its grid, their work and their times on the float path."""
     engine = bundled.model_engine
-    checked = 0
     for model in bundled.catalog.models.values():
         for device in DEVICES:
             found, _, problem = grid(engine, model, device, model.precision, SHAPE)
@@ -67,14 +70,24 @@ def test_every_figure_is_the_exact_one_to_a_few_ulps(bundled: Compiled) -> None:
             times = request_times(
                 work, engine.devices[device], engine.latencies.get(device), engine.links(device)
             )
-            assert not times.declined.any()
-            for i, (d, b) in enumerate(pairs):
-                ttft, decoding = request_passes(
-                    engine, model, engine.devices[device], model.precision, d, b, SHAPE
-                )
-                for got, exact in ((times.ttft[i], ttft), (times.decode[i], decoding)):
-                    assert abs(Fraction(float(got)) - exact) <= exact * Fraction(1, 2**50)
-                checked += 1
+            yield model, device, pairs, work, times
+
+
+def test_every_figure_is_the_exact_one_to_a_few_ulps(bundled: Compiled) -> None:
+    """On every bundled model and a device of each fabric kind, the float path's ttft and
+    summed decode time of points spread over the grid are within 2^-50 (relatively) of
+    the exact engine's, and it declines none of them."""
+    engine = bundled.model_engine
+    checked = 0
+    for model, device, pairs, _, times in _sampled(bundled):
+        assert not times.declined.any()
+        for i, (d, b) in enumerate(pairs):
+            ttft, decoding = request_passes(
+                engine, model, engine.devices[device], model.precision, d, b, SHAPE
+            )
+            for got, exact in ((times.ttft[i], ttft), (times.decode[i], decoding)):
+                assert abs(Fraction(float(got)) - exact) <= exact * Fraction(1, 2**50)
+            checked += 1
     assert checked > 300
 
 
@@ -205,22 +218,14 @@ def test_exact_passes_from_counts_are_the_engine_s(bundled: Compiled) -> None:
     kind; and it tells most points."""
     engine = bundled.model_engine
     told = asked = 0
-    for model in bundled.catalog.models.values():
-        for device in DEVICES:
-            found, _, problem = grid(engine, model, device, model.precision, SHAPE)
-            if problem is not None:
+    for model, device, pairs, work, times in _sampled(bundled):
+        figures, latency = engine.devices[device], engine.latencies.get(device)
+        for i, (d, b) in enumerate(pairs):
+            asked += 1
+            got = exact_passes(work, times, i, figures, latency)
+            if got is None:
                 continue
-            pairs = [(g.deployment, b) for g in found for b in g.batches]
-            pairs = pairs[:: max(1, len(pairs) // SAMPLE)]
-            work = RequestWork(engine, model, model.precision, SHAPE, pairs)
-            figures, latency = engine.devices[device], engine.latencies.get(device)
-            times = request_times(work, figures, latency, engine.links(device))
-            for i, (d, b) in enumerate(pairs):
-                asked += 1
-                got = exact_passes(work, times, i, figures, latency)
-                if got is None:
-                    continue
-                told += 1
-                expected = request_passes(engine, model, figures, model.precision, d, b, SHAPE)
-                assert (model.id, device, d, b, got) == (model.id, device, d, b, expected)
+            told += 1
+            expected = request_passes(engine, model, figures, model.precision, d, b, SHAPE)
+            assert (model.id, device, d, b, got) == (model.id, device, d, b, expected)
     assert told >= asked // 2

@@ -18,8 +18,7 @@ from fractions import Fraction
 from itertools import pairwise
 
 from rooflinec.formulas import Formula
-from rooflinec.formulas.tree import _Node
-from rooflinec.formulas.vectorised import tree_degree
+from rooflinec.formulas.tree import _Node, tree_degree
 
 Poly = tuple[Fraction, ...]  # coefficients, constant term first, no trailing zeros
 

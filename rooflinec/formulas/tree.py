@@ -7,6 +7,7 @@ all made from this tree; none of it is public.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TypeAlias
@@ -71,3 +72,34 @@ class _Call:
 
 
 _Node: TypeAlias = _Num | _Sym | _Sum | _Prod | _Neg | _Pow | _Call
+
+
+def tree_degree(node: _Node, degrees: Mapping[str, int]) -> int | None:
+    """The degree of the tree `node` as a polynomial in one variable whatever the other
+    symbols' values, given each symbol's own degree in it (`degrees`; a symbol not named
+    there is of degree 0). None: not a polynomial in it (the variable inside `ceil`,
+    `min` or a divisor). A bound: terms may cancel to a lower degree. Read off the tree
+    alone: no numpy (`vectorised.degree_in` and the exact solvers use it)."""
+    if isinstance(node, _Num):
+        return 0
+    if isinstance(node, _Sym):
+        return degrees.get(node.name, 0)
+    if isinstance(node, _Neg):
+        return tree_degree(node.operand, degrees)
+    if isinstance(node, _Pow):
+        inner = tree_degree(node.base, degrees)
+        return None if inner is None else inner * node.exponent
+    if isinstance(node, _Call):
+        inner_degrees = [tree_degree(arg, degrees) for arg in node.args]
+        return 0 if all(d == 0 for d in inner_degrees) else None
+    if isinstance(node, _Sum):
+        found = [tree_degree(term, degrees) for _, term in node.terms]
+        return None if None in found else max(d for d in found if d is not None)
+    assert isinstance(node, _Prod)
+    total = 0
+    for factor in node.factors:
+        d = tree_degree(factor.node, degrees)
+        if d is None or (factor.divide and d > 0):
+            return None
+        total += d
+    return total

@@ -21,7 +21,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rooflinec.formulas.tree import _Call, _Factor, _Neg, _Node, _Num, _Pow, _Prod, _Sum, _Sym
+from rooflinec.formulas.tree import (
+    _Call,
+    _Factor,
+    _Neg,
+    _Node,
+    _Num,
+    _Pow,
+    _Prod,
+    _Sum,
+    _Sym,
+    tree_degree,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -31,7 +42,7 @@ if TYPE_CHECKING:
     Ints = NDArray[np.int64]
     Floats = NDArray[np.float64]
 
-__all__ = ["INT64_SAFE", "degree_in", "evaluate_float", "evaluate_int64", "tree_degree"]
+__all__ = ["INT64_SAFE", "degree_in", "evaluate_float", "evaluate_int64"]
 
 #: Every intermediate value must stay below this in magnitude (int64 holds 2^63 - 1).
 INT64_SAFE = float(2**62)
@@ -226,30 +237,3 @@ def degree_in(formula: Formula, degrees: Mapping[str, int]) -> int | None:
     a symbol not named there is of degree 0). None: not a polynomial in it (the variable
     inside `ceil`, `min` or a divisor). A bound: terms may cancel to a lower degree."""
     return tree_degree(formula._tree, degrees)
-
-
-def tree_degree(node: _Node, degrees: Mapping[str, int]) -> int | None:
-    """`degree_in` of a formula's tree (`node`)."""
-    if isinstance(node, _Num):
-        return 0
-    if isinstance(node, _Sym):
-        return degrees.get(node.name, 0)
-    if isinstance(node, _Neg):
-        return tree_degree(node.operand, degrees)
-    if isinstance(node, _Pow):
-        inner = tree_degree(node.base, degrees)
-        return None if inner is None else inner * node.exponent
-    if isinstance(node, _Call):
-        inner_degrees = [tree_degree(arg, degrees) for arg in node.args]
-        return 0 if all(d == 0 for d in inner_degrees) else None
-    if isinstance(node, _Sum):
-        found = [tree_degree(term, degrees) for _, term in node.terms]
-        return None if None in found else max(d for d in found if d is not None)
-    assert isinstance(node, _Prod)
-    total = 0
-    for factor in node.factors:
-        d = tree_degree(factor.node, degrees)
-        if d is None or (factor.divide and d > 0):
-            return None
-        total += d
-    return total
