@@ -23,6 +23,7 @@ from rooflinec.engine.request_floats import (
     _decode_sum,
     clear_deployments,
     exact_passes,
+    overlapped_sum,
     request_times,
     request_times_on,
 )
@@ -222,10 +223,27 @@ def test_exact_passes_from_counts_are_the_engine_s(bundled: Compiled) -> None:
         figures, latency = engine.devices[device], engine.latencies.get(device)
         for i, (d, b) in enumerate(pairs):
             asked += 1
-            got = exact_passes(work, times, i, figures, latency)
+            got = exact_passes(work, times, i, figures, latency, engine.links(device))
             if got is None:
                 continue
             told += 1
             expected = request_passes(engine, model, figures, model.precision, d, b, SHAPE)
             assert (model.id, device, d, b, got) == (model.id, device, d, b, expected)
     assert told >= asked // 2
+
+
+@given(
+    first=st.fractions(min_value=0, max_value=100, max_denominator=1000),
+    last=st.fractions(min_value=0, max_value=100, max_denominator=1000),
+    talk=st.fractions(min_value=0, max_value=100, max_denominator=1000),
+    passes=st.integers(1, 60),
+)
+def test_overlapped_sum_is_the_pass_by_pass_sum(
+    first: Fraction, last: Fraction, talk: Fraction, passes: int
+) -> None:
+    """The closed form of Σ max(line, talk) over the passes equals summing pass by pass,
+    exactly, whether the line rises, falls or stays, and wherever it crosses `talk`."""
+    end = last if passes > 1 else first  # one pass: the line is its first point
+    slope = (end - first) / (passes - 1) if passes > 1 else Fraction(0)
+    expected = sum((max(first + slope * x, talk) for x in range(passes)), Fraction(0))
+    assert expected == overlapped_sum(first, end, talk, passes)

@@ -600,7 +600,8 @@ class _Search:
             figures, latency = engine.devices[device], engine.latencies.get(device)
             found = None
             if at is not None and self._floats is not None:
-                found = exact_passes(*self._floats, at, figures, latency)
+                links = engine.links(device)
+                found = exact_passes(*self._floats, at, figures, latency, links)
             if found is None:
                 model = engine.catalog.models[model_id]
                 found = request_passes(engine, model, figures, precision, deployment, batch, shape)

@@ -40,6 +40,7 @@ on several devices against the exact engine.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -925,59 +926,104 @@ def exact_passes(
     i: int,
     figures: DeviceFigures,
     latency: Fraction | None,
+    links: Mapping[str, Link] | None = None,
 ) -> tuple[Fraction, Fraction] | None:
     """Point `i`'s prefill time and decode passes' summed time (s) exactly, as
     `requests.request_passes` gives them, where the float path shows what holds every
     step: each memory step's longest ceiling clearly the longest at both ends of the
     decode (so at every pass between: its ceilings are lines), and the collectives, if
-    any, clearly below the memory steps. Then each step's time is its count × its
-    ceiling's exact operations or bytes (`_step_signature`) over the device's exact
-    rate, summed over the decode passes as an arithmetic series. None elsewhere: the
-    exact engine tells."""
-    if times.declined[i] or times.prefill_talk[i] or times.decode_talk[i]:
+    any, clearly below the memory steps or each held by its floor (`floored_talk`, with
+    the device's `links`). Then each step's time is its count × its ceiling's exact
+    operations or bytes (`_step_signature`) over the device's exact rate; a pass's time
+    is the longer of the memory steps' and the collectives' (`time_overlapped`), summed
+    over the decode passes in closed form (the memory steps' time is a line in the pass,
+    the collectives' a constant). None elsewhere: the exact engine tells."""
+    if times.declined[i]:
         return None
     rates = device_rates(figures, latency)
-    ttft = _exact_pass(work.prefill, i, figures, latency, rates, 1, 0)
-    if ttft is None:
+    ends = _memory_ends(work.prefill, i, figures, latency, rates, 0)
+    if ends is None:
         return None
+    ttft = ends[0]
+    if times.prefill_talk[i]:
+        talk = _talk_exactly(times.floors[0], i, links, latency)
+        if talk is None:
+            return None
+        ttft = max(ttft, talk)
     passes = work.last - work.first + 1
     if work.decode is None:
         return (ttft, Fraction(0)) if passes <= 0 else None
-    decode = _exact_pass(work.decode, i, figures, latency, rates, passes, passes - 1)
-    return None if decode is None else (ttft, decode)
+    ends = _memory_ends(work.decode, i, figures, latency, rates, passes - 1)
+    if ends is None:
+        return None
+    if not times.decode_talk[i]:
+        return ttft, passes * (ends[0] + ends[1]) / 2
+    talk = _talk_exactly(times.floors[1], i, links, latency)
+    if talk is None:
+        return None
+    return ttft, overlapped_sum(ends[0], ends[1], talk, passes)
 
 
-def _exact_pass(
+def _talk_exactly(
+    floors: Floors, i: int, links: Mapping[str, Link] | None, launch: Fraction | None
+) -> Fraction | None:
+    return None if links is None else floored_talk(floors, i, links, launch)
+
+
+def overlapped_sum(first: Fraction, last: Fraction, talk: Fraction, passes: int) -> Fraction:
+    """Σ over x = 0 .. passes - 1 of max(M(x), talk), M the line from `first` (x = 0) to
+    `last` (x = passes - 1), exactly: the passes on either side of the crossing summed
+    apart, each side an arithmetic series or a constant."""
+    if passes == 1 or first == last:
+        return passes * max(first, talk)
+    slope = (last - first) / (passes - 1)
+
+    def at(x: int) -> Fraction:
+        return first + slope * x
+
+    if slope > 0:  # the first k passes below talk, held at it
+        k = min(max(math.ceil((talk - first) / slope), 0), passes)
+        line = (passes - k) * (at(k) + last) / 2 if k < passes else Fraction(0)
+        return k * talk + line
+    # Falling: the first k passes at or above talk, on the line
+    k = min(max(math.floor((first - talk) / -slope) + 1, 0), passes)
+    line = k * (first + at(k - 1)) / 2 if k > 0 else Fraction(0)
+    return line + (passes - k) * talk
+
+
+def _memory_ends(
     passes_: _Pass,
     i: int,
     figures: DeviceFigures,
     latency: Fraction | None,
     rates: Rates,
-    passes: int,
     last: int,
-) -> Fraction | None:
-    """`exact_passes` for the prefill (one pass) or the decode (`passes` passes, the
-    last at offset `last`)."""
+) -> tuple[Fraction, Fraction] | None:
+    """The memory steps' time of one pass at the first pass and at offset `last`
+    (the same for one pass), exactly (see `exact_passes`)."""
     peaks, bandwidths, launch = rates
-    # Twice the operations or bytes summed over the passes, per ceiling (a precision's
-    # peak or a level's bandwidth), and the launches: whole numbers, divided once each
-    work: dict[tuple[str, str], int] = {}
+    # The operations or bytes of the passes at both ends, per ceiling (a precision's peak
+    # or a level's bandwidth), and the launches: whole numbers, divided once each
+    work: dict[tuple[str, str], tuple[int, int]] = {}
     launches = 0
     for step in passes_.memory:
         signature = _step_signature(step, i, peaks, bandwidths, launch, last)
         if signature is None:
             return None
         if len(signature) == 2:  # the launch floor: the count alone
-            launches += signature[1] * passes
+            launches += signature[1]
             continue
         top, count, first, final = signature
         ceiling = ("peak", step.precision) if top == 0 else ("level", step.traffic[top - 1][0])
-        work[ceiling] = work.get(ceiling, 0) + count * passes * (first + final)
-    total = Fraction(0)
-    for (kind, key), doubled in work.items():
+        a, z = work.get(ceiling, (0, 0))
+        work[ceiling] = (a + count * first, z + count * final)
+    at_first, at_last = Fraction(0), Fraction(0)
+    for (kind, key), (a, z) in work.items():
         rate = figures.peaks[key] if kind == "peak" else figures.bandwidths[key]
-        total += Fraction(doubled, 2) / rate
+        at_first += a / rate
+        at_last += z / rate
     if launches:
         assert latency is not None
-        total += launches * latency
-    return total
+        at_first += launches * latency
+        at_last += launches * latency
+    return at_first, at_last
