@@ -88,7 +88,7 @@ def test_h100_page_shows_its_figures(site: Path) -> None:
 
 def test_method_page_runs_the_reference_example(site: Path) -> None:
     """Expected beside computed, every row passing for the bundled catalog."""
-    text = (site / "method" / "roofline.html").read_text("utf-8")
+    text = (site / "method" / "roofline-examples.html").read_text("utf-8")
     assert "295.373 FLOP/B" in text  # expected, as written
     assert "✓ pass" in text
     assert "✗ fail" not in text

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from rooflinec.assemble.builder import METHOD_MODELS_SUFFIX, RESERVED_ID
+from rooflinec.assemble.builder import METHOD_EXAMPLES_SUFFIX, METHOD_MODELS_SUFFIX, RESERVED_ID
 from rooflinec.pipeline import checked
 from rooflinec.site.pages.listing import pages as site_pages
 from rooflinec.site.pages.model import Site
@@ -43,8 +43,11 @@ def _refused_as_id(name: str, methods: set[str], folder: str) -> bool:
     """Whether `check` refuses `name` as an id in `folder` (what a generated page needs)."""
     if RESERVED_ID.match(name):
         return True
-    owner = name.removesuffix(METHOD_MODELS_SUFFIX)
-    return folder == "method" and owner != name and owner in methods
+    for suffix in (METHOD_MODELS_SUFFIX, METHOD_EXAMPLES_SUFFIX):
+        owner = name.removesuffix(suffix)
+        if folder == "method" and owner != name and owner in methods:
+            return True
+    return False
 
 
 def test_every_generated_page_in_an_id_folder_is_an_id_page_or_reserved(compiled: Any) -> None:

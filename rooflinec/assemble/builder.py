@@ -31,6 +31,7 @@ RESERVED_ID = re.compile(rf"(?:{'|'.join(GENERATED_PAGE_NAMES)})(?:-[0-9]+)?\Z")
 # A method's models section has a page of its own, `method/<id>-models.md`: a method
 # whose id is another method's id and this suffix would replace it.
 METHOD_MODELS_SUFFIX = "-models"
+METHOD_EXAMPLES_SUFFIX = "-examples"
 
 
 class Builder:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rooflinec.assemble.builder import METHOD_MODELS_SUFFIX, Builder
+from rooflinec.assemble.builder import METHOD_EXAMPLES_SUFFIX, METHOD_MODELS_SUFFIX, Builder
 from rooflinec.assemble.ceilings import memory_ceilings
 from rooflinec.catalog import Catalog, Example, Model
 from rooflinec.loader import Document, PathKey
@@ -38,18 +38,23 @@ def cross_check(builder: Builder, catalog: Catalog) -> None:
 
 
 def _method_page_names(builder: Builder, catalog: Catalog) -> None:
-    """No method is named as another method's page of models (`method/<id>-models.md`)."""
+    """No method is named as another method's page of models or of reference examples
+    (`method/<id>-models.md`, `method/<id>-examples.md`)."""
     for method in catalog.methods.values():
-        owner = method.id.removesuffix(METHOD_MODELS_SUFFIX)
-        if owner != method.id and owner in catalog.methods:
-            builder.out.add(
-                method.document.error(
-                    ("id",),
-                    f"method id '{method.id}' is reserved: the site names the models page of"
-                    f" method '{owner}' so; choose another id",
-                    code="ids",
+        for suffix, what in (
+            (METHOD_MODELS_SUFFIX, "models"),
+            (METHOD_EXAMPLES_SUFFIX, "examples"),
+        ):
+            owner = method.id.removesuffix(suffix)
+            if owner != method.id and owner in catalog.methods:
+                builder.out.add(
+                    method.document.error(
+                        ("id",),
+                        f"method id '{method.id}' is reserved: the site names the {what} page"
+                        f" of method '{owner}' so; choose another id",
+                        code="ids",
+                    )
                 )
-            )
 
 
 def _device_ref(

@@ -12,7 +12,7 @@ from rooflinec.site.pages.deployments import deployments_page
 from rooflinec.site.pages.devices import device_index, device_page
 from rooflinec.site.pages.frontier import frontier_pages
 from rooflinec.site.pages.kernels import kernel_index, kernel_page
-from rooflinec.site.pages.methods import method_models_page, method_page
+from rooflinec.site.pages.methods import method_examples_page, method_models_page, method_page
 from rooflinec.site.pages.models import model_index, model_page, tokens_pages
 from rooflinec.site.pages.reuse import for_device
 from rooflinec.site.pages.sources import sources_pages
@@ -39,6 +39,7 @@ def pages(site: Site) -> list[GeneratedPage]:
     out += comparison_pages(site)
     out += [method_page(site, m) for m in catalog.methods.values()]
     out += [p for m in catalog.methods.values() if (p := method_models_page(site, m))]
+    out += [p for m in catalog.methods.values() if (p := method_examples_page(site, m))]
     out += audit_pages(site)
     out += sources_pages(site)
     out.append(glossary_page(site))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from rooflinec.assemble.builder import METHOD_MODELS_SUFFIX
+from rooflinec.assemble.builder import METHOD_EXAMPLES_SUFFIX, METHOD_MODELS_SUFFIX
 from rooflinec.catalog import Example, Method
 from rooflinec.engine.examples import run_example
 from rooflinec.formatting import format_number, format_percent, format_si
@@ -53,7 +53,7 @@ def method_page(site: Site, method: Method) -> GeneratedPage:
         }
         for f in method.formulas
     ]
-    examples = _examples(site, page, [ex for ex in method.examples if ex.model is None])
+    kernel_examples = [ex for ex in method.examples if ex.model is None]
     versions, earlier = newest_versions(method.versions)
     data = method.data
     models = _models_section(page, method)
@@ -78,7 +78,8 @@ def method_page(site: Site, method: Method) -> GeneratedPage:
         origin=data.get("origin") if isinstance(data.get("origin"), dict) else None,
         models=models,
         glossary_count=len(records(data.get("glossary"))),
-        examples=examples,
+        examples=[{"name": ex.name, "id": ex.id} for ex in kernel_examples],
+        examples_href=page.href(examples_path(method)),
         extra=extra,
         sources=sources_context(site, page, method.id, method.sources, f"{path}#source-"),
         versions=versions,
@@ -157,6 +158,30 @@ def _deployment_text(ex: Example) -> str:
 
 def models_path(method: Method) -> str:
     return f"method/{method.id}{METHOD_MODELS_SUFFIX}.md"
+
+
+def examples_path(method: Method) -> str:
+    return f"method/{method.id}{METHOD_EXAMPLES_SUFFIX}.md"
+
+
+def method_examples_page(site: Site, method: Method) -> GeneratedPage | None:
+    """`method/<id>-examples.md`: the method's reference examples about cases, each run
+    against the compiled catalog (None without any). A page of their own: each is a table
+    of expected and computed values, and beside the method's formulas, inputs and
+    outputs they outgrow one page."""
+    chosen = [ex for ex in method.examples if ex.model is None]
+    if not chosen:
+        return None
+    path = examples_path(method)
+    page = Page(path, site)
+    text = site.render(
+        "method-examples-page.md.j2",
+        page,
+        method=method,
+        examples=_examples(site, page, chosen),
+        method_href=page.href(f"method/{method.id}.md"),
+    )
+    return GeneratedPage(path, f"{method.title}: reference examples", text, page.slots, page.assets)
 
 
 def method_models_page(site: Site, method: Method) -> GeneratedPage | None:
