@@ -265,9 +265,7 @@ class Point:
 
     def exact_user(self) -> Fraction:
         """Tokens/s per user, exactly (without the rest of `result` when not made yet)."""
-        if self._result is None and self._source is not None:
-            return self._source.rates(self.deployment, self.batch, self._at)[0]
-        rate = self.result.tokens_per_second_per_user
+        rate = self.exact_user_or_none()
         assert rate is not None
         return rate
 

@@ -926,7 +926,7 @@ def exact_passes(
     i: int,
     figures: DeviceFigures,
     latency: Fraction | None,
-    links: Mapping[str, Link] | None = None,
+    links: Mapping[str, Link],
 ) -> tuple[Fraction, Fraction] | None:
     """Point `i`'s prefill time and decode passes' summed time (s) exactly, as
     `requests.request_passes` gives them, where the float path shows what holds every
@@ -946,7 +946,7 @@ def exact_passes(
         return None
     ttft = ends[0]
     if times.prefill_talk[i]:
-        talk = _talk_exactly(times.floors[0], i, links, latency)
+        talk = floored_talk(times.floors[0], i, links, latency)
         if talk is None:
             return None
         ttft = max(ttft, talk)
@@ -958,16 +958,10 @@ def exact_passes(
         return None
     if not times.decode_talk[i]:
         return ttft, passes * (ends[0] + ends[1]) / 2
-    talk = _talk_exactly(times.floors[1], i, links, latency)
+    talk = floored_talk(times.floors[1], i, links, latency)
     if talk is None:
         return None
     return ttft, overlapped_sum(ends[0], ends[1], talk, passes)
-
-
-def _talk_exactly(
-    floors: Floors, i: int, links: Mapping[str, Link] | None, launch: Fraction | None
-) -> Fraction | None:
-    return None if links is None else floored_talk(floors, i, links, launch)
 
 
 def overlapped_sum(first: Fraction, last: Fraction, talk: Fraction, passes: int) -> Fraction:
