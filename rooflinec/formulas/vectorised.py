@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -76,7 +76,7 @@ def evaluate_int64(
         if _bound(formula._tree, bounds) >= INT64_SAFE:
             return None
         n = len(next(iter(columns.values()))) if columns else 1
-        result = _evaluate(formula._tree, values)
+        result: int | Ints = _walk(formula._tree, values, _INT64)
     except _Refused:
         return None
     if isinstance(result, int):
@@ -116,52 +116,88 @@ def _check(bound: float) -> float:
     return bound
 
 
-def _evaluate(node: _Node, values: Mapping[str, int | Ints]) -> int | Ints:
-    """The node's value; `_Refused` where a quotient is not whole (or divides by 0)."""
+class _Arithmetic:
+    """What differs between the int64 and the float64 walk of one tree: how a literal
+    reads, what `ceil`/`floor` and a divisor do. Everything else is the tree's order."""
+
+    one: int | float = 1
+
+    def num(self, value: int | Fraction) -> int | float:
+        return int(value)
+
+    def rounded(self, call: _Call, values: Mapping[str, Any]) -> Any:
+        return _rounded(call.args[0], values, up=call.name == "ceil")
+
+    def divide(self, product: Any, value: Any) -> Any:
+        quotient, remainder = np.divmod(product, _divisor(value))
+        if np.any(remainder != 0):
+            raise _Refused
+        return quotient
+
+
+class _FloatArithmetic(_Arithmetic):
+    one = 1.0
+
+    def num(self, value: int | Fraction) -> float:
+        return float(value)
+
+    def rounded(self, call: _Call, values: Mapping[str, Any]) -> Any:
+        value = _walk(call.args[0], values, self)
+        return np.ceil(value) if call.name == "ceil" else np.floor(value)
+
+    def divide(self, product: Any, value: Any) -> Any:
+        return product / value
+
+
+_INT64 = _Arithmetic()
+_FLOAT64 = _FloatArithmetic()
+
+
+def _walk(node: _Node, values: Mapping[str, Any], arithmetic: _Arithmetic) -> Any:
+    """The node's value in `arithmetic` (int64: `_Refused` where a quotient is not whole
+    or divides by 0)."""
     if isinstance(node, _Num):
-        return int(node.value)
+        return arithmetic.num(node.value)
     if isinstance(node, _Sym):
         return values[node.name]
     if isinstance(node, _Neg):
-        return -_evaluate(node.operand, values)
+        return -_walk(node.operand, values, arithmetic)
     if isinstance(node, _Pow):
-        base = _evaluate(node.base, values)
-        acc: int | Ints = 1
+        base = _walk(node.base, values, arithmetic)
+        acc: Any = arithmetic.one
         for _ in range(node.exponent):
             acc = acc * base
         return acc
     if isinstance(node, _Call):
         if node.name in ("ceil", "floor"):
-            return _rounded(node.args[0], values, up=node.name == "ceil")
-        args = [_evaluate(arg, values) for arg in node.args]
+            return arithmetic.rounded(node, values)
+        args = [_walk(arg, values, arithmetic) for arg in node.args]
         pick = np.minimum if node.name == "min" else np.maximum
         out = args[0]
         for arg in args[1:]:
             out = pick(out, arg)
         return out
     if isinstance(node, _Sum):
+        # The parser never negates the first term (`-a + b` is a `_Neg` term).
         (_, first), *rest = node.terms
-        total = _evaluate(first, values)
+        total = _walk(first, values, arithmetic)
         for negated, term in rest:
-            value = _evaluate(term, values)
+            value = _walk(term, values, arithmetic)
             total = total - value if negated else total + value
         return total
     assert isinstance(node, _Prod)
-    return _product(node.factors, values)
+    return _product(node.factors, values, arithmetic)
 
 
-def _product(factors: tuple[_Factor, ...], values: Mapping[str, int | Ints]) -> int | Ints:
-    """The product of `factors` left to right; `_Refused` where a quotient is not whole."""
-    product = _evaluate(factors[0].node, values)
+def _product(
+    factors: tuple[_Factor, ...], values: Mapping[str, Any], arithmetic: _Arithmetic = _INT64
+) -> Any:
+    """The product of `factors` left to right (int64: `_Refused` where a quotient is not
+    whole)."""
+    product = _walk(factors[0].node, values, arithmetic)
     for factor in factors[1:]:
-        value = _evaluate(factor.node, values)
-        if not factor.divide:
-            product = product * value
-            continue
-        quotient, remainder = np.divmod(product, _divisor(value))
-        if np.any(remainder != 0):
-            raise _Refused
-        product = quotient
+        value = _walk(factor.node, values, arithmetic)
+        product = arithmetic.divide(product, value) if factor.divide else product * value
     return product
 
 
@@ -171,16 +207,16 @@ def _divisor(value: int | Ints) -> int | Ints:
     return value
 
 
-def _rounded(node: _Node, values: Mapping[str, int | Ints], *, up: bool) -> int | Ints:
+def _rounded(node: _Node, values: Mapping[str, Any], *, up: bool) -> Any:
     """`ceil(node)` (`up`) or `floor(node)`, exactly: where `node` is a product whose last
     factor divides (`ceil(N/128)`), the quotient of the whole numbers before it by that
     divisor, rounded as Python's and numpy's integer floor division do (toward −inf; ceil
     as −(−a // b)); any other `node` must be whole already."""
     if isinstance(node, _Prod) and len(node.factors) > 1 and node.factors[-1].divide:
         numerator = _product(node.factors[:-1], values)
-        divisor = _divisor(_evaluate(node.factors[-1].node, values))
+        divisor = _divisor(_walk(node.factors[-1].node, values, _INT64))
         return -((-numerator) // divisor) if up else numerator // divisor
-    return _evaluate(node, values)
+    return _walk(node, values, _INT64)
 
 
 def evaluate_float(formula: Formula, values: Mapping[str, float | Floats]) -> float | Floats:
@@ -188,47 +224,7 @@ def evaluate_float(formula: Formula, values: Mapping[str, float | Floats]) -> fl
     float path's value, within a few units in the last place of the exact one where
     no step cancels. A division by zero gives inf or nan, which the caller checks."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return _float(formula._tree, values)
-
-
-def _float(node: _Node, values: Mapping[str, float | Floats]) -> float | Floats:
-    if isinstance(node, _Num):
-        return float(node.value)
-    if isinstance(node, _Sym):
-        return values[node.name]
-    if isinstance(node, _Neg):
-        return -_float(node.operand, values)
-    if isinstance(node, _Pow):
-        base = _float(node.base, values)
-        acc: float | Floats = 1.0
-        for _ in range(node.exponent):
-            acc = acc * base
-        return acc
-    if isinstance(node, _Call):
-        args = [_float(arg, values) for arg in node.args]
-        if node.name == "ceil":
-            return np.ceil(args[0])
-        if node.name == "floor":
-            return np.floor(args[0])
-        pick = np.minimum if node.name == "min" else np.maximum
-        out = args[0]
-        for arg in args[1:]:
-            out = pick(out, arg)
-        return out
-    if isinstance(node, _Sum):
-        (negated, first), *rest = node.terms
-        total = _float(first, values)
-        total = -total if negated else total
-        for negated, term in rest:
-            value = _float(term, values)
-            total = total - value if negated else total + value
-        return total
-    assert isinstance(node, _Prod)
-    product = _float(node.factors[0].node, values)
-    for factor in node.factors[1:]:
-        value = _float(factor.node, values)
-        product = product / value if factor.divide else product * value
-    return product
+        return _walk(formula._tree, values, _FLOAT64)  # type: ignore[no-any-return]
 
 
 def degree_in(formula: Formula, degrees: Mapping[str, int]) -> int | None:
