@@ -603,17 +603,27 @@ def _json_text(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _json_field(field: Field, value: Any) -> str:
-    """A field's JSON member; an optional field without a value gives none ("")."""
-    pad = "      "
+def _json_field(field: Field, value: Any, pad: str | None = "      ") -> str:
+    """A field's JSON member, indented by `pad` with a mapping's keys on lines of their
+    own, or all on one line (`pad` None, for JSON Lines); an optional field without a
+    value gives none ("")."""
     if field.optional and not value:
         return ""
+    lead = pad or ""
     if not field.keys and not field.mapping:
-        return f'{pad}"{field.key}": {_json_value(value)}'
+        return f'{lead}"{field.key}": {_json_value(value)}'
+    if pad is None:
+        inner = ", ".join(f'"{k}": {_json_value(v)}' for k, v in value.items())
+        return f'"{field.key}": {{{inner}}}'
     if not value:
         return f'{pad}"{field.key}": {{}}'
     inner = ",".join(f'\n{pad}  "{k}": {_json_value(v)}' for k, v in value.items())
     return f'{pad}"{field.key}": {{{inner}\n{pad}}}'
+
+
+def _jsonl_field(field: Field, value: Any) -> str:
+    """A field as `"key": value` on one line, as the JSON document writes it."""
+    return _json_field(field, value, None)
 
 
 def _header(
@@ -715,17 +725,6 @@ def write_json_requests(compiled: Compiled, rows: Sequence[RequestRow], out: Tex
         write_request_json_rows(rows, out)
         out.write("\n  ")
     out.write("]\n}\n")
-
-
-def _jsonl_field(field: Field, value: Any) -> str:
-    """A field as `"key": value` on one line, each value written as `_json_field` writes it;
-    an optional field without a value gives none (""), as in the JSON document."""
-    if field.optional and not value:
-        return ""
-    if not field.keys and not field.mapping:
-        return f'"{field.key}": {_json_value(value)}'
-    inner = ", ".join(f'"{k}": {_json_value(v)}' for k, v in value.items())
-    return f'"{field.key}": {{{inner}}}'
 
 
 def write_jsonl(
