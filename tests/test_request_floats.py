@@ -29,7 +29,7 @@ from rooflinec.engine.request_floats import (
 )
 from rooflinec.engine.requests import RequestShape, request_passes
 from rooflinec.formulas import parse_formula
-from rooflinec.formulas.vectorised import degree_in, evaluate_float
+from rooflinec.formulas.vectorised import evaluate_float
 from rooflinec.pipeline import compiled_or_raise
 from tests.specfactory import BUNDLED
 
@@ -139,11 +139,11 @@ def test_decode_sum_is_the_sum_pass_by_pass(
         ("max(hkv, 1)*L/2", 1),
     ],
 )
-def test_degree_in_reads_the_tree(text: str, expected: int | None) -> None:
+def test_formula_degree_reads_the_tree(text: str, expected: int | None) -> None:
     """The degree in L whatever the other symbols: None where L sits in a divisor or a
     function."""
     formula = parse_formula(text, ("b", "L", "h", "s", "hkv"))
-    assert expected == degree_in(formula, {"L": 1})
+    assert expected == formula.degree({"L": 1})
 
 
 def test_evaluate_float_matches_the_exact_value() -> None:

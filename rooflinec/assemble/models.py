@@ -379,11 +379,21 @@ def _evaluate_kernel(
     formulas += [(f"{level} byte count", f) for level, f in kernel.bytes.items()]
     bound = tuple(widths.items())
     at_width = [width_values(kernel.widths, w, widths, precisions) for w in all_widths]
+    # The symbols that take the width: w and every width symbol no precision binds.
+    varying = {name: 1 for name in at_width[0] if widths.get(name) not in precisions}
+    ends = sorted({0, len(all_widths) - 1})
+    # A count of degree at most 1 in the width lies between its values at the narrowest
+    # and the widest width: plausible at both ends, it is at every width between (one
+    # failing at an end is then tried width by width, so that the message names the
+    # narrowest failing width, as always).
+    linear = [bool(f.reserved) and _at_most_linear(f.degree(varying)) for _, f in formulas]
     for phase, shape in shapes.items():
         key = (kernel.id, tuple(shape.items()), bound)
         if key in memo.kernels:
             continue
-        for what, formula in formulas:
+        for (what, formula), at_ends in zip(formulas, linear, strict=True):
+            if at_ends and _passes(formula, shape, at_width, ends):
+                continue
             for i in range(len(all_widths)) if formula.reserved else range(1):
                 w = all_widths[i]
                 values: dict[str, int | Fraction] = {**shape, **at_width[i], RED: 1}
@@ -404,6 +414,27 @@ def _evaluate_kernel(
                 )
                 return
         memo.kernels.add(key)
+
+
+def _at_most_linear(degree: int | None) -> bool:
+    return degree is not None and degree <= 1
+
+
+def _passes(
+    formula: Formula,
+    shape: dict[str, int],
+    at_width: list[dict[str, int | Fraction]],
+    indices: list[int],
+) -> bool:
+    """Whether `formula` at `shape` is a plausible count at each width of `indices`."""
+    for i in indices:
+        try:
+            result = formula.evaluate({**shape, **at_width[i], RED: 1})
+        except (EvaluationError, FormulaError):
+            return False
+        if count_problem(result) is not None:
+            return False
+    return True
 
 
 def _deployments(builder: Builder, doc: Document) -> dict[str, NamedDeployment]:

@@ -21,7 +21,7 @@ once:
   on the level it crosses, that level's latency and the launch floor (`collective_bound`'s
   rule). A pass takes `time_overlapped`: the longer of the memory steps' sum and the
   collectives'. The decode passes are summed in closed form: each step's ceilings are
-  lines in L (checked on the formulas' trees: `degree_in`), so its time is their upper
+  lines in L (checked on the formulas' trees: `Formula.degree`), so its time is their upper
   envelope; the sum is cut at every crossing and each piece summed as an arithmetic
   series.
 
@@ -52,7 +52,7 @@ import numpy as np
 from rooflinec.catalog import LEVELS, RED, Deployment, Model, RequestShape
 from rooflinec.engine.evaluate import MAX_COUNT, width_values
 from rooflinec.engine.models import MAX_SHAPE, MAX_STEP_COUNT, Link, fabric_role
-from rooflinec.formulas.vectorised import degree_in, evaluate_float, evaluate_int64
+from rooflinec.formulas.vectorised import evaluate_float, evaluate_int64
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -354,14 +354,14 @@ def _exactly(
 def _linear_in_keys(engine: ModelEngine, model: Model) -> bool:
     """Whether every decode pass's counts are lines in L whatever the other values: no
     count or collective names L, and every shape and kernel formula is of degree at most
-    one in L through the shapes (the tree's degree, `degree_in`)."""
+    one in L through the shapes (the tree's degree, `Formula.degree`)."""
     for step in model.steps:
         kernel = engine.catalog.kernels[step.kernel]
-        if degree_in(step.count, {_KEYS: 1}) != 0:
+        if step.count.degree({_KEYS: 1}) != 0:
             return False
         shape_degrees: dict[str, int] = {}
         for sym, f in step.shape.items():
-            d = degree_in(f, {_KEYS: 1})
+            d = f.degree({_KEYS: 1})
             if d is None or d > 1:
                 return False
             shape_degrees[sym] = d
@@ -370,7 +370,7 @@ def _linear_in_keys(engine: ModelEngine, model: Model) -> bool:
                 return False
             continue
         for formula in (kernel.flops, *kernel.bytes.values()):
-            d = degree_in(formula, shape_degrees)
+            d = formula.degree(shape_degrees)
             if d is None or d > 1:
                 return False
     return True

@@ -14,7 +14,7 @@ from rooflinec.formulas.evaluate import _check_value, _compile, _finish, _Fn
 from rooflinec.formulas.latex import _tex
 from rooflinec.formulas.limits import LIMITS
 from rooflinec.formulas.symbolic import tree_to_sympy
-from rooflinec.formulas.tree import _Node, _Value
+from rooflinec.formulas.tree import _Node, _Value, tree_degree
 
 if TYPE_CHECKING:
     import sympy
@@ -94,6 +94,13 @@ class Formula:
         a result beyond 10**60 in magnitude.
         """
         return self._evaluator(values)
+
+    def degree(self, degrees: Mapping[str, int]) -> int | None:
+        """The formula's degree as a polynomial in one variable whatever the other
+        symbols' values, given each symbol's own degree in it (`degrees`; a symbol not
+        named there is of degree 0). None: not a polynomial in it (the variable inside
+        `ceil`, `min` or a divisor). A bound: terms may cancel to a lower degree."""
+        return tree_degree(self._tree, degrees)
 
     @cached_property
     def _latex(self) -> str:

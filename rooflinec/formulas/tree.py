@@ -79,7 +79,7 @@ def tree_degree(node: _Node, degrees: Mapping[str, int]) -> int | None:
     symbols' values, given each symbol's own degree in it (`degrees`; a symbol not named
     there is of degree 0). None: not a polynomial in it (the variable inside `ceil`,
     `min` or a divisor). A bound: terms may cancel to a lower degree. Read off the tree
-    alone: no numpy (`vectorised.degree_in` and the exact solvers use it)."""
+    alone: no numpy (`Formula.degree` and the exact solvers use it)."""
     if isinstance(node, _Num):
         return 0
     if isinstance(node, _Sym):

@@ -31,7 +31,6 @@ from rooflinec.formulas.tree import (
     _Prod,
     _Sum,
     _Sym,
-    tree_degree,
 )
 
 if TYPE_CHECKING:
@@ -42,7 +41,7 @@ if TYPE_CHECKING:
     Ints = NDArray[np.int64]
     Floats = NDArray[np.float64]
 
-__all__ = ["INT64_SAFE", "degree_in", "evaluate_float", "evaluate_int64"]
+__all__ = ["INT64_SAFE", "evaluate_float", "evaluate_int64"]
 
 #: Every intermediate value must stay below this in magnitude (int64 holds 2^63 - 1).
 INT64_SAFE = float(2**62)
@@ -225,11 +224,3 @@ def evaluate_float(formula: Formula, values: Mapping[str, float | Floats]) -> fl
     no step cancels. A division by zero gives inf or nan, which the caller checks."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return _walk(formula._tree, values, _FLOAT64)  # type: ignore[no-any-return]
-
-
-def degree_in(formula: Formula, degrees: Mapping[str, int]) -> int | None:
-    """The degree of `formula` as a polynomial in one variable whatever the other
-    symbols' values, read off its tree, given each symbol's own degree in it (`degrees`;
-    a symbol not named there is of degree 0). None: not a polynomial in it (the variable
-    inside `ceil`, `min` or a divisor). A bound: terms may cancel to a lower degree."""
-    return tree_degree(formula._tree, degrees)
