@@ -42,6 +42,7 @@ __all__ = [
     "FRONTIER_FIELDS",
     "PLAN_FIELDS",
     "READER",
+    "TARGET_NAMES",
     "PlanRow",
     "plan_csv",
     "plan_data",
@@ -51,11 +52,18 @@ __all__ = [
 
 #: How a reader's price is labelled wherever it shows.
 READER = "reader's price"
+#: What each of `plan`'s targets bounds, as the outputs and the site name it.
+TARGET_NAMES = {
+    "min-user-rate": "tokens/s per user",
+    "max-ttft": "time to first token",
+    "max-latency": "request latency",
+    "max-chips": "chips",
+}
+#: A binding target in `plan`'s text: its option, and what it bounds where the option's
+#: name does not say it already.
 TARGET_TEXT = {
-    "min-user-rate": "--min-user-rate (tokens/s per user)",
-    "max-ttft": "--max-ttft (time to first token)",
-    "max-latency": "--max-latency (request latency)",
-    "max-chips": "--max-chips",
+    target: f"--{target}" if target == "max-chips" else f"--{target} ({name})"
+    for target, name in TARGET_NAMES.items()
 }
 
 
