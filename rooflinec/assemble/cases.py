@@ -50,14 +50,7 @@ def build_case(
                 doc, (*path, key), f"symbol '{name}' is not bound: give it {what}", code="shape"
             )
     for name in entry[key]:
-        if name not in symbols:
-            builder.error(
-                doc,
-                (*path, key, name),
-                f"'{name}' is not a symbol of this kernel (symbols: {', '.join(symbols)})",
-                key=True,
-                code="shape",
-            )
+        builder.unknown_symbol(doc, (*path, key, name), name, symbols, "this kernel")
     bound = bind_widths(builder, doc, (*path, "widths"), entry.get("widths"), widths, precisions)
     measured: list[Measured] = []
     for j, m in enumerate(entry.get("measured") or []):
