@@ -502,37 +502,35 @@ class _DeviceTrails:
         return out
 
     def power_and_price(self) -> list[FigureTrail]:
-        device = self.device
+        """The board power and the on-demand price, each where the device gives one."""
+        power, price = self.device.power, self.device.price
         out = []
-        if device.power is not None:
-            power = device.power
-            out.append(
-                self.trail(
-                    field="power",
-                    kind="power",
-                    key="power",
-                    label=power.kind,
-                    unit="W",
-                    figure=_priced_figure(power, chips=power.chips),
-                    path=("power", "value"),
-                    detail=power.kind,
-                )
-            )
-        if device.price is not None:
-            price = device.price
-            out.append(
-                self.trail(
-                    field="price",
-                    kind="price",
-                    key="price",
-                    label="on demand",
-                    unit="USD/s",
-                    figure=_priced_figure(price),
-                    path=("price", "value"),
-                    detail=price.date,
-                )
-            )
+        if power is not None:
+            out.append(self._priced("power", power, power.kind, "W", power.kind, power.chips))
+        if price is not None:
+            out.append(self._priced("price", price, "on demand", "USD/s", price.date))
         return out
+
+    def _priced(
+        self,
+        kind: Literal["power", "price"],
+        printed: Power | Price,
+        label: str,
+        unit: str,
+        detail: str,
+        chips: int = 1,
+    ) -> FigureTrail:
+        """A power or a price: the field, kind and key are all its name."""
+        return self.trail(
+            field=kind,
+            kind=kind,
+            key=kind,
+            label=label,
+            unit=unit,
+            figure=_priced_figure(printed, chips=chips),
+            path=(kind, "value"),
+            detail=detail,
+        )
 
 
 def _priced_figure(printed: Power | Price, chips: int = 1) -> Figure:

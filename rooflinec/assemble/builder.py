@@ -61,6 +61,17 @@ class Builder:
         """Report an error at `path` of `doc` (`Document.error`) to the collector."""
         self.out.add(doc.error(path, message, key=key, offset=offset, code=code))
 
+    def unknown_symbol(
+        self, doc: Document, path: PathKey, name: str, symbols: dict[str, str], kernel: str
+    ) -> bool:
+        """Whether `name`, a key of a case's or a model step's shape, is no symbol of the
+        kernel (`kernel`: how the message names it); if so, reported at the key."""
+        if name in symbols:
+            return False
+        message = f"'{name}' is not a symbol of {kernel} (symbols: {', '.join(symbols)})"
+        self.error(doc, path, message, key=True, code="shape")
+        return True
+
     # ids are unique across the whole catalog: devices, kernels, cases, methods, examples
     def claim(self, doc: Document, path: PathKey, ident: str, what: str) -> None:
         here = doc.locate(path)

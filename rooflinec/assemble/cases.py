@@ -31,7 +31,7 @@ def build_case(
     builder.precision_ref(doc, (*path, "precision"), entry["precision"], precisions)
     grid = None
     if "grid" in entry:
-        grid = build_grid(builder, doc, (*path, "grid"), entry["grid"], entry["id"], symbols)
+        grid = build_grid(builder, doc, path, entry, symbols)
         if grid is not None and entry.get("measured"):
             builder.error(
                 doc,
@@ -50,14 +50,7 @@ def build_case(
                 doc, (*path, key), f"symbol '{name}' is not bound: give it {what}", code="shape"
             )
     for name in entry[key]:
-        if name not in symbols:
-            builder.error(
-                doc,
-                (*path, key, name),
-                f"'{name}' is not a symbol of this kernel (symbols: {', '.join(symbols)})",
-                key=True,
-                code="shape",
-            )
+        builder.unknown_symbol(doc, (*path, key, name), name, symbols, "this kernel")
     bound = bind_widths(builder, doc, (*path, "widths"), entry.get("widths"), widths, precisions)
     measured: list[Measured] = []
     for j, m in enumerate(entry.get("measured") or []):
@@ -140,14 +133,10 @@ def bind_widths(
 
 
 def build_grid(
-    builder: Builder,
-    doc: Document,
-    path: PathKey,
-    raw: dict[str, Any],
-    case_id: str,
-    symbols: dict[str, str],
+    builder: Builder, doc: Document, case: PathKey, entry: dict[str, Any], symbols: dict[str, str]
 ) -> Grid | None:
-    """A case's grid, its axes in the kernel's symbol order; None when it has errors.
+    """The grid of the case `entry` (at `case`), its axes in the kernel's symbol order;
+    None when it has errors.
 
     The schema has checked the types (whole numbers from 1 to 10^15, `times` >= 2,
     `step` >= 1, exactly one of them); what is left is order and size, each reported at
@@ -155,6 +144,8 @@ def build_grid(
     symbol missing or unknown, and more than `MAX_GRID_SHAPES` shapes (counted from the
     axes, never expanded).
     """
+    path: PathKey = (*case, "grid")
+    raw: dict[str, Any] = entry["grid"]
     errors_before = len(builder.out.errors)
     axes: list[GridAxis] = []
     for name in symbols:
@@ -203,7 +194,7 @@ def build_grid(
         builder.error(
             doc,
             path,
-            f"case '{case_id}': the grid has {grid.size:,} shapes ({counts}); a grid may"
+            f"case '{entry['id']}': the grid has {grid.size:,} shapes ({counts}); a grid may"
             f" have at most {MAX_GRID_SHAPES:,}: split it into several cases",
             key=True,
             code="shape",

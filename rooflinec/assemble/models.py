@@ -293,24 +293,17 @@ def _step(
     shape: dict[str, Formula] = {}
     shapes: dict[str, dict[str, int]] = {phase: {} for phase in phases}
     for symbol, raw in raw_shape.items():
-        if symbol not in kernel.symbols:
-            builder.error(
-                doc,
-                (*path, "shape", symbol),
-                f"'{symbol}' is not a symbol of kernel '{kernel.id}'"
-                f" (symbols: {', '.join(kernel.symbols)})",
-                key=True,
-                code="shape",
-            )
+        at: PathKey = (*path, "shape", symbol)
+        if builder.unknown_symbol(doc, at, symbol, kernel.symbols, f"kernel '{kernel.id}'"):
             continue
-        formula = _formula(builder, doc, (*path, "shape", symbol), raw, names, memo)
+        formula = _formula(builder, doc, at, raw, names, memo)
         if formula is None:
             continue
         shape[symbol] = formula
         values = _per_phase(
             builder,
             doc,
-            (*path, "shape", symbol),
+            at,
             formula,
             parameters,
             phases,

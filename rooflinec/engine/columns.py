@@ -56,9 +56,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from rooflinec.engine.cells import Counts
-
-    Floats = NDArray[np.float64]
-    Ints = NDArray[np.int64]
+    from rooflinec.formulas.vectorised import Floats, Ints
 
 __all__ = ["TIE_TOLERANCE", "Columns", "compute_columns"]
 

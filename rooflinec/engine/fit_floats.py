@@ -32,13 +32,9 @@ from rooflinec.formulas import WIDTH
 from rooflinec.formulas.vectorised import evaluate_float
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
-
     from rooflinec.catalog import Catalog
     from rooflinec.formulas import Formula
-
-    Floats = NDArray[np.float64]
-    Bools = NDArray[np.bool_]
+    from rooflinec.formulas.vectorised import Bools, Floats
 
 __all__ = ["largest_batches"]
 

@@ -186,9 +186,12 @@ class Targets:
     max_latency: Fraction | None = None  # s
     max_chips: int | None = None
 
+    def values(self) -> tuple[Fraction | int | None, ...]:
+        """The targets' values in `TARGETS` order, None where not given."""
+        return (self.min_user_rate, self.max_ttft, self.max_latency, self.max_chips)
+
     def given(self) -> tuple[Target, ...]:
-        values = (self.min_user_rate, self.max_ttft, self.max_latency, self.max_chips)
-        return tuple(t for t, v in zip(TARGETS, values, strict=True) if v is not None)
+        return tuple(t for t, v in zip(TARGETS, self.values(), strict=True) if v is not None)
 
     def without(self, target: Target) -> Targets:
         return Targets(

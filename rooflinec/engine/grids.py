@@ -39,9 +39,7 @@ from rooflinec.formulas import EvaluationError, Formula, bulk_evaluate
 from rooflinec.formulas.vectorised import evaluate_int64
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
-
-    Ints = NDArray[np.int64]
+    from rooflinec.formulas.vectorised import Ints
 
 __all__ = [
     "BATCH_ROWS",

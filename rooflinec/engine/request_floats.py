@@ -55,15 +55,10 @@ from rooflinec.engine.models import MAX_SHAPE, MAX_STEP_COUNT, Link, fabric_role
 from rooflinec.formulas.vectorised import evaluate_float, evaluate_int64
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
-
     from rooflinec.engine.cells import DeviceFigures
     from rooflinec.engine.models import ModelEngine
     from rooflinec.formulas import Formula
-
-    Floats = NDArray[np.float64]
-    Bools = NDArray[np.bool_]
-    Ints = NDArray[np.int64]
+    from rooflinec.formulas.vectorised import Bools, Floats, Ints
 
 __all__ = [
     "REL",

@@ -25,10 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
-
-    Floats = NDArray[np.float64]
-    Bools = NDArray[np.bool_]
+    from rooflinec.formulas.vectorised import Bools, Floats
 
 __all__ = [
     "in_range",

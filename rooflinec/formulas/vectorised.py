@@ -38,8 +38,11 @@ if TYPE_CHECKING:
 
     from rooflinec.formulas.formula import Formula
 
+    # The array types of all vectorised code, defined once: the engine's and the outputs'
+    # modules import them from here.
     Ints = NDArray[np.int64]
     Floats = NDArray[np.float64]
+    Bools = NDArray[np.bool_]
 
 __all__ = ["INT64_SAFE", "evaluate_float", "evaluate_int64"]
 

@@ -49,9 +49,7 @@ from rooflinec.outputs.fields import Field as GenericField
 from rooflinec.outputs.fields import Progress
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
-
-    Ints = NDArray[np.int64]
+    from rooflinec.formulas.vectorised import Ints
 
 __all__ = [
     "BATCH_ROWS",

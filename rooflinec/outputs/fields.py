@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TextIO, TypeVar
 
-__all__ = ["Field", "Kind", "Progress", "Scope", "each"]
+from rooflinec.outputs.cells import aligned_lines
+
+__all__ = ["Field", "Kind", "Progress", "Scope", "each", "write_rows_table"]
 
 Scope = Literal["case", "count", "pair", "kernel_pair", "cell", "plan", "fit", "row", "step", "run"]
 """What a field's value is one of. Kernel cells: a case, a row of exact counts, a
@@ -62,3 +64,32 @@ def each(get: Callable[[Any], Any]) -> Callable[[Sequence[Any], Sequence[int]], 
         return [get(rows[i]) for i in at]
 
     return values
+
+
+def write_rows_table(
+    fields: Sequence[Field[Any]],
+    rows: Sequence[Any],
+    units: Sequence[str],
+    declared: Sequence[bool],
+    unfit: Callable[[int, list[str]], None],
+    noun: str,
+    out: TextIO,
+) -> None:
+    """A readable table of model or request rows: row `n`'s values shown in `units[n]`,
+    `unfit(n, line)` given each line to put its own text where a pass does not fit, and
+    `*` marking a precision other than the model's own (`declared[n]` false)."""
+    header = [str(f.table) for f in fields]
+    at = range(len(rows))
+    columns = [f.values(rows, at) for f in fields]
+    precision = header.index("precision")
+    table = [header]
+    for n, unit in enumerate(units):
+        line = [f.show(column[n], unit) for f, column in zip(fields, columns, strict=True)]
+        unfit(n, line)
+        if not declared[n]:
+            line[precision] += "*"
+        table.append(line)
+    lines = aligned_lines(table)
+    count = f"1 {noun}" if len(rows) == 1 else f"{len(rows)} {noun}s"
+    lines.append(f"{count}; * = not the model's own precision")
+    out.write("\n".join(lines) + "\n")

@@ -38,8 +38,8 @@ from rooflinec.engine.models import (
 )
 from rooflinec.engine.terms import MODEL_LIMITS
 from rooflinec.formatting import format_percent, format_si
-from rooflinec.outputs.cells import aligned_lines, csv_text, num, scalar_text
-from rooflinec.outputs.fields import Field, Scope, each
+from rooflinec.outputs.cells import csv_text, num, scalar_text
+from rooflinec.outputs.fields import Field, Scope, each, write_rows_table
 
 __all__ = [
     "MODEL_CSV_COLUMNS",
@@ -765,20 +765,11 @@ CHIP_LIMIT = CHIP_DEGREES[-1]  # the most chips `needs_chips` tries
 def write_model_table(catalog: Catalog, rows: Sequence[ModelResult], out: TextIO) -> None:
     """A readable table; `*` marks a precision other than the model's own."""
     fields = [f for f in MODEL_FIELDS if f.table is not None]
-    header = [str(f.table) for f in fields]
-    at = range(len(rows))
-    columns = [f.values(rows, at) for f in fields]
-    table = [header]
-    rate = header.index("tokens/s")
-    for n, r in enumerate(rows):
-        unit = catalog.precisions[r.precision].unit
-        line = [f.show(column[n], unit) for f, column in zip(fields, columns, strict=True)]
-        if r.fits is False:
-            line[rate] = fit_text(r)  # no rate is shown for a pass that does not fit
-        if not r.declared:
-            line[header.index("precision")] += "*"
-        table.append(line)
-    lines = aligned_lines(table)
-    rows_text = "1 model row" if len(rows) == 1 else f"{len(rows)} model rows"
-    lines.append(f"{rows_text}; * = not the model's own precision")
-    out.write("\n".join(lines) + "\n")
+    rate = [f.table for f in fields].index("tokens/s")
+
+    def unfit(n: int, line: list[str]) -> None:
+        if rows[n].fits is False:
+            line[rate] = fit_text(rows[n])  # no rate is shown for a pass that does not fit
+
+    units = [catalog.precisions[r.precision].unit for r in rows]
+    write_rows_table(fields, rows, units, [r.declared for r in rows], unfit, "model row", out)

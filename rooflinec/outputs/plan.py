@@ -33,7 +33,7 @@ from fractions import Fraction
 from typing import Any
 
 from rooflinec.catalog import Catalog
-from rooflinec.engine.frontier import Choice, PlanAnswer, Point
+from rooflinec.engine.frontier import TARGETS, Choice, PlanAnswer, Point
 from rooflinec.formatting import format_number, format_si
 from rooflinec.outputs.cells import num, spreadsheet_text
 from rooflinec.outputs.fields import Field, Kind
@@ -42,6 +42,7 @@ __all__ = [
     "FRONTIER_FIELDS",
     "PLAN_FIELDS",
     "READER",
+    "TARGET_NAMES",
     "PlanRow",
     "plan_csv",
     "plan_data",
@@ -51,11 +52,18 @@ __all__ = [
 
 #: How a reader's price is labelled wherever it shows.
 READER = "reader's price"
+#: What each of `plan`'s targets bounds, as the outputs and the site name it.
+TARGET_NAMES = {
+    "min-user-rate": "tokens/s per user",
+    "max-ttft": "time to first token",
+    "max-latency": "request latency",
+    "max-chips": "chips",
+}
+#: A binding target in `plan`'s text: its option, and what it bounds where the option's
+#: name does not say it already.
 TARGET_TEXT = {
-    "min-user-rate": "--min-user-rate (tokens/s per user)",
-    "max-ttft": "--max-ttft (time to first token)",
-    "max-latency": "--max-latency (request latency)",
-    "max-chips": "--max-chips",
+    target: f"--{target}" if target == "max-chips" else f"--{target} ({name})"
+    for target, name in TARGET_NAMES.items()
 }
 
 
@@ -178,13 +186,9 @@ def _frontier_points(answer: PlanAnswer) -> list[tuple[str, Point]]:
 
 
 def _targets(answer: PlanAnswer) -> dict[str, Any]:
-    t = answer.targets
-    return {
-        "min_user_rate": _opt(t.min_user_rate),
-        "max_ttft": _opt(t.max_ttft),
-        "max_latency": _opt(t.max_latency),
-        "max_chips": t.max_chips,
-    }
+    """Each target's value (null: not given), keyed by its option's name in snake case."""
+    values = answer.targets.values()
+    return {t.replace("-", "_"): _opt(v) for t, v in zip(TARGETS, values, strict=True)}
 
 
 def plan_data(answer: PlanAnswer, specs: str | None = None) -> dict[str, Any]:

@@ -23,8 +23,8 @@ from typing import Any, BinaryIO, TextIO
 from rooflinec.catalog import Catalog
 from rooflinec.engine.requests import RequestResult
 from rooflinec.formatting import format_number, format_si
-from rooflinec.outputs.cells import aligned_lines, csv_text, num, scalar_text
-from rooflinec.outputs.fields import Field, each
+from rooflinec.outputs.cells import csv_text, num, scalar_text
+from rooflinec.outputs.fields import Field, each, write_rows_table
 from rooflinec.outputs.model_rows import needs_text
 
 __all__ = [
@@ -212,22 +212,15 @@ def write_request_table(catalog: Catalog, rows: Sequence[RequestRow], out: TextI
     """A readable table; `*` marks a precision other than the model's own; a row that does
     not fit says so, and the chips it needs, in place of its rates."""
     fields = [f for f in REQUEST_FIELDS if f.table is not None]
-    header = [str(f.table) for f in fields]
-    at = range(len(rows))
-    columns = [f.values(rows, at) for f in fields]
-    table = [header]
+    header = [f.table for f in fields]
     rates = [header.index(name) for name in RATE_COLUMNS]
-    for n, row in enumerate(rows):
-        unit = catalog.precisions[row.result.precision].unit
-        line = [f.show(column[n], unit) for f, column in zip(fields, columns, strict=True)]
-        if row.result.fits is False:
+
+    def unfit(n: int, line: list[str]) -> None:
+        result = rows[n].result
+        if result.fits is False:
             for i in rates:
                 line[i] = ""
-            line[rates[0]] = needs_text(row.result.needs_chips)
-        if not row.declared:
-            line[header.index("precision")] += "*"
-        table.append(line)
-    lines = aligned_lines(table)
-    count = "1 request row" if len(rows) == 1 else f"{len(rows)} request rows"
-    lines.append(f"{count}; * = not the model's own precision")
-    out.write("\n".join(lines) + "\n")
+            line[rates[0]] = needs_text(result.needs_chips)
+
+    units = [catalog.precisions[row.result.precision].unit for row in rows]
+    write_rows_table(fields, rows, units, [row.declared for row in rows], unfit, "request row", out)

@@ -49,15 +49,11 @@ from rooflinec.outputs.fields import Progress, Scope
 from rooflinec.outputs.formats import FORMATS as REGISTRY
 
 if TYPE_CHECKING:
-    import numpy as np
-    from numpy.typing import NDArray
-
     from rooflinec.engine.columns import Columns
     from rooflinec.engine.models import ModelResult
+    from rooflinec.formulas.vectorised import Ints
     from rooflinec.outputs.columnar import FieldTable
     from rooflinec.outputs.request_rows import RequestRow
-
-    Ints = NDArray[np.int64]
 
 __all__ = [
     "CSV_HEADERS",

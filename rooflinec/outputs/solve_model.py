@@ -67,14 +67,21 @@ def _degree_data(d: Degree) -> dict[str, Any]:
     }
 
 
+def _asked(answer: TpSweep | BatchLimit, vary: str) -> dict[str, Any]:
+    """What either document opens with: the pass asked about, and what it varies."""
+    return {
+        "model": answer.model,
+        "phase": answer.phase,
+        "device": answer.device,
+        "precision": answer.precision,
+        "vary": vary,
+    }
+
+
 def sweep_data(s: TpSweep) -> dict[str, Any]:
     """`--vary tp` as JSON data (the shape in the module's docstring)."""
     return {
-        "model": s.model,
-        "phase": s.phase,
-        "device": s.device,
-        "precision": s.precision,
-        "vary": "tp",
+        **_asked(s, "tp"),
         "held": {"pp": s.held.pp, "ep": s.held.ep, "chips": s.held.chips},
         "up_to": s.up_to,
         "bound": s.bound_note,
@@ -93,11 +100,7 @@ def batch_data(b: BatchLimit) -> dict[str, Any]:
     """`--vary b` as JSON data (the shape in the module's docstring)."""
     d = b.deployment
     return {
-        "model": b.model,
-        "phase": b.phase,
-        "device": b.device,
-        "precision": b.precision,
-        "vary": "b",
+        **_asked(b, "b"),
         "deployment": {"chips": d.total, "tp": d.tp, "pp": d.pp, "ep": d.ep},
         "variables": dict(b.variables),
         "fits": b.fits,

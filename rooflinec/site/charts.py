@@ -224,6 +224,29 @@ def _title(text: str) -> dict[str, Any]:
     return {"text": text, "anchor": "start", "fontSize": 14}
 
 
+def _fetched_spec(
+    dataset: str,
+    rows: Sequence[dict[str, Any]],
+    title: str,
+    height: int | dict[str, int],
+    body: dict[str, Any],
+) -> dict[str, Any]:
+    """The spec of a chart whose rows are fetched, not inlined (the model pages'): `body`
+    (its marks, encodings, params) over the rows as one named dataset, as wide as the page
+    less its legend."""
+    return {
+        "$schema": VEGA_LITE_SCHEMA,
+        "data": {"name": dataset},
+        **body,
+        "width": WIDTH - 120,
+        "height": height,
+        "title": _title(title),
+        "background": "white",
+        "config": {"view": dict(_VIEW_CONFIG)},
+        "datasets": {dataset: [dict(row) for row in rows]},
+    }
+
+
 @dataclass(frozen=True)
 class Slider:
     """A chart parameter bound to a range input."""
@@ -984,9 +1007,7 @@ def model_steps_chart(
     step and device; the bars' lengths are the passes' times. Fetched, not inlined: its
     rows grow with the devices and steps (the table beside it holds them too)."""
     steps = list(dict.fromkeys(str(row["step"]) for row in rows))
-    spec = {
-        "$schema": VEGA_LITE_SCHEMA,
-        "data": {"name": "steps"},
+    body = {
         "mark": {"type": "bar"},
         "encoding": {
             "y": _field("device:N", sort=list(devices), axis={"title": None, "labelLimit": 240}),
@@ -1011,13 +1032,8 @@ def model_steps_chart(
                 ]
             ),
         },
-        "width": WIDTH - 120,
-        "height": {"step": 22},
-        "title": _title(title),
-        "background": "white",
-        "config": {"view": dict(_VIEW_CONFIG)},
-        "datasets": {"steps": [dict(row) for row in rows]},
     }
+    spec = _fetched_spec("steps", rows, title, {"step": 22}, body)
     description = (
         f"Stacked bar chart of {title}: one bar per device ({len(devices)}), one segment per "
         f"step ({len(steps)}) in the order of the pass. The same data is in the table below "
@@ -1044,9 +1060,7 @@ def tokens_chart(
         "bind": {"input": "select", "options": list(passes), "name": "model and phase "},
     }
     pick_vendor = _vendor_pick(vendors, "featured devices")
-    spec = {
-        "$schema": VEGA_LITE_SCHEMA,
-        "data": {"name": "passes"},
+    body = {
         "transform": [
             {"filter": "datum.pass === show_pass"},
             {"filter": "show_vendor === '' ? datum.featured : datum.vendor === show_vendor"},
@@ -1070,13 +1084,9 @@ def tokens_chart(
             ),
         },
         "params": [pick_pass, pick_vendor],
-        "width": WIDTH - 120,
-        "height": {"step": 18},
-        "title": _title("Tokens per second: one model and phase, featured devices or a vendor's"),
-        "background": "white",
-        "config": {"view": dict(_VIEW_CONFIG)},
-        "datasets": {"passes": [dict(row) for row in rows]},
     }
+    title = "Tokens per second: one model and phase, featured devices or a vendor's"
+    spec = _fetched_spec("passes", rows, title, {"step": 18}, body)
     description = (
         f"Dot chart of the tokens per second of {passes[0] if passes else 'no model'} on the "
         "featured devices, on a log scale, coloured by what limits most of the pass's time; "
@@ -1131,9 +1141,7 @@ def frontier_chart(
         {"joinaggregate": [{"op": "max", "field": "chip", "as": "top"}], "groupby": ["device"]},
         {"filter": "datum.chip === datum.top"},
     ]
-    spec = {
-        "$schema": VEGA_LITE_SCHEMA,
-        "data": {"name": "frontier"},
+    body = {
         "params": [slider.spec()],
         "layer": [
             {
@@ -1167,13 +1175,8 @@ def frontier_chart(
                 "encoding": {"x": {**x, "field": "target"}},
             },
         ],
-        "width": WIDTH - 120,
-        "height": HEIGHT - 60,
-        "title": _title(title),
-        "background": "white",
-        "config": {"view": dict(_VIEW_CONFIG)},
-        "datasets": {"frontier": [dict(row) for row in rows]},
     }
+    spec = _fetched_spec("frontier", rows, title, HEIGHT - 60, body)
     description = (
         f"Line chart of {title}: tokens per second per chip against tokens per second per "
         f"user, on log scales, one line per device ({len(devices)}); a dashed rule at the "

@@ -39,7 +39,7 @@ from rooflinec.engine.frontier import (
     frontiers,
 )
 from rooflinec.formatting import format_number, format_si
-from rooflinec.outputs.plan import READER
+from rooflinec.outputs.plan import READER, TARGET_NAMES
 from rooflinec.site import charts
 from rooflinec.site.escape import md, md_row
 from rooflinec.site.pages.common import GeneratedPage, frontier_path
@@ -64,12 +64,6 @@ __all__ = [
 SHOWN_TARGETS = (20, 50)
 NO_PRICE = "no quoted price"
 ENERGY_NOTE = "at board power: a reference figure, not a bound"
-TARGET_NAMES = {
-    "min-user-rate": "tokens/s per user",
-    "max-ttft": "time to first token",
-    "max-latency": "request latency",
-    "max-chips": "chips",
-}
 
 
 # --------------------------------------------------------------------------- one device
