@@ -385,6 +385,10 @@ def test_pages_stay_small_with_many_alternatives_and_conflicts(tmp_path: Path) -
     assert (out / "conflicts-2.html").is_file()
     sizes = {str(p.relative_to(out)): p.stat().st_size for p in out.rglob("*.html")}
     assert {name: size for name, size in sizes.items() if size >= PAGE_LIMIT} == {}
+    # The device page's sources name a figure's alternatives from one source once.
+    device_page = (out / "devices" / "clone-00.html").read_text("utf-8")
+    cited = "BF16 or FP16 peak (45 alternatives: 900 TFLOP/s, 901 TFLOP/s, 902 TFLOP/s and 42 more)"
+    assert cited in device_page
     audit = (out / "devices" / "clone-00" / "audit.html").read_text("utf-8")
     assert 'are in <a href="../../catalog.json">catalog.json</a>' in audit
 

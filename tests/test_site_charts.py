@@ -149,6 +149,24 @@ def test_svg_bytes_do_not_depend_on_what_was_rendered_before(bundled: Compiled) 
     assert charts.normalize_svg(normal) == normal
 
 
+def test_every_chart_names_the_bundled_font(bundled: Compiled) -> None:
+    """vl-convert measures text with the fonts it finds: every chart names DejaVu Sans,
+    which rooflinec ships (regular and bold: titles are bold) and registers, so an SVG's
+    layout does not follow the fonts of the machine that renders it."""
+    family = charts.CHART_FONT.split(",")[0]
+    assert "DejaVu Sans" == family
+    for name, chart in _charts(bundled):
+        assert charts.CHART_FONT == chart.spec["config"]["font"], name
+    for face in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf"):
+        data = (charts.FONTS / face).read_bytes()
+        assert family.encode("utf-16-be") in data, face  # the family in its name table
+    assert "Bitstream Vera" in (charts.FONTS / "LICENSE").read_text("utf-8")
+    device = "nvidia-h100-sxm"
+    spec = charts.device_roofline(bundled, device, [], CHART_PRECISION).spec
+    svg = charts.render_svg(spec)
+    assert f'font-family="{charts.CHART_FONT}"' in svg
+
+
 def test_specs_do_not_share_mutable_parts(bundled: Compiled) -> None:
     """Each call gives a fresh spec: changing one never changes the next."""
     device = "nvidia-h100-sxm"

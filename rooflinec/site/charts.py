@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from rooflinec.catalog import LEVELS, Catalog
@@ -176,6 +177,17 @@ VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
 _TYPES = {"N": "nominal", "Q": "quantitative", "O": "ordinal", "T": "temporal"}
 # altair's default theme: every top-level spec carries it.
 _VIEW_CONFIG = {"continuousWidth": 300, "continuousHeight": 300}
+# The charts' text is set in DejaVu Sans, a copy of which ships in `fonts/`: vl-convert
+# measures text with the fonts it finds, so under a generic family the SVGs' layout (and
+# bytes) would follow whatever fonts the machine has. The generic family is the browser's
+# fallback where DejaVu Sans is not installed.
+CHART_FONT = "DejaVu Sans, sans-serif"
+FONTS = Path(__file__).parent / "fonts"
+
+
+def _config(**extra: Any) -> dict[str, Any]:
+    """A top-level spec's `config`: altair's default view, the charts' font, `extra`."""
+    return {"view": dict(_VIEW_CONFIG), "font": CHART_FONT, **extra}
 
 
 def _field(shorthand: str, **extra: Any) -> dict[str, Any]:
@@ -242,7 +254,7 @@ def _fetched_spec(
         "height": height,
         "title": _title(title),
         "background": "white",
-        "config": {"view": dict(_VIEW_CONFIG)},
+        "config": _config(),
         "datasets": {dataset: [dict(row) for row in rows]},
     }
 
@@ -414,11 +426,10 @@ class Roofline:
                 "title": _title(self.title),
                 "background": "white",
                 "padding": {"left": 5, "right": 5, "top": 5, "bottom": 5},
-                "config": {
-                    "view": dict(_VIEW_CONFIG),
-                    "legend": {"labelLimit": 220, "titleLimit": 220, "orient": "right"},
-                    "axis": {"labelFontSize": 11, "titleFontSize": 12},
-                },
+                "config": _config(
+                    legend={"labelLimit": 220, "titleLimit": 220, "orient": "right"},
+                    axis={"labelFontSize": 11, "titleFontSize": 12},
+                ),
                 "datasets": self.datasets,
                 "params": [
                     *(copy.deepcopy(choice) for choice in self.choices),
@@ -932,15 +943,14 @@ class KernelDots:
             "height": {"step": 10 if len(self.cases) > 1 else 22},
             "title": _title(self.title),
             "background": "white",
-            "config": {
-                "view": dict(_VIEW_CONFIG),
-                "legend": {
+            "config": _config(
+                legend={
                     "labelLimit": 260,
                     "titleLimit": 220,
                     "orient": "bottom",
                     "direction": "vertical",
-                },
-            },
+                }
+            ),
             "datasets": {"results": self.rows},
         }
 
@@ -1227,9 +1237,7 @@ def render_svg(
     try:
         svg = normalize_svg(path.read_text("utf-8"))
     except OSError:
-        import vl_convert
-
-        svg = normalize_svg(vl_convert.vegalite_to_svg(spec))
+        svg = normalize_svg(_converter().vegalite_to_svg(spec))
         _store(folder, path, svg)
     return memory.put(key, svg) if memory is not None else svg
 
@@ -1247,6 +1255,16 @@ def normalize_svg(svg: str) -> str:
         return numbers.setdefault(match.group(0), str(len(numbers) + 1))
 
     return _CLIP_ID.sub(renumber, svg)
+
+
+@lru_cache(maxsize=1)
+def _converter() -> ModuleType:
+    """vl-convert, with the charts' font registered: the same bytes on every machine, with
+    or without fonts of its own."""
+    import vl_convert
+
+    vl_convert.register_font_directory(str(FONTS))
+    return vl_convert
 
 
 @lru_cache(maxsize=1)

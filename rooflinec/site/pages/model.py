@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from jinja2 import Environment
 from markupsafe import Markup
 
-from rooflinec.catalog import Case, Catalog
+from rooflinec.catalog import Case, Catalog, Figure
 from rooflinec.engine.compiler import Compiled
 from rooflinec.formatting import format_si
 from rooflinec.provenance import FigureTrail, device_trails
@@ -345,6 +345,20 @@ def _catalog_date(catalog: Catalog) -> datetime.date:
     return max(dates) if dates else datetime.date.today()
 
 
+_ALTERNATIVES_NAMED = 3
+
+
+def _alternatives(texts: list[str]) -> str:
+    """A figure's alternatives from one source, as a citation names them: a few by value,
+    the rest counted (every one is on the figure's audit), so that a figure with dozens of
+    alternatives does not lengthen its device's page by a line each."""
+    if len(texts) == 1:
+        return f"alternative {texts[0]}"
+    named = ", ".join(texts[:_ALTERNATIVES_NAMED])
+    more = len(texts) - _ALTERNATIVES_NAMED
+    return f"{len(texts)} alternatives: {named}" + (f" and {more} more" if more > 0 else "")
+
+
 def _citations(catalog: Catalog) -> dict[tuple[str, str], list[str]]:
     out: dict[tuple[str, str], list[str]] = {}
 
@@ -352,16 +366,21 @@ def _citations(catalog: Catalog) -> dict[tuple[str, str], list[str]]:
         if source:
             out.setdefault((owner, source), []).append(what)
 
+    def cite_figure(owner: str, figure: Figure, name: str) -> None:
+        cite(owner, figure.source, name)
+        by_source: dict[str, list[str]] = {}
+        for a in figure.alternatives:
+            if a.source:
+                by_source.setdefault(a.source, []).append(a.text)
+        for source, texts in by_source.items():
+            cite(owner, source, f"{name} ({_alternatives(texts)})")
+
     for d in catalog.devices.values():
         for p, peak in d.peaks.items():
             label = catalog.precisions[p].label if p in catalog.precisions else p
-            cite(d.id, peak.figure.source, f"{label} peak")
-            for a in peak.figure.alternatives:
-                cite(d.id, a.source, f"{label} peak (alternative {a.text})")
+            cite_figure(d.id, peak.figure, f"{label} peak")
         for lv, mem in d.memory.items():
-            cite(d.id, mem.bandwidth.source, f"{level_name(lv)} bandwidth")
-            for a in mem.bandwidth.alternatives:
-                cite(d.id, a.source, f"{level_name(lv)} bandwidth (alternative {a.text})")
+            cite_figure(d.id, mem.bandwidth, f"{level_name(lv)} bandwidth")
             if mem.capacity is not None:
                 cite(d.id, mem.capacity.source, f"{level_name(lv)} capacity")
     for k in catalog.kernels.values():
