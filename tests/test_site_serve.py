@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from rooflinec.site.build import _write_config, site_config
+from rooflinec.site.plugin import plugin_of
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / "specs"
@@ -45,6 +46,9 @@ def _build(
     if start:
         config.plugins.on_startup(command=start, dirty=dirty)  # type: ignore[arg-type]
     build(config, dirty=dirty)
+    renders = plugin_of(config).session.renders
+    if renders is not None:
+        renders.wait()  # the charts `serve` renders after the build
 
 
 def _state(root: Path) -> dict[str, tuple[int, bytes]]:

@@ -61,6 +61,7 @@ def _build(
     dirty: bool,
     start: str = "",
     options: dict[str, object] | None = None,
+    wait: bool = True,
 ) -> RooflinecPlugin:
     """A build as `mkdocs serve` makes it: the configuration loaded afresh (the plugin
     instance is kept), `start` (`serve`, `build`) starting a new session first."""
@@ -76,7 +77,10 @@ def _build(
     if start:
         config.plugins.on_startup(command=start, dirty=dirty)  # type: ignore[arg-type]
     build(config, dirty=dirty)
-    return plugin_of(config)
+    plugin = plugin_of(config)
+    if wait and plugin.session.renders is not None:
+        plugin.session.renders.wait()  # the charts `serve` renders after the build
+    return plugin
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -272,3 +276,48 @@ def test_reuse_is_off_outside_a_serve_session() -> None:
         assert reuse.reusing(site)
     assert calls == [1, 1, 1, 1]
     assert serving.pages.last_round() == ({("page", DEVICE)}, set())
+
+
+def test_serve_renders_the_changed_charts_after_the_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no rendering kept (an empty cache), a `serve` build writes each chart's SVG as
+    a placeholder and renders it in the background; an edit defers only the charts it
+    changes, and a build that starts before the last one's renders are done drops them
+    and ends, once its own are done, equal to a clean build."""
+    from tests.specfactory import without_named_deployments
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    specs = tmp_path / "specs"
+    shutil.copytree(BUNDLED, specs)
+    for path in (specs / "devices").glob("*.yaml"):
+        if path.stem not in (DEVICE, "nvidia-h100-sxm"):
+            path.unlink()
+    without_named_deployments(specs)
+    served = tmp_path / "served"
+    svg = f"devices/{DEVICE}.roofline.svg"
+    plugin = _build(tmp_path / "a", specs, served, dirty=True, start="serve", wait=False)
+    renders = plugin.session.renders
+    assert renders is not None
+    placeholder = (served / svg).read_bytes()
+    renders.wait()
+    rendered = (served / svg).read_bytes()
+    assert b'class="marks"' not in placeholder  # Vega draws its marks in that group
+    assert b'class="marks"' in rendered
+    assert svg in renders.deferred
+    other = served / "devices/nvidia-h100-sxm.roofline.svg"
+    other_rendered = other.read_bytes()
+
+    # An edit: the device's chart waits for the background again; the other device's
+    # chart (unchanged) is written as rendered.
+    _edit_bandwidth(specs)
+    _build(tmp_path / "a", specs, served, dirty=True, wait=False)
+    assert svg in renders.deferred
+    assert any(p.startswith("kernels/") for p in renders.deferred)  # its points moved
+    assert "devices/nvidia-h100-sxm.roofline.svg" not in renders.deferred
+    assert other.read_bytes() == other_rendered
+    # Another edit before those renders are done: they are dropped, this build's made.
+    figure = _edit_bandwidth(specs)
+    _build(tmp_path / "a", specs, served, dirty=True)
+    assert figure in (served / f"devices/{DEVICE}.html").read_text("utf-8")
+    assert _differ(served, _clean_build(tmp_path, specs)) == []

@@ -1217,6 +1217,23 @@ _PRUNE_EVERY = 256  # writes to the disk cache between two prunings of it, on av
 _CLIP_ID = re.compile(r'(?<=id="clip)[0-9]+(?=")|(?<=url\(#clip)[0-9]+(?=\))')
 
 
+def svg_key(text: str) -> str:
+    """The cache key of the rendering of a spec whose canonical JSON is `text`."""
+    return hashlib.sha256((_vl_convert_version() + text).encode("utf-8")).hexdigest()
+
+
+def cached_svg(key: str, memory: Bounded[str, str] | None = None) -> str | None:
+    """The kept rendering of `key` (`svg_key`): in `memory`, else on disk, else None."""
+    cached = memory.get(key) if memory is not None else None
+    if cached is not None:
+        return cached
+    try:
+        svg = normalize_svg((cache_dir() / "svg" / f"{key}.svg").read_text("utf-8"))
+    except OSError:
+        return None
+    return memory.put(key, svg) if memory is not None else svg
+
+
 def render_svg(
     spec: dict[str, Any], memory: Bounded[str, str] | None = None, *, text: str | None = None
 ) -> str:
@@ -1227,18 +1244,13 @@ def render_svg(
     `memory` (the build's `Session.svgs`: for `serve` rebuilds) and on disk per vl-convert
     version (for later builds).
     """
-    text = spec_json(spec) if text is None else text
-    key = hashlib.sha256((_vl_convert_version() + text).encode("utf-8")).hexdigest()
-    cached = memory.get(key) if memory is not None else None
+    key = svg_key(spec_json(spec) if text is None else text)
+    cached = cached_svg(key, memory)
     if cached is not None:
         return cached
     folder = cache_dir() / "svg"
-    path = folder / f"{key}.svg"
-    try:
-        svg = normalize_svg(path.read_text("utf-8"))
-    except OSError:
-        svg = normalize_svg(_converter().vegalite_to_svg(spec))
-        _store(folder, path, svg)
+    svg = normalize_svg(_converter().vegalite_to_svg(spec))
+    _store(folder, folder / f"{key}.svg", svg)
     return memory.put(key, svg) if memory is not None else svg
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from rooflinec.site.mkdocs_compat import mark_modified, search_entries, stop_material_merge
+from rooflinec.site.svg_renders import PendingSvg
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
@@ -82,13 +83,21 @@ class Rebuild:
         self._add(files, file, page_fingerprint(page))
 
     def add_files(self, files: Files, config: MkDocsConfig, assets: dict[str, str]) -> None:
-        """Static generated files (charts, downloads), replacing any of the same name."""
+        """Static generated files (charts, downloads), replacing any of the same name; a
+        chart's rendering left to the background is the one made since, or is deferred
+        again (`rooflinec.site.svg_renders`)."""
+        renders = self.session.renders
         for path, content in sorted(assets.items()):
+            if renders is not None and isinstance(content, PendingSvg):
+                content = assets[path] = renders.resolve(content, path)
             existing = files.get_file_from_path(path)
             if existing is not None:
                 files.remove(existing)
             file = TrackedFile.generated(config, path, content=content)
-            self._add(files, file, fingerprint(content))
+            # A placeholder is written again for another rendering: what the folder holds
+            # (the last one, rendered since) is not this build's chart.
+            key = [content.key] if isinstance(content, PendingSvg) else []
+            self._add(files, file, fingerprint(content, *key))
 
     def _add(self, files: Files, file: File, digest: str) -> None:
         assert isinstance(file, TrackedFile)

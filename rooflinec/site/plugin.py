@@ -323,12 +323,17 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # Once per mkdocs run: its presence makes mkdocs keep this instance across the
         # rebuilds of `serve`, which share this session (device pages too: `keep_pages`).
-        self.session = Session(keep_pages=command == "serve")
+        from rooflinec.site.svg_renders import SvgRenders
+
+        serve = command == "serve"
+        self.session = Session(keep_pages=serve, renders=SvgRenders() if serve else None)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
         for key, value in self.overrides.items():
             self.config[key] = value
         session = self.session
+        if session.renders is not None:
+            session.renders.cancel()  # what the last build left is superseded
         self.search = FastSearch(
             (self._search_sections, self._search_entries),
             session.search_rows if session.keep_pages else None,
@@ -470,6 +475,8 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         if self.rebuild is not None:
             self.rebuild.finish(config)
+        if self.session.renders is not None:
+            self.session.renders.start(config.site_dir)
 
     def on_build_error(self, *, error: Exception) -> None:
         self.session.forget_build()

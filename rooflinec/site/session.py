@@ -17,9 +17,12 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from rooflinec.pipeline import Compilations
+
+if TYPE_CHECKING:
+    from rooflinec.site.svg_renders import SvgRenders
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -131,6 +134,10 @@ class Session:
     theme_files: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
     """The theme's static files by what mkdocs' filter of them reads (one entry per theme:
     `mkdocs_compat.cache_theme_listing`)."""
+
+    renders: SvgRenders | None = None
+    """The chart renderings a `serve` rebuild leaves to the background (None: a build
+    renders every chart before it writes the page; `rooflinec.site.svg_renders`)."""
 
     told_plain_path: bool = False
     """Whether the one line saying the fast paths are off was logged in this session."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime
 import functools
 import posixpath
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -40,6 +39,7 @@ from rooflinec.site.pages.common import (
     shared_environment,
 )
 from rooflinec.site.session import Session
+from rooflinec.site.svg_renders import PendingSvg
 
 if TYPE_CHECKING:
     from rooflinec.site.versions import Changes
@@ -283,20 +283,28 @@ class Page:
             return Markup(f"<code>{md(formula.text)}</code>")
         return self.slots.add(mathml, block=False)
 
+    def _svg(self, chart: charts.Chart, text: str) -> str:
+        """The chart's static rendering; under `serve`, one not kept yet is a placeholder
+        until the background renders it (`rooflinec.site.svg_renders`)."""
+        if not self.site.svg:
+            return _placeholder_svg(chart)
+        session = self.site.session
+        renders = session.renders
+        if renders is None:
+            return charts.render_svg(chart.spec, session.svgs, text=text)
+        key = charts.svg_key(text)
+        kept = charts.cached_svg(key, session.svgs) or renders.kept(key)
+        return kept or PendingSvg.of(_placeholder_svg(chart), key, chart.spec)
+
     def chart(self, chart: charts.Chart) -> Markup:
         stem = posixpath.splitext(posixpath.basename(self.path))[0]
         here = posixpath.dirname(self.path)
         self._charts += 1
         base = f"{stem}.{chart.name}"
         text = charts.spec_json(chart.spec)
-        svg = (
-            charts.render_svg(chart.spec, self.site.session.svgs, text=text)
-            if self.site.svg
-            else _placeholder_svg(chart)
-        )
-        self.assets[posixpath.join(here, f"{base}.svg")] = svg
+        svg_path = posixpath.join(here, f"{base}.svg")
+        self.assets[svg_path] = self._svg(chart, text)
         self.assets[posixpath.join(here, f"{base}.vl.json")] = text
-        width, height = _svg_size(svg)
         if chart.inline:
             spec_id = f"rooflinec-spec-{chart.name}"
             source = f'data-spec="{spec_id}"'
@@ -309,8 +317,7 @@ class Page:
             f'<figure class="rooflinec-chart" id="chart-{chart.name}">'
             f'<div class="rooflinec-chart-view" {source}>'
             f'<img class="rooflinec-chart-static" src="{attr(base)}.svg"'
-            f' alt="{attr(chart.description)}"'
-            f' width="{width}" height="{height}"></div>'
+            f' alt="{attr(chart.description)}"></div>'
             f"{script}"
             f"<figcaption>{attr(chart.title)}. "
             f'<span class="rooflinec-hint">{attr(chart.hint or ROOFLINE_HINT)}</span> '
@@ -318,15 +325,6 @@ class Page:
             f'<a href="{attr(base)}.svg" download>SVG</a>.</figcaption></figure>'
         )
         return self.slots.add(fragment)
-
-
-def _svg_size(svg: str) -> tuple[int, int]:
-    width = re.search(r'<svg[^>]*\swidth="([0-9.]+)"', svg)
-    height = re.search(r'<svg[^>]*\sheight="([0-9.]+)"', svg)
-    return (
-        round(float(width.group(1))) if width else charts.WIDTH,
-        round(float(height.group(1))) if height else charts.HEIGHT,
-    )
 
 
 def _placeholder_svg(chart: charts.Chart) -> str:
