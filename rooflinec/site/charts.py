@@ -51,7 +51,7 @@ from rooflinec.engine.terms import COMPUTE
 from rooflinec.formatting import format_percent, format_si
 
 if TYPE_CHECKING:
-    from rooflinec.site.session import Bounded
+    from rooflinec.site.bounded import Bounded
 
 __all__ = [
     "DEFAULT_CHART_PRECISION",

@@ -323,10 +323,13 @@ class RooflinecPlugin(BasePlugin[RooflinecConfig]):  # type: ignore[no-untyped-c
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # Once per mkdocs run: its presence makes mkdocs keep this instance across the
         # rebuilds of `serve`, which share this session (device pages too: `keep_pages`).
+        from rooflinec.site.charts import render_svg
+        from rooflinec.site.session import SVGS_KEPT
         from rooflinec.site.svg_renders import SvgRenders
 
         serve = command == "serve"
-        self.session = Session(keep_pages=serve, renders=SvgRenders() if serve else None)
+        renders = SvgRenders(render_svg, SVGS_KEPT) if serve else None
+        self.session = Session(keep_pages=serve, renders=renders)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
         for key, value in self.overrides.items():

@@ -14,51 +14,21 @@ depends on what the session holds: a rebuild of `serve` equals a clean build byt
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from rooflinec.pipeline import Compilations
+from rooflinec.site.bounded import Bounded
 
 if TYPE_CHECKING:
     from rooflinec.site.svg_renders import SvgRenders
-
-K = TypeVar("K")
-V = TypeVar("V")
 
 __all__ = ["SECTIONS_KEPT", "SVGS_KEPT", "TABLE_ROWS_KEPT", "Bounded", "KeptPages", "Session"]
 
 SVGS_KEPT = 1024  # chart renderings (a few kB each) kept in memory
 SECTIONS_KEPT = 8192  # audit sections (one per device figure; the bundled site has ~2000)
 TABLE_ROWS_KEPT = 65536  # rendered table rows (the bundled site has ~25,000)
-
-
-class Bounded(Generic[K, V]):
-    """A dict of at most `size` entries that drops the least recently used one."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._items: OrderedDict[K, V] = OrderedDict()
-
-    def get(self, key: K) -> V | None:
-        hit = self._items.get(key)
-        if hit is not None:
-            self._items.move_to_end(key)
-        return hit
-
-    def put(self, key: K, value: V) -> V:
-        self._items[key] = value
-        self._items.move_to_end(key)
-        while len(self._items) > self.size:
-            self._items.popitem(last=False)
-        return value
-
-    def clear(self) -> None:
-        self._items.clear()
-
-    def __len__(self) -> int:
-        return len(self._items)
 
 
 class KeptPages:

@@ -22,11 +22,12 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rooflinec.site.session import SVGS_KEPT, Bounded
+from rooflinec.site.bounded import Bounded
 
 __all__ = ["PendingSvg", "SvgRenders"]
 
@@ -64,13 +65,14 @@ class _Job:
 class SvgRenders:
     """Renderings to make after a build (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, render: Callable[[dict[str, Any]], str], kept: int) -> None:
+        self._render = render  # a spec's SVG (`charts.render_svg`: its disk cache too)
         self._lock = threading.Lock()
         self._jobs: dict[str, _Job] = {}  # by path: the last build's placeholders
         self._generation = 0
         self._thread: threading.Thread | None = None
         self._go = threading.Event()  # set: stop waiting for quiet (cancelled, or `wait`)
-        self.done: Bounded[str, str] = Bounded(SVGS_KEPT)
+        self.done: Bounded[str, str] = Bounded(kept)
         """Renderings made in the background, by `charts.svg_key` (read under the lock)."""
         self.deferred: tuple[str, ...] = ()
         """The files the last build left to the background, in the order rendered."""
@@ -125,15 +127,13 @@ class SvgRenders:
             thread.join()
 
     def _run(self, jobs: list[_Job], generation: int, site_dir: Path, go: threading.Event) -> None:
-        from rooflinec.site import charts
-
         go.wait(QUIET)
         for job in jobs:
             with self._lock:
                 if generation != self._generation:
                     return
             try:
-                svg = charts.render_svg(job.spec)
+                svg = self._render(job.spec)
             except Exception:  # the placeholder stays; the next clean build says why
                 continue
             with self._lock:
