@@ -117,6 +117,51 @@ def validator(kind: str) -> Validator:
     return remembering(schemas[kind], registry=registry, format_checker=formats)
 
 
+# The URI the compiled validator knows the schema files by: any base does, as the files'
+# references are relative; it is never fetched (every file is in the registry).
+_FAST_BASE = "file:///rooflinec/schemas/"
+
+
+@cache
+def _fast_validator(kind: str) -> Any | None:
+    """A compiled (jsonschema-rs) validator of the same schemas, or None without it.
+
+    It answers one question, whether a document is valid, some thirty times faster than
+    jsonschema; a document it does not find valid goes to `validator` for the messages.
+    It may only be stricter: its `date` format is RFC 3339's (a calendar date, as ours),
+    and it checks the formats jsonschema is not asked to, so a document it refuses that
+    jsonschema accepts is still accepted. It reads JSON's types only: a document holding
+    an exact decimal (a `Fraction`) goes to jsonschema too.
+    """
+    try:
+        import jsonschema_rs
+    except ImportError:  # a platform without its wheel: jsonschema alone, as correct
+        return None
+    schemas = _schemas()
+    registry = jsonschema_rs.Registry(
+        [(f"{_FAST_BASE}{name}.schema.json", schema) for name, schema in schemas.items()]
+    )
+    return jsonschema_rs.Draft202012Validator(
+        schemas[kind],
+        registry=registry,
+        base_uri=f"{_FAST_BASE}{kind}.schema.json",
+        validate_formats=True,
+        # The schemas' patterns use look-ahead, as Python's `re` reads them.
+        pattern_options=jsonschema_rs.FancyRegexOptions(),
+    )
+
+
+def _quickly_valid(kind: str, data: object) -> bool:
+    """Whether the compiled validator finds `data` valid (False: ask jsonschema)."""
+    fast = _fast_validator(kind)
+    if fast is None:
+        return False
+    try:
+        return bool(fast.is_valid(data))
+    except Exception:  # a value of no JSON type (a Fraction), a pattern's backtracking
+        return False  # limit: jsonschema decides, as without the compiled validator
+
+
 # Scalar types whose values a `$ref` remembers as valid (the type is part of the key:
 # True == 1, but a boolean is no integer to a schema).
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -214,6 +259,8 @@ def validate(doc: Document, kind: str) -> list[Diagnostic]:
 
 
 def _validate(doc: Document, kind: str) -> list[Diagnostic]:
+    if _quickly_valid(kind, doc.data):
+        return []
     out: list[Diagnostic] = []
     seen: set[tuple[PathKey, str]] = set()
     found: list[_Found] = []

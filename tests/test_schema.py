@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -515,3 +516,61 @@ def test_a_value_valid_under_one_reference_is_checked_again_under_another() -> N
     assert errors[0].message.endswith(
         "is not valid: lower-case letters, digits and hyphens; unique across the catalog"
     )
+
+
+# --- the compiled validator -------------------------------------------------------------------
+
+_KIND_OF_FOLDER = {
+    "devices": "device",
+    "kernels": "kernel",
+    "methods": "method",
+    "models": "model",
+    "results": "results",
+}
+
+
+def _corpus() -> Iterator[tuple[Path, str]]:
+    """Every spec file the project holds with its kind: the bundled catalog, the shared
+    examples, and the acceptance corpus's good and bad files (their `# place:` line)."""
+    for root in (REPO / "specs", REPO.parent / "shared" / "examples" / "specs", BASE):
+        for path in sorted(root.rglob("*.yaml")):
+            relative = path.relative_to(root)
+            kind = "precisions" if relative.name == "precisions.yaml" else None
+            kind = kind or _KIND_OF_FOLDER.get(relative.parts[0])
+            if kind is not None:
+                yield path, kind
+    for path in sorted((REPO / "tests" / "cases").glob("*/*.yaml")):
+        place = re.search(r"^# place: (\S+)", path.read_text("utf-8"), re.M)
+        if place is None:
+            continue
+        name = place.group(1)
+        kind = "precisions" if name.endswith("precisions.yaml") else None
+        kind = kind or _KIND_OF_FOLDER.get(name.split("/")[0])
+        if kind is not None:
+            yield path, kind
+
+
+def test_the_compiled_validator_accepts_only_what_jsonschema_accepts() -> None:
+    """Where the compiled validator (jsonschema-rs) says a file is valid, jsonschema finds
+    no error in it: it may be stricter (the file then goes to jsonschema), never looser.
+    Over every spec file of the project, good and bad, and it does say valid of most."""
+    pytest.importorskip("jsonschema_rs")
+    from rooflinec.schema import _quickly_valid
+
+    looser: list[str] = []
+    quick = 0
+    files = list(_corpus())
+    for path, kind in files:
+        try:
+            doc = load_file(path)
+        except SpecError:
+            continue
+        if not _quickly_valid(kind, doc.data):
+            continue
+        quick += 1
+        errors = list(validator(kind).iter_errors(doc.data))
+        if errors:
+            looser.append(f"{path.name}: {errors[0].message}")
+    assert [] == looser
+    assert len(files) > 250
+    assert quick > 150
