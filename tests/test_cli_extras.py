@@ -112,11 +112,19 @@ def test_check_and_compile_need_no_extra() -> None:
 
 
 def test_core_dependencies_are_what_checking_needs() -> None:
-    """`pip install rooflinec` brings the loader, the schemas, numpy and the columnar
-    writers' pyarrow (which `check` never loads), and no site."""
+    """`pip install rooflinec` brings the loader, the schemas and their compiled check,
+    numpy and the columnar writers' pyarrow (which `check` never loads), and no site."""
     project = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]
     names = sorted(d.split(">")[0].split(";")[0].strip() for d in project["dependencies"])
-    expected = ["jsonschema", "numpy", "pyarrow", "referencing", "ruamel.yaml", "ruamel.yaml.clib"]
+    expected = [
+        "jsonschema",
+        "jsonschema-rs",
+        "numpy",
+        "pyarrow",
+        "referencing",
+        "ruamel.yaml",
+        "ruamel.yaml.clib",
+    ]
     assert expected == names
     extras = project["optional-dependencies"]
     assert ["sympy>=1.12"] == extras["symbolic"]
