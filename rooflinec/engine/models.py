@@ -194,7 +194,7 @@ class CollectiveStep:
         self.values = values
         self.by_red: dict[Fraction, Fraction] = {}
         # What a device's bound of one run depends on
-        self.key = (kind, span, precision, formula.text, flops, tuple(values.items()))
+        self.key = HashedKey((kind, span, precision, formula.text, flops, tuple(values.items())))
         self.count = count
         self.kind = kind
         self.n = shape["n"]
@@ -209,6 +209,22 @@ class CollectiveStep:
         if hit is None:
             hit = self.by_red[red] = self.formula.evaluate({**self.values, RED: red})
         return hit
+
+
+class HashedKey(tuple):  # type: ignore[type-arg]  # any hashable parts
+    """A tuple whose hash is found once: a `Fraction`'s hash is a modular inverse, and a
+    collective's key (with its operations and message values) is looked up on every row
+    of every device (`_DeviceBounds.collective`)."""
+
+    _hash: int
+
+    def __new__(cls, parts: tuple[object, ...]) -> HashedKey:
+        key = super().__new__(cls, parts)
+        key._hash = tuple.__hash__(key)
+        return key
+
+    def __hash__(self) -> int:
+        return self._hash
 
 
 @dataclass(frozen=True)

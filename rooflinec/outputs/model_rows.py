@@ -460,11 +460,14 @@ def _collective_line(c: CollectiveStep, b: CollectiveBound, texts: _Texts) -> st
     tail = texts.bounds.get(key)
     if tail is None:
         role = _string(b.role)
+        # From the integers, as `_flat(num(...))` of the products and quotients writes
+        # them: a row on a fabric has a collective line per layer kind.
+        flops, nbytes, time, count = c.flops, b.bytes, b.time, c.count
         tail = texts.bounds[key] = (
-            f', "bytes": {{{role}: {_flat(num(b.bytes * c.count))}}},'
-            f' "time": {_flat(num(b.time * c.count))},'
-            f' "intensity": {{{role}: {_flat(num(c.flops / b.bytes))}}},'
-            f' "attainable": {_flat(num(c.flops / b.time))},'
+            f', "bytes": {{{role}: {_ratio_text(nbytes.numerator * count, nbytes.denominator)}}},'
+            f' "time": {_ratio_text(time.numerator * count, time.denominator)},'
+            f' "intensity": {{{role}: {_quotient(flops, nbytes)}}},'
+            f' "attainable": {_quotient(flops, time)},'
             f' "limited_by": {_string(b.limited_by)}}}'
         )
     return head + tail
