@@ -1292,16 +1292,25 @@ def _store(folder: Path, path: Path, text: str) -> None:
     The folder is pruned after one write in `_PRUNE_EVERY`, not on every write (listing
     thousands of files per chart adds up): after the writes of the files whose name's
     hash falls in that share, so no count is kept between calls."""
+    digest = hashlib.sha256(path.name.encode("utf-8")).digest()
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(text, "utf-8")
-        tmp.replace(path)
-        digest = hashlib.sha256(path.name.encode("utf-8")).digest()
-        if int.from_bytes(digest[:4], "big") % _PRUNE_EVERY == 0:
+        if replace_text(path, text) and int.from_bytes(digest[:4], "big") % _PRUNE_EVERY == 0:
             _prune(folder)
     except OSError:
         pass
+
+
+def replace_text(path: Path, text: str) -> bool:
+    """Write `path` in one `replace` (a reader, such as `serve`'s preview, sees the old
+    file or the new one); False, and nothing raised, where it cannot be written."""
+    try:
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(text, "utf-8")
+        tmp.replace(path)
+    except OSError:
+        return False
+    return True
 
 
 def _prune(folder: Path) -> None:

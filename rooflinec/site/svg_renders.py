@@ -20,7 +20,6 @@ rebuild are those of a clean build from the start, and its files are once `wait`
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rooflinec.site.bounded import Bounded
+from rooflinec.site.charts import replace_text
 
 __all__ = ["PendingSvg", "SvgRenders"]
 
@@ -76,10 +76,6 @@ class SvgRenders:
         """Renderings made in the background, by `charts.svg_key` (read under the lock)."""
         self.deferred: tuple[str, ...] = ()
         """The files the last build left to the background, in the order rendered."""
-
-    def kept(self, key: str) -> str | None:
-        with self._lock:
-            return self.done.get(key)
 
     def resolve(self, svg: PendingSvg, path: str) -> str:
         """The rendering `svg` stands for if it was made since; else `svg`, to be rendered
@@ -140,14 +136,4 @@ class SvgRenders:
                 self.done.put(job.key, svg)
                 if generation != self._generation:
                     return
-                _write(site_dir / job.path, svg)
-
-
-def _write(path: Path, text: str) -> None:
-    """Replace `path` at once: the preview may be reading it."""
-    try:
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(text, "utf-8")
-        tmp.replace(path)
-    except OSError:
-        pass
+                replace_text(site_dir / job.path, svg)

@@ -292,8 +292,9 @@ class Page:
         renders = session.renders
         if renders is None:
             return charts.render_svg(chart.spec, session.svgs, text=text)
+        # One rendered in the background since is put in by `SvgRenders.resolve`.
         key = charts.svg_key(text)
-        kept = charts.cached_svg(key, session.svgs) or renders.kept(key)
+        kept = charts.cached_svg(key, session.svgs)
         return kept or PendingSvg.of(_placeholder_svg(chart), key, chart.spec)
 
     def chart(self, chart: charts.Chart) -> Markup:
@@ -302,8 +303,7 @@ class Page:
         self._charts += 1
         base = f"{stem}.{chart.name}"
         text = charts.spec_json(chart.spec)
-        svg_path = posixpath.join(here, f"{base}.svg")
-        self.assets[svg_path] = self._svg(chart, text)
+        self.assets[posixpath.join(here, f"{base}.svg")] = self._svg(chart, text)
         self.assets[posixpath.join(here, f"{base}.vl.json")] = text
         if chart.inline:
             spec_id = f"rooflinec-spec-{chart.name}"
