@@ -1,8 +1,9 @@
 """`rooflinec import` under hostile exports: bad files refused at their line (and column),
 never a crash, never a hang, never a spec touched.
 
-Each `tests/cases/imports/KIND/NAME.csv` is an export of KIND (csv, ncu, rocprof) that
-must be refused; its `NAME.expect` holds the command's extra arguments and the errors:
+Each `tests/cases/imports/KIND/NAME.csv` is an export of KIND (csv, ncu, rocprof), and
+each `tests/cases/imports/hf-config/NAME.json` a Hugging Face config.json, that must be
+refused; its `NAME.expect` holds the command's extra arguments and the errors:
 
     args: --device gpu-b --match axpy_kernel=axpy-big
     expect: 3:60: gpu__time_duration.sum '0,2' could be a decimal comma
@@ -97,15 +98,15 @@ def parse_case(export: Path) -> Case:
     return Case(export.parent.name, export, tuple(args), tuple(expects), code)
 
 
-BAD = sorted(CASES.glob("*/*.csv"))
+BAD = sorted([*CASES.glob("*/*.csv"), *CASES.glob("hf-config/*.json")])
 
 
 def test_every_case_has_its_expectations() -> None:
     """A case file without its `.expect` (or the reverse) is a mistake in the corpus."""
-    exports = {p.with_suffix("") for p in CASES.glob("*/*.csv")}
+    exports = {p.with_suffix("") for p in BAD}
     expects = {p.with_suffix("") for p in CASES.glob("*/*.expect")}
     assert exports == expects
-    assert {"csv", "ncu", "rocprof"} == {p.parent.name for p in exports}
+    assert {"csv", "ncu", "rocprof", "hf-config"} == {p.parent.name for p in exports}
 
 
 @pytest.mark.parametrize("export", BAD, ids=lambda p: f"{p.parent.name}/{p.stem}")

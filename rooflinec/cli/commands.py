@@ -642,6 +642,14 @@ def cmd_report(opts: Options, out: TextIO) -> int:
 
 
 def cmd_import(opts: Options, out: TextIO) -> int:
+    if opts.kind == "hf-config":
+        return _import_hf_config(opts, out)
+    if opts.model_id is not None or opts.url is not None:
+        raise UsageError("--id and --url name the model of `import hf-config`")
+    return _import_measured(opts, out)
+
+
+def _import_measured(opts: Options, out: TextIO) -> int:
     from rooflinec.assemble import catalog_or_raise
     from rooflinec.importing import (
         Commas,
@@ -1043,3 +1051,58 @@ def cmd_plan(opts: Options, out: TextIO) -> int:
     else:
         out.write(plan_text(catalog, answer, specs))
     return EXIT_OK
+
+
+def _import_hf_config(opts: Options, out: TextIO) -> int:
+    """A model spec from a Hugging Face config.json: printed, or written to models/ID.yaml."""
+    from rooflinec.importing.hf_config import (
+        ConfigError,
+        checked_spec,
+        interpret,
+        render,
+        write_spec,
+    )
+    from rooflinec.lints import current_date
+
+    if opts.model_id is None or opts.url is None:
+        raise UsageError("import hf-config needs --id ID and --url URL (the config's address)")
+    if opts.matches or opts.source or opts.devices or opts.precisions:
+        raise UsageError("import hf-config takes FILE, --id, --url, --specs and --write")
+    if opts.file is None or not opts.file.is_file():
+        raise UsageError(f"config file not found: {opts.file}")
+    folder = specs_folder(opts.specs)
+    target = folder / "models" / f"{opts.model_id}.yaml"
+    if opts.write and (target.exists() or target.is_symlink()):
+        raise UsageError(f"{target} exists: import hf-config never writes over a spec")
+    try:
+        imported = interpret(opts.file)
+    except ConfigError as exc:
+        sys.stderr.write(one_line(str(exc)) + "\n")
+        return EXIT_SPEC
+    name = _config_name(opts.url, opts.model_id)
+    text = render(imported, opts.model_id, opts.url, name, current_date().isoformat())
+    problem = checked_spec(folder, opts.model_id, text)
+    if problem is not None:
+        sys.stderr.write(
+            one_line(f"{opts.file}:1: error: the spec written from it does not check: {problem}")
+            + "\n"
+        )
+        return EXIT_SPEC
+    if not opts.write:
+        out.write(text)
+        return EXIT_OK
+    try:
+        write_spec(target, text)
+    except FileExistsError:
+        raise UsageError(f"{target} exists: import hf-config never writes over a spec") from None
+    except OSError as exc:
+        sys.stderr.write(one_line(f"{target}: error: cannot write it ({exc.strerror})") + "\n")
+        return EXIT_SPEC
+    sys.stderr.write(f"wrote {target}\n")
+    return EXIT_OK
+
+
+def _config_name(url: str, fallback: str) -> str:
+    """The repository a huggingface.co address names (ORG/NAME), else the model's id."""
+    match = re.match(r"https://huggingface\.co/([^/]+/[^/]+)", url)
+    return match.group(1) if match else fallback

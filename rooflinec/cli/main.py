@@ -279,12 +279,27 @@ def _report(p: argparse.ArgumentParser) -> None:
 def _import(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "kind",
-        choices=["csv", "ncu", "rocprof"],
-        metavar="csv|ncu|rocprof",
+        choices=["csv", "ncu", "rocprof", "hf-config"],
+        metavar="csv|ncu|rocprof|hf-config",
         help="csv (the plain form), ncu (an Nsight Compute CSV export) or rocprof"
-        " (rocprof-compute's pmc_perf.csv)",
+        " (rocprof-compute's pmc_perf.csv): measured entries; hf-config: a model spec"
+        " from a Hugging Face config.json",
     )
-    p.add_argument("file", type=Path, metavar="FILE", help="the export to read")
+    p.add_argument("file", type=Path, metavar="FILE", help="the export (or config.json) to read")
+    p.add_argument(
+        "--id",
+        dest="model_id",
+        type=_model_id,
+        metavar="ID",
+        help="hf-config: the model's id (the spec is models/ID.yaml)",
+    )
+    p.add_argument(
+        "--url",
+        type=_config_url,
+        metavar="URL",
+        help="hf-config: the config's published address (https://huggingface.co/ORG/NAME/"
+        "blob/COMMIT/config.json), quoted as the spec's source",
+    )
     _specs(p)
     _once(
         p, "--device", "devices", "D", "the device measured (for exports without a device column)"
@@ -306,7 +321,8 @@ def _import(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--write",
         action="store_true",
-        help="add the entries to the kernel specs in place (default: print them as YAML)",
+        help="add the entries to the kernel specs in place (default: print them as YAML);"
+        " hf-config: write models/ID.yaml (never over an existing file)",
     )
     p.add_argument(
         "--source",
@@ -338,6 +354,26 @@ def _source_id(text: str) -> str:
         raise argparse.ArgumentTypeError(
             f"--source {text[:80]!r}: an id is lower-case letters, digits and hyphens"
             " (at most 64, starting with a letter or digit)"
+        )
+    return text
+
+
+def _model_id(text: str) -> str:
+    if not _ID.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"--id {text[:80]!r}: an id is lower-case letters, digits and hyphens"
+            " (at most 64, starting with a letter or digit)"
+        )
+    return text
+
+
+_URL = re.compile(r"https://[A-Za-z0-9.-]+(/[A-Za-z0-9._~%/+=-]*)?")
+
+
+def _config_url(text: str) -> str:
+    if len(text) > 500 or not _URL.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"--url {text[:80]!r}: an https:// address of letters, digits and . _ ~ % / + = -"
         )
     return text
 
@@ -530,7 +566,12 @@ COMMANDS: tuple[Command, ...] = (
         "originals back, and a journal left by a killed run is finished or rolled back by "
         "the next --write. A number with one comma and no point (0,2 or 1,234) is refused "
         "unless --decimal-comma or --thousands-comma says how to read it. A bad file gives "
-        "FILE:LINE[:COL]: error: lines, exit 1, and no spec is touched.",
+        "FILE:LINE[:COL]: error: lines, exit 1, and no spec is touched. "
+        "`import hf-config config.json --id ID --url URL` prints a model spec from a Hugging "
+        "Face config.json (Llama, Mistral, Mixtral, Qwen2, Qwen3, Qwen3-MoE): its sizes as "
+        "parameters, each quoting the config, and the steps, memory ledger and phases of the "
+        "bundled specs of its family; --write writes it to models/ID.yaml, refusing an "
+        "existing file (exit 2). Another architecture is one line naming it, exit 1.",
         arguments=_import,
         run=commands.cmd_import,
     ),

@@ -74,6 +74,8 @@ class Options:
     source: str | None = None  # the measurement source's id (default: from the file's name)
     decimal_comma: bool = False
     thousands_comma: bool = False
+    model_id: str | None = None  # import hf-config: the model's id
+    url: str | None = None  # import hf-config: the config's address
     # diff
     base: str | None = None
     require_bump: bool = False

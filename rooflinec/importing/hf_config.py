@@ -1,0 +1,494 @@
+"""`import hf-config`: a model spec written from a Hugging Face `config.json`.
+
+The config's sizes become the spec's parameters under the short names the bundled specs
+use (`layers`, `h`, `hq`, `hkv`, `f`, `V`, and `d`, `E`, `k` where they apply), each
+with a comment quoting the config's key and value, and the steps, memory ledger and
+assumptions are those of the bundled spec of the same family (Llama 3 for the dense
+decoders, Mixtral for the routed experts), so that a config imports to the figures of
+the spec written by hand.
+
+Reading is strict: a file that is not one JSON object, a size that is not a positive
+whole number, an architecture not imported (or imported later: multi-head latent
+attention, sliding windows) is one `FILE:LINE: error: ...` line; nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MAX_BYTES = 1 << 20  # a config.json is a few kilobytes
+MAX_SIZE = 10**9  # the largest width, count or vocabulary a config may give
+ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+
+# Each imported architecture and its family: which template its spec is written from.
+FAMILIES: dict[str, str] = {
+    "LlamaForCausalLM": "dense",
+    "MistralForCausalLM": "dense",
+    "Qwen2ForCausalLM": "dense",
+    "Qwen3ForCausalLM": "dense",
+    "MixtralForCausalLM": "experts",
+    "Qwen3MoeForCausalLM": "experts",
+}
+# Architectures recognised but not imported yet, with what they need.
+LATER: dict[str, str] = {
+    "DeepseekV3ForCausalLM": "multi-head latent attention with routed and shared experts",
+    "GptOssForCausalLM": "sliding-window attention layers",
+    "Gemma2ForCausalLM": "sliding-window attention layers",
+    "Gemma3ForCausalLM": "sliding-window attention layers",
+    "Gemma3ForConditionalGeneration": "sliding-window attention layers",
+}
+# float16 and bfloat16 are both two bytes, and one peak on the chips the catalog quotes:
+# precisions.yaml names them together ("BF16 or FP16").
+PRECISIONS = {"bfloat16": "bf16", "float16": "bf16", "float32": "fp32"}
+
+
+class ConfigError(Exception):
+    """A problem with the config file, at a line of it (1 when it is the whole file's)."""
+
+    def __init__(self, path: str, line: int, message: str) -> None:
+        super().__init__(f"{path}:{line}: error: {message}")
+        self.path, self.line, self.message = path, line, message
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of the spec and the config member it is read from."""
+
+    name: str
+    value: int
+    key: str  # the config's key
+    quoted: str  # the member as the config writes it, for the comment
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What the config gives: its architecture, family, parameters and flags."""
+
+    architecture: str
+    family: str
+    parameters: tuple[Parameter, ...]
+    precision: str
+    precision_key: str
+    tied: bool
+    max_context: int | None
+    notes: tuple[str, ...]  # what the config holds that the steps do not count
+
+    def value(self, name: str) -> int:
+        return next(p.value for p in self.parameters if p.name == name)
+
+    def has(self, name: str) -> bool:
+        return any(p.name == name for p in self.parameters)
+
+
+def read_config(path: Path) -> tuple[dict[str, Any], Callable[[str], int]]:
+    """The config as a mapping and a function giving a top-level key's line."""
+    name = str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise ConfigError(name, 1, f"{size:,} bytes: a config.json is at most {MAX_BYTES:,}")
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(name, 1, f"cannot read it ({exc.strerror})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ConfigError(name, line, "not UTF-8 text") from None
+
+    def no_constant(token: str) -> Any:
+        raise ValueError(f"{token} is not a JSON number")
+
+    try:
+        data = json.loads(text, parse_constant=no_constant)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(name, exc.lineno, f"not JSON: {exc.msg} (column {exc.colno})") from None
+    except (ValueError, RecursionError) as exc:
+        message = str(exc) if isinstance(exc, ValueError) else "nested too deeply"
+        raise ConfigError(name, 1, f"not JSON: {message}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(name, 1, "not a JSON object: a config.json holds one object of keys")
+    lines = text.splitlines()
+
+    def line_of(key: str) -> int:
+        pattern = re.compile(r'"' + re.escape(key) + r'"\s*:')
+        return next((n for n, line in enumerate(lines, 1) if pattern.search(line)), 1)
+
+    return data, line_of
+
+
+def interpret(path: Path) -> Imported:
+    """The architecture, parameters and flags of the config at `path`."""
+    data, line_of = read_config(path)
+    name = str(path)
+
+    def fail(key: str, message: str) -> ConfigError:
+        return ConfigError(name, line_of(key), message)
+
+    architectures = data.get("architectures")
+    if (
+        not isinstance(architectures, list)
+        or len(architectures) != 1
+        or not isinstance(architectures[0], str)
+    ):
+        raise fail("architectures", '"architectures" must list one architecture by name')
+    arch = architectures[0]
+    if arch in LATER:
+        raise fail(
+            "architectures",
+            f"architecture {_shown(arch)} is not imported yet: it has {LATER[arch]}",
+        )
+    family = FAMILIES.get(arch)
+    if family is None:
+        known = ", ".join(sorted(FAMILIES))
+        raise fail(
+            "architectures",
+            f"architecture {_shown(arch)} is not one rooflinec imports (it imports {known})",
+        )
+
+    def whole(key: str, what: str) -> int:
+        if key not in data:
+            raise ConfigError(name, 1, f'no "{key}" ({what}) in the config')
+        value = data[key]
+        if type(value) is not int or not 1 <= value <= MAX_SIZE:
+            raise fail(
+                key,
+                f'"{key}" ({what}) must be a whole number from 1 to {MAX_SIZE:,},'
+                f" not {_shown(value)}",
+            )
+        return value
+
+    def member(pname: str, key: str, what: str) -> Parameter:
+        value = whole(key, what)
+        return Parameter(pname, value, key, f'"{key}": {value}')
+
+    params = [
+        member("layers", "num_hidden_layers", "decoder layers"),
+        member("h", "hidden_size", "hidden width"),
+        member("hq", "num_attention_heads", "query heads"),
+    ]
+    h, hq = params[1].value, params[2].value
+    if "num_key_value_heads" in data and data["num_key_value_heads"] is not None:
+        params.append(member("hkv", "num_key_value_heads", "key-value heads"))
+    else:  # multi-head attention: as many key-value heads as query heads
+        params.append(Parameter("hkv", hq, "num_attention_heads", f'"num_attention_heads": {hq}'))
+    hkv = params[-1].value
+    if hq % hkv:
+        raise fail(
+            "num_key_value_heads", f"{hq} query heads do not share {hkv} key-value heads evenly"
+        )
+    head_dim = data.get("head_dim")
+    if head_dim is not None:
+        d = whole("head_dim", "head size")
+        if h % hq or d != h // hq:
+            params.append(Parameter("d", d, "head_dim", f'"head_dim": {d}'))
+    elif h % hq:
+        raise fail(
+            "hidden_size",
+            f"the hidden width {h} is not a whole number of {hq} heads, and no head_dim is given",
+        )
+    notes: list[str] = []
+    if family == "experts":
+        experts_key = "num_local_experts" if "num_local_experts" in data else "num_experts"
+        params.append(
+            member(
+                "f",
+                "moe_intermediate_size" if "moe_intermediate_size" in data else "intermediate_size",
+                "expert MLP width",
+            )
+        )
+        params.append(member("V", "vocab_size", "vocabulary"))
+        params.append(member("E", experts_key, "routed experts"))
+        params.append(member("k", "num_experts_per_tok", "experts per token"))
+        if params[-1].value > params[-2].value:
+            raise fail(
+                "num_experts_per_tok", f"{params[-1].value} experts per token of {params[-2].value}"
+            )
+        sparse = data.get("decoder_sparse_step", 1)
+        dense_layers = data.get("mlp_only_layers") or []
+        if sparse != 1 or dense_layers:
+            key = "decoder_sparse_step" if sparse != 1 else "mlp_only_layers"
+            raise fail(key, "dense MLP layers between the expert layers are not imported yet")
+        shared = data.get("shared_expert_intermediate_size") or 0
+        if shared:
+            raise fail("shared_expert_intermediate_size", "shared experts are not imported yet")
+    else:
+        params.append(member("f", "intermediate_size", "MLP width"))
+        params.append(member("V", "vocab_size", "vocabulary"))
+    act = data.get("hidden_act", "silu")
+    if act != "silu":
+        raise fail(
+            "hidden_act", f"a gated MLP of activation {_shown(act)}: only SwiGLU (silu) is imported"
+        )
+    window = data.get("sliding_window")
+    if window is not None and (data.get("use_sliding_window", True) is not False):
+        raise fail(
+            "sliding_window",
+            f'"sliding_window": {_shown(window)}: sliding-window attention is not imported yet',
+        )
+    dtype = data.get("torch_dtype", data.get("dtype"))
+    precision_key = "torch_dtype" if "torch_dtype" in data else "dtype"
+    if dtype not in PRECISIONS:
+        known = ", ".join(PRECISIONS)
+        raise fail(precision_key, f"weights of type {_shown(dtype)}: rooflinec imports {known}")
+    if data.get("quantization_config") is not None:
+        raise fail("quantization_config", "a quantized checkpoint is not imported yet")
+    tied = data.get("tie_word_embeddings", False)
+    if not isinstance(tied, bool):
+        raise fail(
+            "tie_word_embeddings",
+            f'"tie_word_embeddings" must be true or false, not {_shown(tied)}',
+        )
+    if data.get("attention_bias") or arch == "Qwen2ForCausalLM":
+        notes.append(
+            "The query, key and value projections' biases (h + 2 x hkv x d values a layer)"
+            " are not counted."
+        )
+    if arch in ("Qwen3ForCausalLM", "Qwen3MoeForCausalLM"):
+        notes.append(
+            "The RMSNorms of each head's queries and keys (q_norm, k_norm) are not counted:"
+            " 2 x d weights a layer."
+        )
+    context = data.get("max_position_embeddings")
+    max_context = context if type(context) is int and context >= 1 else None
+    return Imported(
+        arch,
+        family,
+        tuple(params),
+        PRECISIONS[dtype],
+        precision_key,
+        tied,
+        max_context,
+        tuple(notes),
+    )
+
+
+def _shown(value: Any) -> str:
+    """A config value in a message: JSON, cut short, on one line."""
+    text = json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+# ------------------------------------------------------------------------------- writing
+
+
+def render(imported: Imported, ident: str, url: str, config_name: str, today: str) -> str:
+    """The model spec's YAML text."""
+    m = imported
+    d_text = "d" if m.has("d") else "(h/hq)"
+    qo = "hq*d" if m.has("d") else "h"  # the queries' and the attention output's width
+    lines = [
+        "# yaml-language-server: $schema=../../schemas/model.schema.json",
+        f"id: {ident}",
+        f"name: {_quote(_name(m, ident))}",
+        "description: >-",
+        *(f"  {line}" for line in _wrap(_description(m, ident))),
+        f"precision: {m.precision}",
+        "parameters:",
+    ]
+    width = max(len(f"{p.name}: {p.value}") for p in m.parameters)
+    for p in m.parameters:
+        head = f"{p.name}: {p.value}"
+        lines.append(f"  {head.ljust(width)}   # {SOURCE_ID}: {p.quoted}")
+    lines += [
+        "phases:",
+        *(f"  {phase}" for phase in _phases(m.max_context)),
+        "tokens: b*s",
+        "steps:",
+    ]
+    for step in _template(f"steps-{m.family}.txt"):
+        bare = "d" if m.has("d") else "h/hq"  # the head size as a value of its own
+        lines.append("  - " + step.replace("{qo}", qo).replace("{d1}", bare).replace("{d}", d_text))
+    lines += ["", "memory:"]
+    embeddings = "V*h/tp" if m.tied else "V*h*ceil(2/pp)/tp"
+    attention = f"2*h*{qo}" if m.has("d") else "2*h*h"
+    if m.family == "dense":
+        layer = f"{attention} + 2*h*hkv*{d_text} + 3*h*f"
+        weights = f"(layers/pp*({layer})/tp + layers/pp*2*h + {embeddings} + h)*w"
+    else:
+        layer = f"{attention} + 2*h*hkv*{d_text}"
+        weights = (
+            f"(layers/pp*({layer})/tp + layers/pp*E*3*h*f/max(tp, ep)"
+            f" + layers/pp*(h*E + 2*h) + {embeddings} + h)*w"
+        )
+    lines += [
+        f"  weights: {weights}",
+        f"  kv_per_token: 2*layers/pp*max(hkv/tp, 1)*{d_text}*w",
+        "",
+        "sources:",
+        f"  {SOURCE_ID}:",
+        f"    title: {_quote(config_name + ' config.json')}",
+        f"    publisher: {_quote(_publisher(url))}",
+        f"    url: {url}",
+        f"    read: {today}",
+        "    kind: vendor",
+        "    note: >-",
+        *(f"      {line}" for line in _wrap(_source_note(m), 80)),
+        "",
+        "assumptions:",
+        *(f"  - {_quote(a)}" for a in _assumptions(m)),
+        "",
+        "versions:",
+        f"  - {{version: 1, date: {today}, change: Imported from the published config.json.}}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+SOURCE_ID = "hf-config"
+
+
+def _name(m: Imported, ident: str) -> str:
+    kind = "routed experts" if m.family == "experts" else _attention_kind(m)
+    return f"{ident} ({kind}, {m.value('layers')} layers)"
+
+
+def _attention_kind(m: Imported) -> str:
+    hq, hkv = m.value("hq"), m.value("hkv")
+    if hkv == hq:
+        return "multi-head attention"
+    return "multi-query attention" if hkv == 1 else "grouped-query attention"
+
+
+def _description(m: Imported, ident: str) -> str:
+    head = m.value("d") if m.has("d") else m.value("h") // m.value("hq")
+    parts = [
+        f"{ident}, imported from its config.json ({m.architecture}): {m.value('layers')} decoder"
+        f" layers of hidden size {m.value('h')} with {m.value('hq')} query heads and"
+        f" {m.value('hkv')} key-value heads of size {head} ({_attention_kind(m)}),",
+    ]
+    if m.family == "experts":
+        parts.append(
+            f"and in place of one MLP, {m.value('E')} expert MLPs (gated SwiGLU, intermediate"
+            f" size {m.value('f')}) of which a router picks {m.value('k')} per token;"
+        )
+    else:
+        parts.append(f"a gated SwiGLU MLP of intermediate size {m.value('f')};")
+    ties = "tied" if m.tied else "untied"
+    parts.append(
+        f"RMSNorm, and a {m.value('V')}-token vocabulary with {ties} input and output embeddings."
+    )
+    return " ".join(parts)
+
+
+def _phases(context: int | None) -> list[str]:
+    """The default phases: a 2,048-token prefill and decode steps, within the context."""
+    top = context if context is not None else 8192
+    out = []
+    if top >= 2048:
+        out += ["prefill-s2048: {b: 1, s: 2048, L: 2048}", "decode-b1-l2048: {b: 1, s: 1, L: 2048}"]
+    else:
+        out += [
+            f"prefill-s{top}: {{b: 1, s: {top}, L: {top}}}",
+            f"decode-b1-l{top}: {{b: 1, s: 1, L: {top}}}",
+        ]
+    if top >= 8192:
+        out.append("decode-b1-l8192: {b: 1, s: 1, L: 8192}")
+    if top >= 4096:
+        out.append("decode-b32-l4096: {b: 32, s: 1, L: 4096}")
+    return out
+
+
+def _publisher(url: str) -> str:
+    match = re.match(r"https://huggingface\.co/([^/]+)/", url)
+    return f"{match.group(1)} on Hugging Face" if match else "Hugging Face"
+
+
+def _source_note(m: Imported) -> str:
+    quoted = "', '".join(p.quoted for p in m.parameters)
+    flags = [f'"{m.precision_key}": "{_dtype_of(m.precision)}"']
+    flags.append(f'"tie_word_embeddings": {"true" if m.tied else "false"}')
+    return (
+        f"The published configuration ({m.architecture}), read by rooflinec import"
+        f" hf-config: '{quoted}', '{flags[0]}' and '{flags[1]}'."
+    )
+
+
+def _dtype_of(precision: str) -> str:
+    return next(k for k, v in PRECISIONS.items() if v == precision)
+
+
+def _assumptions(m: Imported) -> list[str]:
+    """The template's assumptions that apply: tagged `all`, `experts` or `tied`."""
+    tags = {"all", m.family, *(["tied"] if m.tied else [])}
+    out = []
+    for line in _template("assumptions.txt"):
+        tag, _, text = line.partition(": ")
+        if tag in tags:
+            out.append(text.replace("{d}", "d" if m.has("d") else "h/hq"))
+    return out + list(m.notes)
+
+
+_TEMPLATES = Path(__file__).with_name("hf_templates")
+
+
+def _template(name: str) -> list[str]:
+    """The lines of a template file: a step per line, or tagged assumptions."""
+    text = (_TEMPLATES / name).read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line and not line.startswith("#")]
+
+
+def _quote(text: str) -> str:
+    """A YAML double-quoted scalar."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _wrap(text: str, width: int = 84) -> list[str]:
+    out: list[str] = []
+    line = ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > width:
+            out.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return [*out, line] if line else out
+
+
+# ------------------------------------------------------------------------------ checking
+
+
+def checked_spec(folder: Path, ident: str, text: str) -> str | None:
+    """The first error of the catalog in `folder` with `text` as `models/ID.yaml` (a
+    copy of it, in a temporary folder: nothing in `folder` is touched), or None."""
+    import shutil
+    import tempfile
+
+    from rooflinec.assemble import build_catalog
+
+    with tempfile.TemporaryDirectory(prefix="rooflinec-hf-config-") as temporary:
+        copy = Path(temporary) / "specs"
+        shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns(".*"))
+        (copy / "models").mkdir(exist_ok=True)
+        spec = copy / "models" / f"{ident}.yaml"
+        spec.write_text(text, encoding="utf-8")
+        _, diagnostics = build_catalog(copy)
+        for d in diagnostics:
+            if d.severity == "error":
+                where = "the spec" if Path(d.location.file).name == spec.name else d.location.file
+                return f"{where}, line {d.location.line}: {d.message}"
+    return None
+
+
+def write_spec(target: Path, text: str) -> None:
+    """`text` as the new file `target`, whole or not at all: written beside it and linked
+    in, which fails (FileExistsError) if a file of that name appeared meanwhile."""
+    import os
+    import tempfile
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, 0o644)
+        os.link(temporary, target)
+    finally:
+        os.unlink(temporary)

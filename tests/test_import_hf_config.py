@@ -1,0 +1,228 @@
+"""`rooflinec import hf-config`: model specs from published Hugging Face config.json files.
+
+The fixtures in `tests/fixtures/hf-config/` are vendors' published configs (their
+provenance is in that folder's README). A config whose model is bundled imports to the
+same figures as the bundled spec written by hand: every row of every phase both specs
+name, on every bundled device, on one chip and on eight.
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from rooflinec.assemble import catalog_or_raise
+from rooflinec.catalog import Deployment
+from rooflinec.cli.main import main
+from rooflinec.engine.compiler import compile_catalog
+from rooflinec.resources import bundled_specs_dir
+
+FIXTURES = Path(__file__).parent / "fixtures" / "hf-config"
+URL = "https://huggingface.co/org/name/blob/0123456789abcdef/config.json"
+# Each bundled model with a published config.json, and that config.
+BUNDLED = {"mixtral-8x7b": "mixtral-8x7b.json", "llama-2-7b": "llama-2-7b.json"}
+
+
+@pytest.fixture(autouse=True)
+def today(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("rooflinec.lints.current_date", lambda: datetime.date(2026, 12, 3))
+
+
+def run(*args: str) -> tuple[int, str]:
+    out = io.StringIO()
+    return main(list(args), out=out), out.getvalue()
+
+
+def imported(config: str, ident: str) -> str:
+    code, text = run("import", "hf-config", str(FIXTURES / config), "--id", ident, "--url", URL)
+    assert 0 == code
+    return text
+
+
+@pytest.fixture(scope="module")
+def with_imports(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled catalog and, beside each bundled model, its import as ID-imported."""
+    specs = tmp_path_factory.mktemp("hf") / "specs"
+    shutil.copytree(bundled_specs_dir(), specs)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("rooflinec.lints.current_date", lambda: datetime.date(2026, 12, 3))
+        for model, config in BUNDLED.items():
+            text = imported(config, f"{model}-imported")
+            (specs / "models" / f"{model}-imported.yaml").write_text(text, "utf-8")
+    return specs
+
+
+@pytest.mark.parametrize("model", sorted(BUNDLED))
+def test_import_gives_the_bundled_figures(with_imports: Path, model: str) -> None:
+    """Every row both specs have (their common phases, every device, the model's precision,
+    on one chip and at tp = 8): the same operations, bytes, time and memory ledger."""
+    compiled = compile_catalog(catalog_or_raise(with_imports))
+    engine = compiled.model_engine
+    hand, made = (compiled.catalog.models[m] for m in (model, f"{model}-imported"))
+    assert hand.parameters == made.parameters
+    common = sorted(set(hand.phases) & set(made.phases))
+    assert len(common) >= 2
+    compared = 0
+    for deployment in (Deployment(), Deployment(tp=8)):
+        for device in compiled.catalog.devices:
+            for phase in common:
+                try:
+                    a = engine.row(model, phase, device, hand.precision, deployment)
+                except Exception as exc:  # a deployment the device cannot take: both alike
+                    with pytest.raises(type(exc)):
+                        engine.row(made.id, phase, device, made.precision, deployment)
+                    continue
+                b = engine.row(made.id, phase, device, made.precision, deployment)
+                assert (a.flops, a.bytes, a.time, a.time_by_limit) == (
+                    b.flops,
+                    b.bytes,
+                    b.time,
+                    b.time_by_limit,
+                ), (device, phase, deployment)
+                assert (a.fit is None) == (b.fit is None)
+                if a.fit is not None and b.fit is not None:
+                    assert a.fit.ledger == b.fit.ledger
+                    assert (a.fit.fits, a.fit.max_batch, a.fit.needs_chips) == (
+                        b.fit.fits,
+                        b.fit.max_batch,
+                        b.fit.needs_chips,
+                    )
+                compared += 1
+    assert compared > 100
+
+
+def test_parameters_quote_the_config() -> None:
+    """Each parameter's comment quotes the config's member it was read from."""
+    text = imported("mixtral-8x7b.json", "mixtral-imported")
+    data = YAML(typ="rt").load(text)
+    comments = {k: data["parameters"].ca.items[k][2].value.strip() for k in data["parameters"]}
+    assert '# hf-config: "num_local_experts": 8' == comments["E"]
+    assert '# hf-config: "num_key_value_heads": 8' == comments["hkv"]
+    assert '# hf-config: "intermediate_size": 14336' == comments["f"]
+    assert URL == data["sources"]["hf-config"]["url"]
+    assert "bf16" == data["precision"]
+
+
+def test_head_size_other_than_width_over_heads() -> None:
+    """Qwen3-235B-A22B: 64 query heads of 128 over a width of 4096 (not 4096 / 64 = 64):
+    the spec takes `d` from head_dim, and its experts' width from moe_intermediate_size."""
+    data = YAML(typ="safe").load(imported("qwen3-235b-a22b.json", "qwen3-imported"))
+    assert {
+        "layers": 94,
+        "h": 4096,
+        "hq": 64,
+        "hkv": 4,
+        "d": 128,
+        "f": 1536,
+        "V": 151936,
+        "E": 128,
+        "k": 8,
+    } == data["parameters"]
+    steps = {s["id"]: s for s in data["steps"]}
+    assert "hq*d/tp" == steps["q-proj"]["shape"]["N"]
+    assert "d" == steps["attention"]["shape"]["d"]
+    assert "2*layers/pp*max(hkv/tp, 1)*d*w" == data["memory"]["kv_per_token"]
+
+
+def test_qwen3_imports_and_compiles(tmp_path: Path) -> None:
+    """The imported Qwen3-235B-A22B compiles: 235 B parameters at BF16, 470 GB of weights."""
+    specs = tmp_path / "specs"
+    shutil.copytree(bundled_specs_dir(), specs)
+    code, _ = run(
+        "import", "hf-config", str(FIXTURES / "qwen3-235b-a22b.json"), "--id", "qwen3-235b",
+        "--url", URL, "--specs", str(specs), "--write",
+    )  # fmt: skip
+    assert 0 == code
+    compiled = compile_catalog(catalog_or_raise(specs))
+    row = compiled.model_engine.row("qwen3-235b", "decode-b1-l2048", "nvidia-h100-sxm", "bf16")
+    assert row.fit is not None
+    # 94 layers x (attention 2*4096*8192 + 2*4096*512, experts 128*3*4096*1536, router
+    # 4096*128, norms 2*4096) + 2 * 151936 * 4096 + 4096, at 2 B
+    layer = 2 * 4096 * 8192 + 2 * 4096 * 512 + 128 * 3 * 4096 * 1536 + 4096 * 128 + 2 * 4096
+    assert 2 * (94 * layer + 2 * 151936 * 4096 + 4096) == row.fit.ledger.weights
+    assert row.fit.fits is False
+
+
+@pytest.mark.parametrize(
+    ("config", "named"),
+    [
+        ("deepseek-v3.json", "DeepseekV3ForCausalLM"),
+        ("gpt-oss-120b.json", "GptOssForCausalLM"),
+        ("gemma-3-27b.json", "Gemma3ForConditionalGeneration"),
+    ],
+)
+def test_architectures_not_imported_yet(
+    config: str, named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One line naming the architecture, exit 1."""
+    code, out = run("import", "hf-config", str(FIXTURES / config), "--id", "x", "--url", URL)
+    err = capsys.readouterr().err
+    assert (1, "") == (code, out)
+    assert 1 == len(err.splitlines())
+    assert f'architecture "{named}" is not imported yet' in err
+
+
+def test_write_refuses_an_existing_spec(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--write over models/ID.yaml: exit 2, the file untouched; a new id is written whole."""
+    specs = tmp_path / "specs"
+    shutil.copytree(bundled_specs_dir(), specs)
+    before = (specs / "models" / "mixtral-8x7b.yaml").read_bytes()
+    args = ["import", "hf-config", str(FIXTURES / "mixtral-8x7b.json"), "--url", URL]
+    code, _ = run(*args, "--id", "mixtral-8x7b", "--specs", str(specs), "--write")
+    assert 2 == code
+    assert "exists" in capsys.readouterr().err
+    assert before == (specs / "models" / "mixtral-8x7b.yaml").read_bytes()
+    code, _ = run(*args, "--id", "mixtral-copy", "--specs", str(specs), "--write")
+    assert 0 == code
+    written = (specs / "models" / "mixtral-copy.yaml").read_text("utf-8")
+    assert written == imported("mixtral-8x7b.json", "mixtral-copy")
+    assert [] == [p.name for p in (specs / "models").iterdir() if p.name.startswith(".")]
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--id", "Mixtral_8x7B"),
+        ("--id", "<b>x</b>"),
+        ("--url", "http://huggingface.co/org/name/config.json"),
+        ("--url", 'https://huggingface.co/org/name"><script>'),
+        ("--url", "https://huggingface.co/org name"),
+    ],
+)
+def test_bad_id_or_url_is_a_usage_error(
+    option: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit 2, the option named, nothing printed."""
+    args = {"--id": "x", "--url": URL, option: value}
+    code, out = run(
+        "import", "hf-config", str(FIXTURES / "mixtral-8x7b.json"), *sum(args.items(), ())
+    )
+    assert (2, "") == (code, out)
+    assert f"error: argument {option}: " in capsys.readouterr().err
+
+
+def test_deeply_nested_and_oversized_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A config nested 100,000 deep or over a megabyte is one located line, exit 1."""
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    big = tmp_path / "big.json"
+    big.write_text('{"pad": "' + "x" * (2 << 20) + '"}')
+    raw = tmp_path / "latin1.json"
+    raw.write_bytes(b'{\n  "architectures": ["Llama\xe9"]\n}\n')
+    for path, expected in (
+        (deep, ":1: error: not JSON"),
+        (big, ":1: error: "),
+        (raw, ":2: error: not UTF-8"),
+    ):
+        code, out = run("import", "hf-config", str(path), "--id", "x", "--url", URL)
+        err = capsys.readouterr().err
+        assert (1, "") == (code, out)
+        assert err.startswith(f"{path}{expected}"), err
+        assert 1 == len(err.splitlines())
