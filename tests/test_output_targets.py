@@ -384,10 +384,14 @@ def test_refused_temporary_file_is_one_line(
 ) -> None:
     """The system refuses the temporary file itself (EACCES, EROFS): one line, exit 1."""
 
-    def refuse(*args: object, **kwargs: object) -> tuple[int, str]:
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(tmp_path))
+    made = os.open
 
-    monkeypatch.setattr(outfile.tempfile, "mkstemp", refuse)
+    def refuse(path: str, flags: int, *args: int) -> int:
+        if flags & os.O_EXCL:  # the temporary file, made new beside the target
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(tmp_path))
+        return made(path, flags, *args)
+
+    monkeypatch.setattr(outfile.os, "open", refuse)
     target = tmp_path / "r.csv"
     assert 1 == compile_out(specs, target, "--format", "csv")
     assert f"rooflinec: error: cannot write {target}: Permission denied\n" == (

@@ -348,23 +348,23 @@ def _import(p: argparse.ArgumentParser) -> None:
 _ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 
 
-def _source_id(text: str) -> str:
-    """An id as the schemas spell one: lower-case letters, digits and hyphens."""
-    if not _ID.fullmatch(text):
-        raise argparse.ArgumentTypeError(
-            f"--source {text[:80]!r}: an id is lower-case letters, digits and hyphens"
-            " (at most 64, starting with a letter or digit)"
-        )
-    return text
+def _id_option(option: str) -> Callable[[str], str]:
+    """An option's value checked as an id as the schemas spell one: lower-case letters,
+    digits and hyphens."""
+
+    def checked(text: str) -> str:
+        if not _ID.fullmatch(text):
+            raise argparse.ArgumentTypeError(
+                f"{option} {text[:80]!r}: an id is lower-case letters, digits and hyphens"
+                " (at most 64, starting with a letter or digit)"
+            )
+        return text
+
+    return checked
 
 
-def _model_id(text: str) -> str:
-    if not _ID.fullmatch(text):
-        raise argparse.ArgumentTypeError(
-            f"--id {text[:80]!r}: an id is lower-case letters, digits and hyphens"
-            " (at most 64, starting with a letter or digit)"
-        )
-    return text
+_source_id = _id_option("--source")
+_model_id = _id_option("--id")
 
 
 _URL = re.compile(r"https://[A-Za-z0-9.-]+(/[A-Za-z0-9._~%/+=-]*)?")

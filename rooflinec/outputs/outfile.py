@@ -33,9 +33,9 @@ import errno
 import json
 import os
 import re
+import secrets
 import shutil
 import stat
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -298,6 +298,17 @@ def _temporary_prefix(target: Path) -> str:
     return f".{target.name[:_TEMP_NAME_CHARS]}."
 
 
+def _fresh_names(folder: Path, target: Path, suffix: str) -> Iterator[Path]:
+    """Names `.NAME.XXXXXXXX{suffix}` in `folder`, as `tempfile` makes them, until the
+    caller makes one that did not exist (and stops)."""
+    while True:
+        letters = "".join(secrets.choice(_NAME_LETTERS) for _ in range(8))
+        yield folder / f"{_temporary_prefix(target)}{letters}{suffix}"
+
+
+_NAME_LETTERS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+
+
 @contextmanager
 def _streamed(target: Path) -> Iterator[BinaryIO]:
     """`target` opened as it is (a device, a pipe): written in order, never replaced,
@@ -323,16 +334,21 @@ def _replaced(target: Path, final: Path) -> Iterator[BinaryIO]:
     exception; any error, Ctrl-C or SIGTERM removes it."""
     temporary: Path | None = None
     try:
-        fd, name = tempfile.mkstemp(
-            dir=final.parent, prefix=_temporary_prefix(final), suffix=".tmp"
-        )
-        temporary = Path(name)
+        # The name is held before the file exists: a signal while it is made still
+        # finds it to remove (`mkstemp` returns the name only after creating the file).
+        for name in _fresh_names(final.parent, final, ".tmp"):
+            temporary = name
+            try:
+                fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                continue
+            break
         os.fchmod(fd, _mode())
         with os.fdopen(fd, "wb") as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(temporary, final)
+        os.replace(name, final)
     except BaseException as exc:  # Ctrl-C and SIGTERM included: nothing half-written stays
         if temporary is not None:
             with suppress(FileNotFoundError):
@@ -375,21 +391,29 @@ def atomic_folder(target: Path, specs: Path | None = None) -> Iterator[Path]:
     temporary: Path | None = None
     old: Path | None = None
     try:
-        temporary = Path(
-            tempfile.mkdtemp(dir=parent, prefix=_temporary_prefix(target), suffix=".tmp")
-        )
-        os.chmod(temporary, _mode(0o777))
-        yield temporary
-        files = sorted(_contents(temporary))
+        for name in _fresh_names(parent, target, ".tmp"):  # named first, as in `_replaced`
+            temporary = name
+            try:
+                os.mkdir(name, 0o700)
+            except FileExistsError:
+                continue
+            break
+        os.chmod(name, _mode(0o777))
+        yield name
+        files = sorted(_contents(name))
         record = {"rooflinec-output": _RECORD_FORMAT, "files": files}
-        (temporary / RECORD).write_text(json.dumps(record, indent=1) + "\n", "utf-8")
-        _fsync_folder(temporary)
+        (name / RECORD).write_text(json.dumps(record, indent=1) + "\n", "utf-8")
+        _fsync_folder(name)
         if target.is_dir():
-            old = Path(
-                tempfile.mkdtemp(dir=parent, prefix=_temporary_prefix(target), suffix=".old")
-            )
-            os.replace(target, old / "previous")
-        os.replace(temporary, target)
+            for aside in _fresh_names(parent, target, ".old"):
+                old = aside
+                try:
+                    os.mkdir(aside, 0o700)
+                except FileExistsError:
+                    continue
+                break
+            os.replace(target, aside / "previous")
+        os.replace(name, target)
     except BaseException as exc:  # Ctrl-C and SIGTERM included
         if temporary is not None:
             shutil.rmtree(temporary, ignore_errors=True)
