@@ -258,6 +258,7 @@ class Example:
     figures: ExampleFigures | None = None  # instead of `device` ("" then)
     memory: ExampleMemory | None = None  # settings of the model's memory ledger
     deployment: Deployment | None = None  # the model's split over chips; None: one chip
+    routing: str | None = None  # the experts' routing in place of the model's own
 
 
 @dataclass(frozen=True)
@@ -507,6 +508,9 @@ class ModelStep:
     shapes: dict[str, dict[str, int]]  # phase -> kernel symbol -> value
     counts: dict[str, int]  # phase -> count
     location: Location
+    # Symbols whose value may be a fraction (`X` under uniform routing): bound by the
+    # model's `experts:`, not written in the step
+    fractional: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -607,6 +611,38 @@ class RequestShape:
                 )
 
 
+#: The kernel whose steps read routed experts' weights, and its symbol for the experts
+#: read: a model's `experts:` binds it (`Experts.binding`).
+ROUTED_KERNEL = "moe-linear"
+ROUTED_SYMBOL = "X"
+ROUTINGS: tuple[str, ...] = ("spread", "uniform")
+
+
+@dataclass(frozen=True)
+class Experts:
+    """A model's routed experts (`experts:`): `count` per layer, `active` per token,
+    `shared` besides (counted by the model's own steps), and the routing that decides how
+    many experts' weights a pass reads."""
+
+    count: int
+    active: int
+    shared: int = 0
+    routing: str = "spread"
+    # How the spec names the count and the active experts: a parameter or the number.
+    count_text: str = ""
+    active_text: str = ""
+
+    def binding(self, tokens: str) -> str:
+        """The formula of `X` per chip over the model's names, `tokens` the text of the
+        tokens of a pass: min(E/ep, tokens*k) or (E/ep)*(1 - unpicked(E, k, tokens))."""
+        e = self.count_text or str(self.count)
+        k = self.active_text or str(self.active)
+        t = tokens if not any(op in tokens for op in "+-") else f"({tokens})"
+        if self.routing == "uniform":
+            return f"{e}/ep*(1 - unpicked({e}, {k}, {t}))"
+        return f"min({e}/ep, {t}*{k})"
+
+
 #: The request shapes of a model whose spec names none (`requests:`).
 DEFAULT_REQUESTS: dict[str, RequestShape] = {
     "chat-1k": RequestShape(1024, 1024),
@@ -636,6 +672,7 @@ class Model:
     deployments: dict[str, NamedDeployment] = field(default_factory=dict)
     # Named request shapes, in the spec's order (`DEFAULT_REQUESTS` when it names none)
     requests: dict[str, RequestShape] = field(default_factory=lambda: dict(DEFAULT_REQUESTS))
+    experts: Experts | None = None  # routed experts (`experts:`), binding X of moe-linear steps
 
     def variables(self, phase: str, deployment: Deployment = ONE_CHIP) -> dict[str, int]:
         """The parameters, the phase's variables and the deployment's: what every formula

@@ -82,6 +82,7 @@ def build_examples(builder: Builder, doc: Document) -> tuple[Example, ...]:
                 _figures(builder, doc, (*path, "figures"), ex.get("figures")),
                 _memory(builder, doc, (*path, "memory"), ex.get("memory")),
                 _deployment(builder, doc, (*path, "deployment"), ex),
+                _routing(builder, doc, (*path, "routing"), ex),
             )
         )
     examples = tuple(out)
@@ -153,6 +154,16 @@ def _fabric(
         raw.get("reduction") == "in-network",
         None if latency is None else latency[0],
     )
+
+
+def _routing(builder: Builder, doc: Document, path: PathKey, ex: dict[str, Any]) -> str | None:
+    """An example's routing of the model's experts: only an example about a model has one
+    (whether the model has experts is checked with the catalog)."""
+    routing: str | None = ex.get("routing")
+    if routing is not None and "model" not in ex:
+        builder.error(doc, path, "a routing belongs to an example about a model", code="examples")
+        return None
+    return routing
 
 
 def _deployment(

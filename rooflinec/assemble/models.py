@@ -26,7 +26,10 @@ from rooflinec.catalog import (
     DEPLOYMENT_VARIABLES,
     ONE_CHIP,
     RED,
+    ROUTED_KERNEL,
+    ROUTED_SYMBOL,
     Deployment,
+    Experts,
     Kernel,
     LedgerTerm,
     MemoryLedger,
@@ -87,9 +90,22 @@ def build_model(
     steps: list[ModelStep] = []
     seen: dict[str, int] = {}
     memo = _Memo()
+    experts = _experts(builder, doc, parameters)
+    routed = None if experts is None else experts.binding(tokens_text if tokens else "b*s")
     for i, entry in enumerate(data["steps"]):
         step = _step(
-            builder, doc, i, entry, names, parameters, phases, kernels, precisions, seen, memo
+            builder,
+            doc,
+            i,
+            entry,
+            names,
+            parameters,
+            phases,
+            kernels,
+            precisions,
+            seen,
+            memo,
+            (routed, experts.routing == "uniform") if experts and routed else None,
         )
         if step is not None:
             steps.append(step)
@@ -126,6 +142,47 @@ def build_model(
         memory,
         deployments,
         requests,
+        experts,
+    )
+
+
+def _experts(builder: Builder, doc: Document, parameters: dict[str, int]) -> Experts | None:
+    """The model's `experts:`, its numbers read from the parameters they name."""
+    raw = doc.data.get("experts")
+    if raw is None:
+        return None
+    values: dict[str, int] = {}
+    texts: dict[str, str] = {}
+    for key, default in (("count", None), ("active", None), ("shared", 0)):
+        given = raw.get(key, default)
+        if isinstance(given, str):
+            if given not in parameters:
+                known = ", ".join(sorted(parameters))
+                builder.error(
+                    doc,
+                    ("experts", key),
+                    f"'{given}' is not a parameter of this model (parameters: {known})",
+                    code="models",
+                )
+                return None
+            values[key], texts[key] = parameters[given], given
+        else:
+            values[key], texts[key] = int(given), ""
+    if values["active"] > values["count"]:
+        builder.error(
+            doc,
+            ("experts", "active"),
+            f"{values['active']} experts per token of {values['count']}: at most all of them",
+            code="models",
+        )
+        return None
+    return Experts(
+        values["count"],
+        values["active"],
+        values["shared"],
+        raw.get("routing", "spread"),
+        texts["count"],
+        texts["active"],
     )
 
 
@@ -181,6 +238,19 @@ def _formula(
     return hit
 
 
+def _routed_formula(
+    builder: Builder, doc: Document, path: PathKey, text: str, names: list[str]
+) -> Formula | None:
+    """The formula of `X` that `Experts.binding` writes (it may call `unpicked`)."""
+    from rooflinec.formulas import parse_formula
+
+    try:
+        return parse_formula(text, names, reserved=(), engine=True)
+    except FormulaError as exc:
+        builder.error(doc, path, f"experts: {exc.message}", code="models")
+        return None
+
+
 def _per_phase(
     builder: Builder,
     doc: Document,
@@ -193,14 +263,16 @@ def _per_phase(
     limit: int = MAX_SHAPE,
     memo: _Memo | None = None,
     least: int = 1,
+    whole: bool = True,
 ) -> dict[str, int]:
     """The formula's value in every phase; each problem reported at the formula, once.
-    `least` is 0 for a collective's count (`pp - 1` is 0 on one stage: no step)."""
+    `least` is 0 for a collective's count (`pp - 1` is 0 on one stage: no step);
+    `whole` false for a value that may be a fraction (`X` under uniform routing)."""
     if memo is not None:
         hit = memo.values.get((formula.text, limit, least))
         if hit is not None:
             return hit
-    out: dict[str, int] = {}
+    out: dict[str, Any] = {}
     for phase, values in phases.items():
         problem = None
         offset = 0
@@ -214,14 +286,14 @@ def _per_phase(
                 problem = exc.message
             offset = exc.column
         else:
-            if value.denominator != 1:
+            if whole and value.denominator != 1:
                 problem = f"{formula.text} = {short_number(value)}, not a whole number"
             elif value < least:
                 problem = f"{formula.text} = {short_number(value)}: it must be {least} or more"
             elif value > limit:
                 problem = f"{formula.text} = {short_number(value)} is implausibly large"
             else:
-                out[phase] = int(value)
+                out[phase] = int(value) if value.denominator == 1 else value
         if problem is not None:
             builder.error(
                 doc, path, f"{what} in phase '{phase}': {problem}", offset=offset, code="models"
@@ -244,7 +316,10 @@ def _step(
     precisions: dict[str, Precision],
     seen: dict[str, int],
     memo: _Memo,
+    routed: tuple[str, bool] | None = None,
 ) -> ModelStep | None:
+    """`routed`: the formula of `X` the model's `experts:` binds and whether it may be a
+    fraction, for every step of the routed kernel."""
     path: PathKey = ("steps", index)
     errors_before = len(builder.out.errors)
     sid = entry["id"]
@@ -282,6 +357,18 @@ def _step(
         kernel=f"kernel '{kernel.id}'",
     )
     raw_shape: dict[str, Any] = entry["shape"]
+    fractional: frozenset[str] = frozenset()
+    if routed is not None and kernel.id == ROUTED_KERNEL:
+        if ROUTED_SYMBOL in raw_shape:
+            builder.error(
+                doc,
+                (*path, "shape", ROUTED_SYMBOL),
+                f"{ROUTED_SYMBOL} of a {ROUTED_KERNEL} step is bound by the model's `experts:`"
+                f" ({routed[0]}): drop it here",
+                code="shape",
+            )
+        raw_shape = {**raw_shape, ROUTED_SYMBOL: routed[0]}
+        fractional = frozenset([ROUTED_SYMBOL]) if routed[1] else frozenset()
     for symbol in kernel.symbols:
         if symbol not in raw_shape:
             builder.error(
@@ -296,19 +383,25 @@ def _step(
         at: PathKey = (*path, "shape", symbol)
         if builder.unknown_symbol(doc, at, symbol, kernel.symbols, f"kernel '{kernel.id}'"):
             continue
-        formula = _formula(builder, doc, at, raw, names, memo)
+        bound = symbol == ROUTED_SYMBOL and routed is not None and kernel.id == ROUTED_KERNEL
+        formula = (
+            _routed_formula(builder, doc, (*path, "kernel"), raw, names)
+            if bound
+            else _formula(builder, doc, at, raw, names, memo)
+        )
         if formula is None:
             continue
         shape[symbol] = formula
         values = _per_phase(
             builder,
             doc,
-            at,
+            (*path, "kernel") if bound else at,
             formula,
             parameters,
             phases,
-            f"{symbol}",
+            f"{symbol} (bound by the model's experts)" if bound else f"{symbol}",
             memo=memo,
+            whole=symbol not in fractional,
         )
         for phase, value in values.items():
             shapes[phase][symbol] = value
@@ -352,6 +445,7 @@ def _step(
         shapes,
         counts,
         doc.locate(path),
+        fractional,
     )
 
 

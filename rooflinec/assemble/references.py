@@ -219,6 +219,13 @@ def _model_example_refs(
             f"unknown phase '{ex.phase}' of model '{model.id}' (phases: {', '.join(model.phases)})",
             code="refs",
         )
+    if ex.routing is not None and model.experts is None:
+        builder.error(
+            doc,
+            (*path, "routing"),
+            f"model '{model.id}' has no routed experts (`experts:`) to route",
+            code="refs",
+        )
     steps = {s.id for s in model.steps}
     for e in ex.expect:
         if e.step is not None and e.step not in steps:

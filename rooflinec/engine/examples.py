@@ -12,6 +12,7 @@ from fractions import Fraction
 from rooflinec.catalog import ONE_CHIP, Example, ExampleFigures, Expectation, LedgerTerm
 from rooflinec.engine.cells import DeviceFigures, Result
 from rooflinec.engine.compiler import Compiled
+from rooflinec.engine.experts import rerouted
 from rooflinec.engine.memory import MemoryFit, device_capacity, evaluate_fit
 from rooflinec.engine.models import Link, ModelResult
 from rooflinec.engine.solve import crossover, solve_regions
@@ -62,6 +63,9 @@ def model_row_or_problem(
     model = compiled.catalog.models.get(example.model or "")
     if model is None or example.phase not in model.phases:
         return None, None
+    own = model
+    if example.routing is not None:
+        model = rerouted(model, example.routing)
     engine = compiled.model_engine
     deployment = example.deployment or ONE_CHIP
     problem = engine.deployment_problem(model, deployment)
@@ -71,8 +75,19 @@ def model_row_or_problem(
         problem = engine.fabric_problem(model, example.device, deployment)
         if problem is not None:
             return None, problem
-        row = compiled.model_result(
-            model.id, example.phase, example.device, example.precision, deployment
+        if model is own:
+            row = compiled.model_result(
+                model.id, example.phase, example.device, example.precision, deployment
+            )
+            return row, None
+        device = example.device
+        row = engine.evaluate(
+            model,
+            example.phase,
+            compiled.devices[device],
+            example.precision,
+            engine.latencies.get(device),
+            deployment=deployment,
         )
         return row, None
     f = example.figures

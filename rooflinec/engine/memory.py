@@ -119,7 +119,8 @@ def activation_rule(
         formula = kernel.bytes.get("dram")
         if formula is None:
             continue
-        shape = tuple([(name, _at(f, scope)) for name, f in step.shape.items()])
+        fractional = step.fractional
+        shape = tuple([(name, _at(f, scope, name in fractional)) for name, f in step.shape.items()])
         runs.append((formula, shape, step.precision or precision, tuple(kernel.widths)))
     best = Fraction(0)
     for formula, shape, width_of, others in runs:
@@ -130,8 +131,9 @@ def activation_rule(
     return best
 
 
-def _at(formula: Formula, scope: dict[str, int | Fraction]) -> int:
-    """A shape formula's whole value (the same formula over the same values, once)."""
+def _at(formula: Formula, scope: dict[str, int | Fraction], fraction: bool = False) -> int:
+    """A shape formula's whole value (the same formula over the same values, once); a
+    positive fraction where `fraction` allows one (`ModelStep.fractional`)."""
     text = formula.text
     names = _NAMES.get(text)
     if names is None:
@@ -142,8 +144,11 @@ def _at(formula: Formula, scope: dict[str, int | Fraction]) -> int:
         if len(_SHAPES) >= _KEPT:
             _SHAPES.clear()
         at = dict(zip(names, values, strict=True))
-        hit = _SHAPES[text, values] = _whole(formula.evaluate(at))
-    return hit
+        value = formula.evaluate(at)
+        found: int | Fraction
+        found = value if fraction and value > 0 and value.denominator != 1 else _whole(value)
+        hit = _SHAPES[text, values] = found
+    return hit  # type: ignore[return-value]  # a Fraction only where one may be
 
 
 # What the activation rule finds, by each formula's text (the same text is the same
@@ -151,7 +156,7 @@ def _at(formula: Formula, scope: dict[str, int | Fraction]) -> int:
 # call over its fields: several per step of every rule. Each cleared when full.
 _KEPT = 1 << 14
 _NAMES: dict[str, tuple[str, ...]] = {}  # a formula's symbols, sorted
-_SHAPES: dict[tuple[str, tuple[int | Fraction, ...]], int] = {}  # by the symbols' values
+_SHAPES: dict[tuple[str, tuple[int | Fraction, ...]], int | Fraction] = {}  # by the symbols' values
 _BYTES: dict[tuple[str, tuple[tuple[str, int], ...], int, int, tuple[str, ...]], Fraction] = {}
 
 

@@ -970,12 +970,14 @@ class ModelEngine:
         shape: dict[str, int] = {}
         for symbol, formula in step.shape.items():
             shape[symbol] = self._whole(
-                model, step, phase, symbol, formula.text, variables, formula
-            )
+                model, step, phase, symbol, formula.text, variables, formula,
+                whole=symbol not in step.fractional,
+            )  # fmt: skip
         if collective and not collective_runs(shape, count):
             return shape, count
         for symbol, value in shape.items():
-            if value < 1:
+            # A fraction (experts read per chip under uniform routing) may be under 1.
+            if value < 1 and not (symbol in step.fractional and value > 0):
                 raise DeploymentError(
                     f"model '{model.id}', step '{step.id}' in phase '{phase}': {symbol} ="
                     f" {step.shape[symbol].text} = {value}, not 1 or more"
@@ -991,12 +993,18 @@ class ModelEngine:
         text: str,
         variables: dict[str, int],
         formula: Formula,
+        *,
+        whole: bool = True,
     ) -> int:
+        """The value of a step's count or shape formula; `whole` false for a symbol that
+        may be a fraction (`ModelStep.fractional`), which is returned as one."""
         where = f"model '{model.id}', step '{step.id}' in phase '{phase}'"
         try:
             value = formula.evaluate(variables)
         except (EvaluationError, FormulaError) as exc:
             raise DeploymentError(f"{where}: {what} = {text}: {exc.message}") from None
+        if not whole and value.denominator != 1:
+            return value  # type: ignore[return-value]  # a fraction where one may be
         if value.denominator != 1:
             raise DeploymentError(
                 f"{where}: {what} = {text} = {short_number(value)}, not a whole number"

@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import TypeAlias, TypeVar
 
 from rooflinec.formulas.errors import EvaluationError, _shown
-from rooflinec.formulas.limits import LIMITS
+from rooflinec.formulas.limits import LIMITS, MAX_UNPICKED_TOKENS
 from rooflinec.formulas.tree import _Call, _Neg, _Node, _Num, _Pow, _Sum, _Sym, _Value
 
 _Env = TypeVar("_Env")
@@ -59,6 +59,9 @@ def _compile(node: _Node, leaf: Callable[[str], _Fn[_Env]]) -> _Fn[_Env]:
         if node.name == "floor":
             (arg,) = args
             return lambda env: math.floor(arg(env))
+        if node.name == "unpicked":
+            experts, active, tokens = args
+            return lambda env: unpicked(experts(env), active(env), tokens(env))
         pick = min if node.name == "min" else max
         return lambda env: pick(f(env) for f in args)
     if isinstance(node, _Sum):
@@ -124,3 +127,22 @@ def _check_value(name: str, value: object, column: int) -> None:
             column,
             name,
         )
+
+
+def unpicked(experts: _Value, active: _Value, tokens: _Value) -> _Value:
+    """((E - k) / E) ** n exactly: the chance that n tokens, each routed to k of E experts
+    uniformly at random, all miss a given expert (whole E >= k >= 0 and n >= 0, n at
+    most `MAX_UNPICKED_TOKENS`: the exact power of a large count has as many digits as
+    it has tokens)."""
+    for value in (experts, active, tokens):
+        if isinstance(value, Fraction) and value.denominator != 1:
+            raise EvaluationError(f"unpicked takes whole numbers, not {value}")
+    e, k, n = int(experts), int(active), int(tokens)
+    if not 0 <= k <= e or e < 1 or n < 0:
+        raise EvaluationError(f"unpicked({e}, {k}, {n}): needs E >= k >= 0, E >= 1, n >= 0")
+    if n > MAX_UNPICKED_TOKENS:
+        raise EvaluationError(
+            f"uniform routing over {n:,} tokens: computed exactly up to"
+            f" {MAX_UNPICKED_TOKENS:,} tokens a pass"
+        )
+    return Fraction(e - k, e) ** n

@@ -90,6 +90,9 @@ def _tex(node: _Node) -> str:
             return f"\\left\\lceil {args[0]} \\right\\rceil"
         if node.name == "floor":
             return f"\\left\\lfloor {args[0]} \\right\\rfloor"
+        if node.name == "unpicked":
+            e, k, n = args
+            return f"\\left(\\frac{{{e} - {k}}}{{{e}}}\\right)^{{{n}}}"
         return f"\\{node.name}\\left({', '.join(args)}\\right)"
     if isinstance(node, _Sum):
         out = _tex(node.terms[0][1])

@@ -47,4 +47,10 @@ FUNCTIONS: Final[Mapping[str, tuple[int, int | None]]] = {
 }
 _FUNCTION_LIST: Final = ", ".join(FUNCTIONS)
 
-_FunctionName: TypeAlias = Literal["min", "max", "ceil", "floor"]
+#: Functions only the engine writes (a model's `experts:` binding), never spec text:
+#: `unpicked(E, k, n)` = ((E - k) / E) ** n, the chance that n tokens, each routed to k
+#: of E experts uniformly at random, all miss a given expert. Exact up to `MAX_TOKENS`.
+ENGINE_FUNCTIONS: Final[Mapping[str, tuple[int, int | None]]] = {"unpicked": (3, 3)}
+MAX_UNPICKED_TOKENS: Final = 65_536
+
+_FunctionName: TypeAlias = Literal["min", "max", "ceil", "floor", "unpicked"]

@@ -23,14 +23,19 @@ def _declared_note(declared: Collection[str], reserved: Collection[str]) -> str:
 
 
 def parse_formula(
-    text: str, symbols: Collection[str], *, reserved: Collection[str] = (WIDTH,)
+    text: str,
+    symbols: Collection[str],
+    *,
+    reserved: Collection[str] = (WIDTH,),
+    engine: bool = False,
 ) -> Formula:
     """Parse and validate a formula over the declared `symbols` and the `reserved` names.
 
     Raises `FormulaError` naming the offending token and its column. Reserved names
     (by default `w`, the bytes per value) are positive rationals; declared symbols are
     positive integers. A name both declared and reserved counts as reserved.
-    Never imports sympy and never runs code from the text.
+    Never imports sympy and never runs code from the text. `engine`: a formula the
+    engine writes (never spec text), which may call `ENGINE_FUNCTIONS` as well.
     """
     if not isinstance(text, str):
         raise TypeError(f"formula text must be a str, not {type(text).__name__}")
@@ -47,7 +52,8 @@ def parse_formula(
         )
     reserved_set = frozenset(reserved)
     known = frozenset(symbols) | reserved_set
-    violation = _Checker(source, known, _declared_note(symbols, reserved_set)).first(root)
+    note = _declared_note(symbols, reserved_set)
+    violation = _Checker(source, known, note, engine=engine).first(root)
     if violation is not None:
         raise FormulaError(violation.message, violation.column, violation.token)
     tree = _Builder(source).build(root)

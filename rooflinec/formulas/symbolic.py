@@ -59,6 +59,12 @@ def _to_sympy(node: _Node, symbols: Mapping[str, sympy.Symbol]) -> sympy.Expr:
             if n.name in ("ceil", "floor"):
                 func = sympy.ceiling if n.name == "ceil" else sympy.floor
                 return make(lambda ev: func(parts[0], evaluate=ev), constant), constant
+            if n.name == "unpicked":
+                e, k, t = parts
+                return (
+                    make(lambda ev: sympy.Pow((e - k) / e, t, evaluate=ev), constant),
+                    constant,
+                )
             minmax = sympy.Min if n.name == "min" else sympy.Max
             return make(lambda ev: minmax(*parts, evaluate=ev), constant), constant
         if isinstance(n, _Sum):

@@ -100,6 +100,8 @@ def _bound(node: _Node, bounds: Mapping[str, float]) -> float:
     if isinstance(node, _Pow):
         return _check(_bound(node.base, bounds) ** node.exponent)
     if isinstance(node, _Call):
+        if node.name == "unpicked":
+            raise _Refused  # a power of a fraction: no int64 value
         return max(_bound(arg, bounds) for arg in node.args)
     if isinstance(node, _Sum):
         return _check(sum(_bound(term, bounds) for _, term in node.terms))
@@ -174,6 +176,9 @@ def _walk(node: _Node, values: Mapping[str, Any], arithmetic: _Arithmetic) -> An
         if node.name in ("ceil", "floor"):
             return arithmetic.rounded(node, values)
         args = [_walk(arg, values, arithmetic) for arg in node.args]
+        if node.name == "unpicked":
+            experts, active, tokens = args
+            return ((experts - active) / experts) ** tokens  # floats: `_bound` refused int64
         pick = np.minimum if node.name == "min" else np.maximum
         out = args[0]
         for arg in args[1:]:

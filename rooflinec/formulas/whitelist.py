@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Final
 
 from rooflinec.formulas.errors import _shown
-from rooflinec.formulas.limits import _FUNCTION_LIST, FUNCTIONS, LIMITS
+from rooflinec.formulas.limits import _FUNCTION_LIST, ENGINE_FUNCTIONS, FUNCTIONS, LIMITS
 from rooflinec.formulas.syntax import _Source, _walk
 from rooflinec.formulas.tree import _Value
 
@@ -96,11 +96,20 @@ def _literal_value(text: str) -> tuple[_Value | None, str]:
 class _Checker:
     """Finds every refused construct in the syntax tree, without recursion."""
 
-    def __init__(self, source: _Source, known: Collection[str], declared_note: str) -> None:
+    def __init__(
+        self,
+        source: _Source,
+        known: Collection[str],
+        declared_note: str,
+        *,
+        engine: bool = False,
+    ) -> None:
         self.source = source
         self.known = known
         self.declared_note = declared_note
         self.found: list[_Violation] = []
+        # `engine`: a formula the engine wrote, which may call `ENGINE_FUNCTIONS` too
+        self.functions = {**FUNCTIONS, **ENGINE_FUNCTIONS} if engine else FUNCTIONS
 
     def first(self, root: ast.expr) -> _Violation | None:
         # _walk is iterative, so a 900-deep chain of unary minus is harmless here.
@@ -217,11 +226,11 @@ class _Checker:
             return
         skip.add(id(func))  # the name is a function, not a symbol
         start, _ = src.span(func)
-        if func.id not in FUNCTIONS:
+        if func.id not in self.functions:
             message = f"function {func.id!r} is not allowed (allowed: {_FUNCTION_LIST})"
             self.add(_Violation(start, len(func.id), message, func.id))
             return
-        least, most = FUNCTIONS[func.id]
+        least, most = self.functions[func.id]
         if node.keywords or any(isinstance(arg, ast.Starred) for arg in node.args):
             return  # reported on their own; the count would be meaningless
         count = len(node.args)

@@ -299,8 +299,10 @@ def render(imported: Imported, ident: str, url: str, config_name: str, today: st
         "phases:",
         *(f"  {phase}" for phase in _phases(m.max_context)),
         "tokens: b*s",
-        "steps:",
     ]
+    if m.family == "experts":
+        lines.append("experts: {count: E, active: k}   # routing: spread (the default)")
+    lines.append("steps:")
     for step in _template(f"steps-{m.family}.txt"):
         bare = "d" if m.has("d") else "h/hq"  # the head size as a value of its own
         lines.append("  - " + step.replace("{qo}", qo).replace("{d1}", bare).replace("{d}", d_text))

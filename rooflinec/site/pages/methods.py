@@ -165,11 +165,12 @@ def examples_path(method: Method) -> str:
 
 
 def method_examples_page(site: Site, method: Method) -> GeneratedPage | None:
-    """`method/<id>-examples.md`: the method's reference examples about cases, each run
-    against the compiled catalog (None without any). A page of their own: each is a table
-    of expected and computed values, and beside the method's formulas, inputs and
-    outputs they outgrow one page."""
+    """`method/<id>-examples.md`: the method's reference examples, about cases and then
+    about models, each run against the compiled catalog (None without any). A page of
+    their own: each is a table of expected and computed values, and beside the method's
+    formulas, inputs and outputs (or its models section) they outgrow one page."""
     chosen = [ex for ex in method.examples if ex.model is None]
+    chosen += [ex for ex in method.examples if ex.model is not None]
     if not chosen:
         return None
     path = examples_path(method)
@@ -194,13 +195,14 @@ def method_models_page(site: Site, method: Method) -> GeneratedPage | None:
     models = _models_section(page, method)
     if models is None:
         return None
-    examples = _examples(site, page, [ex for ex in method.examples if ex.model is not None])
+    about_models = [ex for ex in method.examples if ex.model is not None]
     text = site.render(
         "method-models.md.j2",
         page,
         method=method,
         models=models,
-        examples=examples,
+        examples=[{"name": ex.name, "id": ex.id} for ex in about_models],
+        examples_href=page.href(examples_path(method)),
         method_href=page.href(f"method/{method.id}.md"),
     )
     return GeneratedPage(path, f"{method.title}: models", text, page.slots, page.assets)

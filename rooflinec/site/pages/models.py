@@ -173,6 +173,27 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
     return replace(made, assets={**made.assets, **csv})
 
 
+def _experts_line(model: Model) -> dict[str, object] | None:
+    """What the model page says of its routed experts, or None without any."""
+    experts = model.experts
+    if experts is None:
+        return None
+    e = experts.count_text or str(experts.count)
+    k = experts.active_text or str(experts.active)
+    law = (
+        f"{e}/ep × (1 − (({e} − {k})/{e})^tokens)"
+        if experts.routing == "uniform"
+        else f"min({e}/ep, tokens × {k})"
+    )
+    return {
+        "count": f"{experts.count:,}",
+        "active": f"{experts.active:,}",
+        "shared": experts.shared,
+        "routing": experts.routing,
+        "law": law,
+    }
+
+
 def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> GeneratedPage:
     path = f"models/{model.id}.md"
     page = Page(path, site)
@@ -252,6 +273,7 @@ def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> 
         precision=cat.precisions[model.precision],
         parameters=parameters,
         phases=phases,
+        experts=_experts_line(model),
         steps=steps,
         collectives=collectives,
         passes=passes,
