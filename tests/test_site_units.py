@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,7 @@ from markupsafe import Markup
 
 from rooflinec.pipeline import checked
 from rooflinec.site import charts
-from rooflinec.site.escape import Slots, compact_html, external_link, md, sanitize, script_json
+from rooflinec.site.escape import Slots, compact_html, external_link, md, sanitize
 from rooflinec.site.mathml import latex_to_mathml
 from rooflinec.site.pages.audit import audit_layout
 from rooflinec.site.pages.common import chunks_by_size, chunks_of, environment
@@ -92,12 +91,6 @@ def test_only_https_sources_become_links() -> None:
     assert "<a" not in external_link("t", "javascript:alert(1)")
     assert "<a" not in external_link("t", "http://example.com")
     assert "<a" not in external_link("t", 'https://e.com/"onmouseover=x')
-
-
-def test_script_json_cannot_close_its_script() -> None:
-    text = script_json({"title": "</script><script>alert(1)</script>", "k": "\u2028"})
-    assert "</" not in text and "<" not in text
-    assert json.loads(text)["title"] == "</script><script>alert(1)</script>"
 
 
 def test_sanitize_keeps_structure_and_drops_active_content() -> None:

@@ -116,12 +116,11 @@ class Chart:
     name: str  # file stem, unique within the page
     title: str
     description: str  # alt text of the static rendering
+    # The live view fetches the spec, the downloadable `.vl.json` beside the page: every
+    # chart's data grows with the catalog (a point per device or per case), and inlined it
+    # would double its page (the table beside it holds the same rows). Where fetching is
+    # not possible (a page opened from disk) the static SVG stays.
     spec: dict[str, Any]
-    # False for the charts whose data grows with the catalog (a point per device): their
-    # spec would double the page (the table beside the chart holds the same rows), so the
-    # live view fetches the downloadable `.vl.json` instead, and the static SVG stays
-    # where fetching is not possible (a page opened from disk).
-    inline: bool = True
     # The caption's hint on what the chart's inputs do; None: the roofline's sliders.
     hint: str | None = None
 
@@ -784,7 +783,7 @@ def comparison_chart(
     The chart draws the `featured` devices (default: `featured_devices`) until a reader
     picks a vendor in the select box under it, then that vendor's devices."""
     roofline, description = _comparison_parts(compiled, device_ids, precision, featured)
-    return Chart("comparison", roofline.title, description, roofline.spec(), inline=False)
+    return Chart("comparison", roofline.title, description, roofline.spec())
 
 
 def featured_devices(
@@ -958,7 +957,7 @@ class KernelDots:
 def kernel_chart(compiled: Compiled, kernel_id: str, results: Sequence[Result]) -> Chart:
     """Attainable rate of each case of a kernel on every device (its declared precision)."""
     dots, description = _kernel_parts(compiled, kernel_id, results)
-    return Chart("attainable", dots.title, description, dots.spec(), inline=False)
+    return Chart("attainable", dots.title, description, dots.spec())
 
 
 def _kernel_parts(
@@ -1049,7 +1048,7 @@ def model_steps_chart(
         f"step ({len(steps)}) in the order of the pass. The same data is in the table below "
         "the chart."
     )
-    return Chart(name, title, description, spec, inline=False)
+    return Chart(name, title, description, spec)
 
 
 def tokens_chart(
@@ -1103,7 +1102,7 @@ def tokens_chart(
         "select boxes pick another model and phase or one vendor's devices. The same data is "
         "in the table below the chart."
     )
-    return Chart("tokens", "Tokens per second on each device", description, spec, inline=False)
+    return Chart("tokens", "Tokens per second on each device", description, spec)
 
 
 #: The per-user target the frontier chart's slider starts at (tokens/s per user).
@@ -1198,7 +1197,7 @@ def frontier_chart(
         "Hover a point for its values; the slider below the chart moves the per-user target "
         "and the diamonds to each device's best point there (it needs JavaScript)."
     )
-    return Chart(name, title, description, spec, inline=False, hint=hint)
+    return Chart(name, title, description, spec, hint=hint)
 
 
 # --------------------------------------------------------------------------- rendering

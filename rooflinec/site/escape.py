@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import html
-import json
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -36,7 +35,6 @@ __all__ = [
     "md",
     "md_row",
     "sanitize",
-    "script_json",
 ]
 
 # Markdown punctuation (CommonMark's list plus the extensions' `|`, `~`, `=`, `^`, `:`),
@@ -99,23 +97,6 @@ def external_link(text: Any, url: str) -> Markup:
     return Markup(
         f'<a href="{attr(url)}" rel="noopener noreferrer" class="rooflinec-external">{md(text)}</a>'
     )
-
-
-def script_json(data: Any) -> Markup:
-    """JSON that is safe inside `<script type="application/json">` (no `</script>` break-out).
-
-    Keys are sorted and separators fixed, so the same data gives the same bytes.
-    """
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    for char, escaped in (
-        ("&", "\\u0026"),
-        ("<", "\\u003c"),
-        (">", "\\u003e"),
-        ("\u2028", "\\u2028"),
-        ("\u2029", "\\u2029"),
-    ):
-        text = text.replace(char, escaped)
-    return Markup(text)
 
 
 # --------------------------------------------------------------------------- sanitiser

@@ -1,7 +1,8 @@
 /* rooflinec: replace each chart's static SVG by the live Vega chart.
  * The runtime (vega-bundle.js, beside this file) is loaded only on pages with a chart.
- * Chart specs are inline JSON (<script type="application/json">), or, for big charts,
- * the `.vl.json` beside the page; nothing is fetched from another host. Without JavaScript, or if anything fails, the static SVG stays. */
+ * A chart's spec is the `.vl.json` beside its page (its download); nothing is fetched
+ * from another host. Without JavaScript, or if anything fails (a page opened from disk),
+ * the static SVG stays. */
 (function () {
   "use strict";
   var self = document.currentScript;
@@ -16,12 +17,6 @@
   }
 
   function specOf(view) {
-    var id = view.getAttribute("data-spec");
-    if (id) {
-      var data = document.getElementById(id);
-      return data ? Promise.resolve(JSON.parse(data.textContent)) : Promise.reject();
-    }
-    /* a big chart's spec sits beside the page, on the same host */
     return fetch(view.getAttribute("data-src")).then(function (response) {
       if (!response.ok) { throw new Error(response.statusText); }
       return response.json();
@@ -48,8 +43,7 @@
   }
 
   function start() {
-    var views = document.querySelectorAll(
-      ".rooflinec-chart-view[data-spec], .rooflinec-chart-view[data-src]");
+    var views = document.querySelectorAll(".rooflinec-chart-view[data-src]");
     if (!views.length) { return; }
     loadRuntime(function () {
       Array.prototype.forEach.call(views, render);

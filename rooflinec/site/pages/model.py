@@ -26,7 +26,7 @@ from rooflinec.engine.compiler import Compiled
 from rooflinec.formatting import format_si
 from rooflinec.provenance import FigureTrail, device_trails
 from rooflinec.site import charts
-from rooflinec.site.escape import Slots, attr, external_link, md, script_json
+from rooflinec.site.escape import Slots, attr, external_link, md
 from rooflinec.site.mathml import latex_to_mathml
 from rooflinec.site.pages.common import (
     ROOFLINE_METHOD,
@@ -305,20 +305,11 @@ class Page:
         text = charts.spec_json(chart.spec)
         self.assets[posixpath.join(here, f"{base}.svg")] = self._svg(chart, text)
         self.assets[posixpath.join(here, f"{base}.vl.json")] = text
-        if chart.inline:
-            spec_id = f"rooflinec-spec-{chart.name}"
-            source = f'data-spec="{spec_id}"'
-            script = (
-                f'<script type="application/json" id="{spec_id}">{script_json(chart.spec)}</script>'
-            )
-        else:
-            source, script = f'data-src="{attr(base)}.vl.json"', ""
         fragment = (
             f'<figure class="rooflinec-chart" id="chart-{chart.name}">'
-            f'<div class="rooflinec-chart-view" {source}>'
+            f'<div class="rooflinec-chart-view" data-src="{attr(base)}.vl.json">'
             f'<img class="rooflinec-chart-static" src="{attr(base)}.svg"'
             f' alt="{attr(chart.description)}"></div>'
-            f"{script}"
             f"<figcaption>{attr(chart.title)}. "
             f'<span class="rooflinec-hint">{attr(chart.hint or ROOFLINE_HINT)}</span> '
             f'Download: <a href="{attr(base)}.vl.json" download>Vega-Lite JSON</a> · '

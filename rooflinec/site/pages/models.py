@@ -447,11 +447,7 @@ def _roofline(site: Site, page: Page, model: Model) -> dict[str, Any] | None:
             )
     if not results:
         return None
-    # Fetched, not inlined: with a marker per step the spec would double the page.
-    chart = replace(
-        charts.device_roofline(site.compiled, device, results, model.precision, labels),
-        inline=False,
-    )
+    chart = charts.device_roofline(site.compiled, device, results, model.precision, labels)
     return {"device": page.device_link(device), "phase": phase, "chart": chart, "rows": rows}
 
 
