@@ -25,7 +25,12 @@ from rooflinec.resources import bundled_specs_dir
 FIXTURES = Path(__file__).parent / "fixtures" / "hf-config"
 URL = "https://huggingface.co/org/name/blob/0123456789abcdef/config.json"
 # Each bundled model with a published config.json, and that config.
-BUNDLED = {"mixtral-8x7b": "mixtral-8x7b.json", "llama-2-7b": "llama-2-7b.json"}
+BUNDLED = {
+    "mixtral-8x7b": "mixtral-8x7b.json",
+    "llama-2-7b": "llama-2-7b.json",
+    "llama-3-1-405b": "llama-3.1-405b.json",
+    "qwen3-235b-a22b": "qwen3-235b-a22b.json",
+}
 
 
 @pytest.fixture(autouse=True)

@@ -328,9 +328,9 @@ def render(imported: Imported, ident: str, url: str, config_name: str, today: st
         f"    publisher: {_quote(_publisher(url))}",
         f"    url: {url}",
         f"    read: {today}",
-        "    kind: vendor",
+        f"    kind: {_kind(url)}",
         "    note: >-",
-        *(f"      {line}" for line in _wrap(_source_note(m), 80)),
+        *(f"      {line}" for line in _wrap(_source_note(m, url), 80)),
         "",
         "assumptions:",
         *(f"  - {_quote(a)}" for a in _assumptions(m)),
@@ -397,16 +397,30 @@ def _phases(context: int | None) -> list[str]:
 
 
 def _publisher(url: str) -> str:
+    """Who publishes the file at `url`: an organisation on Hugging Face, a repository on
+    GitHub (a copy of the config kept there), else the host."""
     match = re.match(r"https://huggingface\.co/([^/]+)/", url)
-    return f"{match.group(1)} on Hugging Face" if match else "Hugging Face"
+    if match:
+        return f"{match.group(1)} on Hugging Face"
+    match = re.match(r"https://github\.com/([^/]+/[^/]+)/", url)
+    if match:
+        return f"{match.group(1)} on GitHub"
+    return url.split("/")[2]
 
 
-def _source_note(m: Imported) -> str:
+def _kind(url: str) -> str:
+    """`vendor` for the model's own repository on Hugging Face, else `third-party` (a copy
+    kept elsewhere)."""
+    return "vendor" if url.startswith("https://huggingface.co/") else "third-party"
+
+
+def _source_note(m: Imported, url: str) -> str:
     quoted = "', '".join(p.quoted for p in m.parameters)
     flags = [f'"{m.precision_key}": "{_dtype_of(m.precision)}"']
     flags.append(f'"tie_word_embeddings": {"true" if m.tied else "false"}')
+    where = "" if _kind(url) == "vendor" else f", as kept by {_publisher(url)}"
     return (
-        f"The published configuration ({m.architecture}), read by rooflinec import"
+        f"The published configuration ({m.architecture}){where}, read by rooflinec import"
         f" hf-config: '{quoted}', '{flags[0]}' and '{flags[1]}'."
     )
 
