@@ -35,11 +35,12 @@ from itertools import pairwise
 
 from rooflinec.catalog import LEVELS
 from rooflinec.engine import Roof
-from rooflinec.engine.solve_interval import bounds
+from rooflinec.engine.solve_interval import bounds_of, folded
 from rooflinec.engine.solve_poly import Poly, coefficients, combine, critical_integers
 from rooflinec.engine.terms import COMPUTE, LATENCY
 from rooflinec.errors import RooflinecError
 from rooflinec.formulas import EvaluationError, Formula
+from rooflinec.formulas.tree import _Node
 
 #: The integers a symbol is varied over.
 DOMAIN = (1, 10**12)
@@ -214,6 +215,16 @@ def _search_runs(problem: Problem, lo: int, hi: int, budget: int) -> list[_Run]:
     return runs
 
 
+@lru_cache(maxsize=1024)
+def _folded(problem: Problem) -> tuple[_Node, dict[str, _Node]]:
+    """The problem's formulas with their held part worked out once (`folded`): a search
+    bounds them over hundreds of ranges."""
+    values = dict(problem.shape)
+    symbol = problem.symbol
+    trees = {level: folded(f, values, symbol) for level, f in problem.bytes}
+    return folded(problem.flops, values, symbol), trees
+
+
 def _proven(problem: Problem, a: int, b: int) -> str | None:
     """The one limit of every integer in [a, b] if the bounds prove it, else None.
 
@@ -224,14 +235,14 @@ def _proven(problem: Problem, a: int, b: int) -> str | None:
     """
     values = dict(problem.shape)
     symbol = problem.symbol
-    f = bounds(problem.flops, values, symbol, a, b)
+    flops_tree, byte_trees = _folded(problem)
+    f = bounds_of(flops_tree, values, symbol, a, b)
     if f is None or f[0] <= 0:
         return None
     bw = dict(problem.bandwidths)
-    formulas = dict(problem.bytes)
     by: dict[str, tuple[Fraction, Fraction]] = {}
     for level in bw:
-        c = bounds(formulas[level], values, symbol, a, b)
+        c = bounds_of(byte_trees[level], values, symbol, a, b)
         if c is None or c[0] <= 0:
             return None
         by[level] = c

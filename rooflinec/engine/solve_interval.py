@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from fractions import Fraction
 
 from rooflinec.formulas import Formula
-from rooflinec.formulas.tree import _Call, _Neg, _Node, _Num, _Pow, _Sum, _Sym
+from rooflinec.formulas.tree import _Call, _Neg, _Node, _Num, _Pow, _Prod, _Sum, _Sym
 
 Interval = tuple[Fraction, Fraction]
 
@@ -29,6 +30,52 @@ def bounds(
     None when no finite bound follows (a divisor whose bounds include zero).
     """
     return _bounds(formula._tree, values, {symbol: (Fraction(lo), Fraction(hi))})
+
+
+def folded(formula: Formula, values: Mapping[str, int | Fraction], symbol: str) -> _Node:
+    """The formula's tree with every subtree that does not name `symbol` replaced by its
+    exact value at `values`: the same bounds (a constant's interval is its value), with
+    none of the held part worked out again for each range (`bounds_of`)."""
+    return _fold(formula._tree, values, symbol)[0]
+
+
+def bounds_of(
+    tree: _Node, values: Mapping[str, int | Fraction], symbol: str, lo: int, hi: int
+) -> Interval | None:
+    """`bounds` over a tree `folded` for `symbol`."""
+    return _bounds(tree, values, {symbol: (Fraction(lo), Fraction(hi))})
+
+
+def _fold(node: _Node, values: Mapping[str, int | Fraction], symbol: str) -> tuple[_Node, bool]:
+    """The node folded, and whether it names `symbol`."""
+    if isinstance(node, _Num):
+        return node, False
+    if isinstance(node, _Sym):
+        return node, node.name == symbol
+    if isinstance(node, _Neg):
+        inner, named = _fold(node.operand, values, symbol)
+        made: _Node = _Neg(inner)
+    elif isinstance(node, _Pow):
+        inner, named = _fold(node.base, values, symbol)
+        made = _Pow(inner, node.exponent)
+    elif isinstance(node, _Call):
+        parts = [_fold(arg, values, symbol) for arg in node.args]
+        named = any(n for _, n in parts)
+        made = _Call(node.name, tuple(p for p, _ in parts))
+    elif isinstance(node, _Sum):
+        terms = [(neg, *_fold(term, values, symbol)) for neg, term in node.terms]
+        named = any(n for _, _, n in terms)
+        made = _Sum(tuple((neg, t) for neg, t, _ in terms))
+    else:
+        factors = [(f, *_fold(f.node, values, symbol)) for f in node.factors]
+        named = any(n for _, _, n in factors)
+        made = _Prod(tuple(replace(f, node=t) for f, t, _ in factors))
+    if named:
+        return made, True
+    exact = _bounds(node, values, {})  # a constant: its interval is its value
+    if exact is None:  # a division by zero: left for the evaluation to report
+        return made, False
+    return _Num(exact[0], str(exact[0])), False
 
 
 def box_bounds(
