@@ -436,10 +436,14 @@ def test_build_staging_refused_is_one_line(
     pytest.importorskip("mkdocs")
     from rooflinec.site import build
 
-    def refuse(out: Path) -> Path:
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(out.parent))
+    made = os.mkdir
 
-    monkeypatch.setattr(build, "staging_folder", refuse)
+    def refuse(path: Path, *args: int) -> None:
+        if ".building-" in str(path):  # the staging folder, beside the target
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        made(path, *args)
+
+    monkeypatch.setattr(build.os, "mkdir", refuse)
     out = tmp_path / "site"
     assert 1 == main(["build", "--specs", str(specs), "--out", str(out)], out=io.StringIO())
     assert f"rooflinec: error: cannot write {out.resolve()}: Permission denied\n" == (
