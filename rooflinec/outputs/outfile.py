@@ -36,16 +36,17 @@ import re
 import secrets
 import shutil
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from rooflinec.errors import UsageError, WriteError
 
 __all__ = [
     "RECORD",
+    "FreshEntry",
     "atomic_file",
     "atomic_folder",
     "check_file_target",
@@ -298,14 +299,36 @@ def _temporary_prefix(target: Path) -> str:
     return f".{target.name[:_TEMP_NAME_CHARS]}."
 
 
-def _fresh_names(folder: Path, target: Path, suffix: str) -> Iterator[Path]:
-    """Names `.NAME.XXXXXXXX{suffix}` in `folder`, as `tempfile` makes them, until the
-    caller makes one that did not exist (and stops)."""
-    while True:
-        letters = "".join(secrets.choice(_NAME_LETTERS) for _ in range(8))
-        yield folder / f"{_temporary_prefix(target)}{letters}{suffix}"
+class FreshEntry:
+    """A new file or folder in `folder`, named `{prefix}XXXXXXXX{suffix}` as `tempfile`
+    names them, but named before it is made: `path` is set before each attempt, so a
+    Ctrl-C or SIGTERM that lands while it is made still finds it to remove (`mkstemp` and
+    `mkdtemp` return the name only after creating the entry). None until an attempt."""
+
+    def __init__(self, folder: Path, prefix: str, suffix: str) -> None:
+        self.folder, self.prefix, self.suffix = folder, prefix, suffix
+        self.path: Path | None = None
+
+    def make(self, create: Callable[[Path], _Made]) -> tuple[Path, _Made]:
+        """The entry `create` made under a fresh name (another name while it exists)."""
+        while True:
+            letters = "".join(secrets.choice(_NAME_LETTERS) for _ in range(8))
+            path = self.path = self.folder / f"{self.prefix}{letters}{self.suffix}"
+            try:
+                return path, create(path)
+            except FileExistsError:
+                continue
+
+    def folder_made(self) -> Path:
+        """A new empty folder, readable by its owner alone until the caller says more."""
+        return self.make(_new_folder)[0]
 
 
+def _new_folder(path: Path) -> None:
+    os.mkdir(path, 0o700)
+
+
+_Made = TypeVar("_Made")
 _NAME_LETTERS = "abcdefghijklmnopqrstuvwxyz0123456789_"
 
 
@@ -332,17 +355,9 @@ def _streamed(target: Path) -> Iterator[BinaryIO]:
 def _replaced(target: Path, final: Path) -> Iterator[BinaryIO]:
     """A temporary file beside `final` that replaces it when the block ends without an
     exception; any error, Ctrl-C or SIGTERM removes it."""
-    temporary: Path | None = None
+    temporary = FreshEntry(final.parent, _temporary_prefix(final), ".tmp")
     try:
-        # The name is held before the file exists: a signal while it is made still
-        # finds it to remove (`mkstemp` returns the name only after creating the file).
-        for name in _fresh_names(final.parent, final, ".tmp"):
-            temporary = name
-            try:
-                fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            except FileExistsError:
-                continue
-            break
+        name, fd = temporary.make(lambda p: os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         os.fchmod(fd, _mode())
         with os.fdopen(fd, "wb") as handle:
             yield handle
@@ -350,9 +365,9 @@ def _replaced(target: Path, final: Path) -> Iterator[BinaryIO]:
             os.fsync(handle.fileno())
         os.replace(name, final)
     except BaseException as exc:  # Ctrl-C and SIGTERM included: nothing half-written stays
-        if temporary is not None:
+        if temporary.path is not None:
             with suppress(FileNotFoundError):
-                temporary.unlink()
+                temporary.path.unlink()
         if isinstance(exc, OSError):
             raise write_error(target, exc) from exc
         raise
@@ -388,16 +403,10 @@ def atomic_folder(target: Path, specs: Path | None = None) -> Iterator[Path]:
     in the block or the write is a `WriteError` naming `target`."""
     check_folder_target(target, specs)
     parent = _parent(target)
-    temporary: Path | None = None
-    old: Path | None = None
+    temporary = FreshEntry(parent, _temporary_prefix(target), ".tmp")
+    aside = FreshEntry(parent, _temporary_prefix(target), ".old")
     try:
-        for name in _fresh_names(parent, target, ".tmp"):  # named first, as in `_replaced`
-            temporary = name
-            try:
-                os.mkdir(name, 0o700)
-            except FileExistsError:
-                continue
-            break
+        name = temporary.folder_made()
         os.chmod(name, _mode(0o777))
         yield name
         files = sorted(_contents(name))
@@ -405,23 +414,17 @@ def atomic_folder(target: Path, specs: Path | None = None) -> Iterator[Path]:
         (name / RECORD).write_text(json.dumps(record, indent=1) + "\n", "utf-8")
         _fsync_folder(name)
         if target.is_dir():
-            for aside in _fresh_names(parent, target, ".old"):
-                old = aside
-                try:
-                    os.mkdir(aside, 0o700)
-                except FileExistsError:
-                    continue
-                break
-            os.replace(target, aside / "previous")
+            os.replace(target, aside.folder_made() / "previous")
         os.replace(name, target)
     except BaseException as exc:  # Ctrl-C and SIGTERM included
-        if temporary is not None:
-            shutil.rmtree(temporary, ignore_errors=True)
+        if temporary.path is not None:
+            shutil.rmtree(temporary.path, ignore_errors=True)
+        old = aside.path
         if old is not None and (old / "previous").is_dir() and not target.exists():
             os.replace(old / "previous", target)  # put the previous folder back
         if isinstance(exc, OSError):
             raise write_error(target, exc) from exc
         raise
     finally:
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        if aside.path is not None:
+            shutil.rmtree(aside.path, ignore_errors=True)

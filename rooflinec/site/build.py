@@ -34,7 +34,7 @@ from rooflinec.site.output import (
     check_target,
     clean_stale,
     install,
-    staging_names,
+    staging_entry,
     temporary_folder,
 )
 
@@ -231,16 +231,12 @@ def build_site(
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     source = site_source(specs)
     with temporary_folder(BUILD_TEMP_PREFIX) as tmp:
-        staging = out  # replaced by the staging folder's name before it is made
+        entry = staging_entry(out)
         try:
-            for staging in staging_names(out):
-                try:
-                    os.mkdir(staging, 0o700)
-                except FileExistsError:
-                    continue
-                except OSError as exc:  # a folder rooflinec may not write in, a full disk
-                    raise write_error(out, exc) from exc
-                break
+            try:
+                staging = entry.folder_made()
+            except OSError as exc:  # a folder rooflinec may not write in, a full disk
+                raise write_error(out, exc) from exc
             with _mkdocs_logging(verbose):
                 if source.config_file is not None:
                     config = _project_config(source.config_file, site_dir=str(staging))
@@ -267,8 +263,8 @@ def build_site(
         except (MkDocsException, OSError) as exc:
             raise RooflinecError(f"site build failed: {exc}") from exc
         finally:
-            if staging != out:
-                shutil.rmtree(staging, ignore_errors=True)
+            if entry.path is not None:
+                shutil.rmtree(entry.path, ignore_errors=True)
     return time.perf_counter() - started
 
 

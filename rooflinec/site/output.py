@@ -25,15 +25,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from rooflinec.errors import UsageError
-from rooflinec.outputs.outfile import read_by_check
+from rooflinec.outputs.outfile import FreshEntry, read_by_check
 
 __all__ = [
     "MANIFEST",
@@ -42,7 +40,7 @@ __all__ = [
     "clean_stale",
     "install",
     "read_manifest",
-    "staging_names",
+    "staging_entry",
     "temporary_folder",
 ]
 
@@ -220,14 +218,11 @@ def install(staging: Path, out: Path) -> None:
     _write_manifest(out, {n: [d] for n, d in new.items()})
 
 
-def staging_names(out: Path) -> Iterator[Path]:
-    """Names for a new empty sibling of `out` to build into (same filesystem: files move
-    by rename), until the caller makes one that did not exist; each carries this
-    process's id, for `clean_stale`. Named before the folder is made, so that a Ctrl-C
-    while it is made still finds it to remove (`mkdtemp` returns the name only after)."""
-    while True:
-        letters = "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789_") for _ in range(8))
-        yield out.parent / f".{out.name}.building-{os.getpid()}-{letters}"
+def staging_entry(out: Path) -> FreshEntry:
+    """A new empty sibling of `out` to build into (same filesystem: files move by rename),
+    made by `FreshEntry.folder_made`; its name carries this process's id, for
+    `clean_stale`."""
+    return FreshEntry(out.parent, f".{out.name}.building-{os.getpid()}-", "")
 
 
 def temporary_folder(prefix: str) -> tempfile.TemporaryDirectory[str]:
