@@ -231,3 +231,22 @@ def test_deeply_nested_and_oversized_files(
         assert (1, "") == (code, out)
         assert err.startswith(f"{path}{expected}"), err
         assert 1 == len(err.splitlines())
+
+
+def test_a_spec_that_does_not_check_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An import that would break the catalog (test-13b's place, whose phases the method's
+    examples name) is one located line, exit 1, and nothing is printed or written."""
+    specs = tmp_path / "specs"
+    shutil.copytree(bundled_specs_dir(), specs)
+    before = sorted(p.name for p in (specs / "models").iterdir())
+    config = FIXTURES / "llama-2-7b.json"
+    args = ["import", "hf-config", str(config), "--id", "test-13b", "--url", URL]
+    code, out = run(*args, "--specs", str(specs))
+    err = capsys.readouterr().err
+    assert (1, "") == (code, out)
+    assert err.startswith(f"{config}:1: error: the spec written from it does not check: ")
+    assert "unknown phase 'prefill' of model 'test-13b'" in err
+    assert 1 == len(err.splitlines())
+    assert before == sorted(p.name for p in (specs / "models").iterdir())

@@ -470,24 +470,19 @@ def _wrap(text: str, width: int = 84) -> list[str]:
 
 
 def checked_spec(folder: Path, ident: str, text: str) -> str | None:
-    """The first error of the catalog in `folder` with `text` as `models/ID.yaml` (a
-    copy of it, in a temporary folder: nothing in `folder` is touched), or None."""
-    import shutil
-    import tempfile
+    """The first error of the catalog in `folder` with `text` as `models/ID.yaml` (built
+    in a temporary copy, `write.verify`: nothing in `folder` is touched), or None."""
+    from rooflinec.errors import SpecError
+    from rooflinec.importing.write import verify
 
-    from rooflinec.assemble import build_catalog
-
-    with tempfile.TemporaryDirectory(prefix="rooflinec-hf-config-") as temporary:
-        copy = Path(temporary) / "specs"
-        shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns(".*"))
-        (copy / "models").mkdir(exist_ok=True)
-        spec = copy / "models" / f"{ident}.yaml"
-        spec.write_text(text, encoding="utf-8")
-        _, diagnostics = build_catalog(copy)
-        for d in diagnostics:
-            if d.severity == "error":
-                where = "the spec" if Path(d.location.file).name == spec.name else d.location.file
-                return f"{where}, line {d.location.line}: {d.message}"
+    spec = folder / "models" / f"{ident}.yaml"
+    try:
+        verify(folder, {spec: text})
+    except SpecError as exc:
+        for d in exc.diagnostics:
+            where = "the spec" if Path(d.location.file) == spec else d.location.file
+            return f"{where}, line {d.location.line}: {d.message}"
+        return "it does not build"
     return None
 
 

@@ -64,7 +64,7 @@ def write_entries(
         path = Path(kernel.document.file)
         units = {e.case: catalog.precisions[e.precision].unit for e in items}
         texts[path] = _edited(path, items, source, units)
-    _verify(folder, texts)
+    verify(folder, texts)
     commit(folder, {Path(os.path.realpath(p)): t for p, t in texts.items()})
     return list(texts)
 
@@ -153,10 +153,11 @@ def _refused(path: Path | str, line: int, col: int, message: str) -> SpecError:
     return SpecError([Diagnostic(Location(str(path), line, col), message, code="import")])
 
 
-def _verify(folder: Path, texts: dict[Path, str]) -> None:
-    """Build a copy of the spec files of `folder` with the edited texts; `SpecError` when
-    it does not build. Only the files the loader reads are copied, each as a plain file:
-    a linked folder is neither followed whole nor copied as a link."""
+def verify(folder: Path, texts: dict[Path, str]) -> None:
+    """Build a copy of the spec files of `folder` with the edited texts (a path that is no
+    spec file yet, such as a new model's, is added at its place in the copy); `SpecError`
+    when it does not build. Only the files the loader reads are copied, each as a plain
+    file: a linked folder is neither followed whole nor copied as a link."""
     from rooflinec.assemble import build_catalog
     from rooflinec.assemble.files import discover
     from rooflinec.engine.compiler import compile_catalog
@@ -179,6 +180,9 @@ def _verify(folder: Path, texts: dict[Path, str]) -> None:
             where[os.path.realpath(path)] = target
         for path, text in texts.items():
             edited = where.get(os.path.realpath(path))
+            if edited is None and not path.exists() and path.is_relative_to(folder):
+                edited = copy / path.relative_to(folder)  # a new file
+                edited.parent.mkdir(parents=True, exist_ok=True)
             if edited is None:  # pragma: no cover - every kernel was read from `folder`
                 raise RooflinecError(f"{one_line(str(path))}: error: not a spec file of {folder}")
             edited.write_text(text, "utf-8", newline="")
