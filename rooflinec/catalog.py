@@ -8,6 +8,7 @@ what the compiler, the site and the exports read. Building it from documents is
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
@@ -632,15 +633,28 @@ class Experts:
     count_text: str = ""
     active_text: str = ""
 
+    @property
+    def names(self) -> tuple[str, str]:
+        """How formulas and pages write the count and the active experts: the parameters'
+        names the spec used, else the numbers."""
+        return self.count_text or str(self.count), self.active_text or str(self.active)
+
     def binding(self, tokens: str) -> str:
         """The formula of `X` per chip over the model's names, `tokens` the text of the
         tokens of a pass: min(E/ep, tokens*k) or (E/ep)*(1 - unpicked(E, k, tokens))."""
-        e = self.count_text or str(self.count)
-        k = self.active_text or str(self.active)
+        e, k = self.names
         t = tokens if not any(op in tokens for op in "+-") else f"({tokens})"
         if self.routing == "uniform":
             return f"{e}/ep*(1 - unpicked({e}, {k}, {t}))"
         return f"min({e}/ep, {t}*{k})"
+
+
+def model_names(parameters: Iterable[str], phases: dict[str, dict[str, int]]) -> list[str]:
+    """The names a model's shape, count and tokens formulas may use: its parameters, its
+    phases' variables and the deployment variables."""
+    return sorted(
+        {*parameters, *(v for phase in phases.values() for v in phase), *DEPLOYMENT_VARIABLES}
+    )
 
 
 #: The request shapes of a model whose spec names none (`requests:`).

@@ -39,6 +39,7 @@ from rooflinec.catalog import (
     NamedDeployment,
     Precision,
     RequestShape,
+    model_names,
 )
 from rooflinec.engine.evaluate import MAX_COUNT, collective_runs, count_problem, width_values
 from rooflinec.errors import short_number
@@ -76,9 +77,7 @@ def build_model(
     parameters: dict[str, int] = data["parameters"]
     phases: dict[str, dict[str, int]] = data["phases"]
     _check_names(builder, doc, parameters, phases)
-    names = sorted(
-        {*parameters, *(v for phase in phases.values() for v in phase), *DEPLOYMENT_VARIABLES}
-    )
+    names = model_names(parameters, phases)
     builder.precision_ref(doc, ("precision",), data["precision"], precisions)
     tokens_text = data.get("tokens", DEFAULT_TOKENS)
     tokens = _formula(builder, doc, ("tokens",), tokens_text, names)

@@ -1079,8 +1079,7 @@ def _import_hf_config(opts: Options, out: TextIO) -> int:
     except ConfigError as exc:
         sys.stderr.write(one_line(str(exc)) + "\n")
         return EXIT_SPEC
-    name = _config_name(opts.url, opts.model_id)
-    text = render(imported, opts.model_id, opts.url, name, current_date().isoformat())
+    text = render(imported, opts.model_id, opts.url, current_date().isoformat())
     problem = checked_spec(folder, opts.model_id, text)
     if problem is not None:
         sys.stderr.write(
@@ -1100,9 +1099,3 @@ def _import_hf_config(opts: Options, out: TextIO) -> int:
         return EXIT_SPEC
     sys.stderr.write(f"wrote {target}\n")
     return EXIT_OK
-
-
-def _config_name(url: str, fallback: str) -> str:
-    """The repository a huggingface.co address names (ORG/NAME), else the model's id."""
-    match = re.match(r"https://huggingface\.co/([^/]+/[^/]+)", url)
-    return match.group(1) if match else fallback

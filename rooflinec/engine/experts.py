@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
-from rooflinec.catalog import DEPLOYMENT_VARIABLES, ROUTED_KERNEL, ROUTED_SYMBOL, Model
+from rooflinec.catalog import ROUTED_KERNEL, ROUTED_SYMBOL, Model, model_names
 from rooflinec.formulas import parse_formula
 
 
@@ -18,9 +18,7 @@ def rerouted(model: Model, routing: str) -> Model:
     if experts is None or experts.routing == routing:
         return model
     experts = replace(experts, routing=routing)
-    names = sorted(
-        {*model.parameters, *(v for p in model.phases.values() for v in p), *DEPLOYMENT_VARIABLES}
-    )
+    names = model_names(model.parameters, model.phases)
     formula = parse_formula(experts.binding(model.tokens.text), names, reserved=(), engine=True)
     fractional = frozenset([ROUTED_SYMBOL]) if routing == "uniform" else frozenset()
 

@@ -1,4 +1,5 @@
-"""`rooflinec import`: profiler exports turned into `measured` entries of kernel specs.
+"""`rooflinec import`: profiler exports turned into `measured` entries of kernel specs,
+and (`hf_config`) a Hugging Face config.json turned into a model spec.
 
 Readers (`plain`, `ncu`, `rocprof`) turn one file, read line by line (`rows.Lines`),
 into a stream of `Row`s, one per launch or line, each with the line it came from; every

@@ -277,7 +277,7 @@ def _shown(value: Any) -> str:
 # ------------------------------------------------------------------------------- writing
 
 
-def render(imported: Imported, ident: str, url: str, config_name: str, today: str) -> str:
+def render(imported: Imported, ident: str, url: str, today: str) -> str:
     """The model spec's YAML text."""
     m = imported
     d_text = "d" if m.has("d") else "(h/hq)"
@@ -324,7 +324,7 @@ def render(imported: Imported, ident: str, url: str, config_name: str, today: st
         "",
         "sources:",
         f"  {SOURCE_ID}:",
-        f"    title: {_quote(config_name + ' config.json')}",
+        f"    title: {_quote(_config_name(url, ident) + ' config.json')}",
         f"    publisher: {_quote(_publisher(url))}",
         f"    url: {url}",
         f"    read: {today}",
@@ -394,6 +394,12 @@ def _phases(context: int | None) -> list[str]:
     if top >= 4096:
         out.append("decode-b32-l4096: {b: 32, s: 1, L: 4096}")
     return out
+
+
+def _config_name(url: str, ident: str) -> str:
+    """The repository a huggingface.co address names (ORG/NAME), else the model's id."""
+    match = re.match(r"https://huggingface\.co/([^/]+/[^/]+)", url)
+    return match.group(1) if match else ident
 
 
 def _publisher(url: str) -> str:

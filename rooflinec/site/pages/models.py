@@ -178,8 +178,7 @@ def _experts_line(model: Model) -> dict[str, object] | None:
     experts = model.experts
     if experts is None:
         return None
-    e = experts.count_text or str(experts.count)
-    k = experts.active_text or str(experts.active)
+    e, k = experts.names
     law = (
         f"{e}/ep × (1 − (({e} − {k})/{e})^tokens)"
         if experts.routing == "uniform"
