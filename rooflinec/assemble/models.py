@@ -90,7 +90,14 @@ def build_model(
     seen: dict[str, int] = {}
     memo = _Memo()
     experts = _experts(builder, doc, parameters)
-    routed = None if experts is None else experts.binding(tokens_text if tokens else "b*s")
+    routed = (
+        None
+        if experts is None
+        else (
+            experts.binding(tokens_text if tokens else DEFAULT_TOKENS),
+            experts.routing == "uniform",
+        )
+    )
     for i, entry in enumerate(data["steps"]):
         step = _step(
             builder,
@@ -104,7 +111,7 @@ def build_model(
             precisions,
             seen,
             memo,
-            (routed, experts.routing == "uniform") if experts and routed else None,
+            routed,
         )
         if step is not None:
             steps.append(step)
@@ -357,7 +364,9 @@ def _step(
     )
     raw_shape: dict[str, Any] = entry["shape"]
     fractional: frozenset[str] = frozenset()
-    if routed is not None and kernel.id == ROUTED_KERNEL:
+    if kernel.id != ROUTED_KERNEL:
+        routed = None  # the model's experts bind the routed kernel's X alone
+    if routed is not None:
         if ROUTED_SYMBOL in raw_shape:
             builder.error(
                 doc,
@@ -382,7 +391,7 @@ def _step(
         at: PathKey = (*path, "shape", symbol)
         if builder.unknown_symbol(doc, at, symbol, kernel.symbols, f"kernel '{kernel.id}'"):
             continue
-        bound = symbol == ROUTED_SYMBOL and routed is not None and kernel.id == ROUTED_KERNEL
+        bound = symbol == ROUTED_SYMBOL and routed is not None
         formula = (
             _routed_formula(builder, doc, (*path, "kernel"), raw, names)
             if bound
