@@ -300,3 +300,23 @@ def test_the_floor_scales_with_launches_and_holds_on_the_search_path() -> None:
             Region(1, 3_999_999, "latency"),  # 6n / 4e12 < 6 µs: n < 4,000,000
             Region(4_000_000, None, "dram"),
         ) == solve_regions(problem)
+
+
+def test_folded_bounds_contain_every_value() -> None:
+    """The held part of a formula worked out once (`folded`) bounds as the whole did: every
+    value over the range lies within, a constant subtree is its value, and `unpicked`,
+    bounded only by [0, 1], is kept rather than taken for a constant."""
+    from rooflinec.engine.solve_interval import bounds_of, folded
+    from rooflinec.formulas.parse import parse_formula
+
+    names = ["M", "N", "E", "k", "n"]
+    f = parse_formula(
+        "min(M, N)*ceil(N/128)*(1 - unpicked(E, k, n)) + N*N", names, reserved=(), engine=True
+    )
+    held = {"N": 300, "E": 8, "k": 2, "n": 32}
+    tree = folded(f, held, "M")
+    lo, hi = bounds_of(tree, held, "M", 1, 400)  # type: ignore[misc]
+    for m in range(1, 401):
+        assert lo <= f.evaluate({**held, "M": m}) <= hi
+    # N*N folds to 90,000 and ceil(300/128) to 3; unpicked stays its [0, 1]
+    assert (90000, 90000 + 300 * 3) == (lo, hi)

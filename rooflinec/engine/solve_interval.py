@@ -22,16 +22,6 @@ from rooflinec.formulas.tree import _Call, _Neg, _Node, _Num, _Pow, _Prod, _Sum,
 Interval = tuple[Fraction, Fraction]
 
 
-def bounds(
-    formula: Formula, values: Mapping[str, int | Fraction], symbol: str, lo: int, hi: int
-) -> Interval | None:
-    """Lower and upper bounds of the formula for `symbol` in [lo, hi], others bound.
-
-    None when no finite bound follows (a divisor whose bounds include zero).
-    """
-    return _bounds(formula._tree, values, {symbol: (Fraction(lo), Fraction(hi))})
-
-
 def folded(formula: Formula, values: Mapping[str, int | Fraction], symbol: str) -> _Node:
     """The formula's tree with every subtree that does not name `symbol` replaced by its
     exact value at `values`: the same bounds (a constant's interval is its value), with
@@ -42,7 +32,9 @@ def folded(formula: Formula, values: Mapping[str, int | Fraction], symbol: str) 
 def bounds_of(
     tree: _Node, values: Mapping[str, int | Fraction], symbol: str, lo: int, hi: int
 ) -> Interval | None:
-    """`bounds` over a tree `folded` for `symbol`."""
+    """Lower and upper bounds of a tree `folded` for `symbol`, with `symbol` in [lo, hi]
+    and the other symbols at `values`; None when no finite bound follows (a divisor whose
+    bounds include zero)."""
     return _bounds(tree, values, {symbol: (Fraction(lo), Fraction(hi))})
 
 
@@ -73,7 +65,9 @@ def _fold(node: _Node, values: Mapping[str, int | Fraction], symbol: str) -> tup
     if named:
         return made, True
     exact = _bounds(node, values, {})  # a constant: its interval is its value
-    if exact is None:  # a division by zero: left for the evaluation to report
+    if exact is None or exact[0] != exact[1]:
+        # A division by zero (left for the evaluation to report), or a node bounded only
+        # loosely whatever its arguments (`unpicked`, a probability): kept as it is.
         return made, False
     return _Num(exact[0], str(exact[0])), False
 
