@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 from fractions import Fraction
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -320,3 +321,42 @@ def test_folded_bounds_contain_every_value() -> None:
         assert lo <= f.evaluate({**held, "M": m}) <= hi
     # N*N folds to 90,000 and ceil(300/128) to 3; unpicked stays its [0, 1]
     assert (90000, 90000 + 300 * 3) == (lo, hi)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("3*X + 7", {1, 1000}),  # a polynomial: no call changes argument
+        ("min(X, 40)*N", {1, 40, 1000}),  # at the root of X - 40 (an integer)
+        ("max(1, 2*N - X)", {1, 599, 1000}),  # a window tail: the root of 2*300 - X - 1
+        ("ceil(X*(X + 1)/2)", {1, 1000}),  # whole at every X: the call is its argument
+        ("ceil(X/2)", None),  # a period of 2: left to the interval search
+        ("N/X", None),  # a division by the symbol
+    ],
+)
+def test_cuts_are_where_a_call_changes_argument(text: str, expected: set[int] | None) -> None:
+    """The piecewise solver cuts the range beside each root of two arguments' difference
+    and declines what is not a polynomial between its cuts."""
+    from rooflinec.engine.solve_interval import folded
+    from rooflinec.engine.solve_piecewise import cuts
+
+    formula = parse_formula(text, ["X", "N"])
+    held = {"N": 300}
+    assert expected == cuts(folded(formula, held, "X"), held, "X", 1, 1000)
+
+
+def test_windowed_attention_is_solved_by_roots_over_every_symbol() -> None:
+    """The bundled windowed attention (`min` and `max` around s, L and W) is solved by
+    roots, not by the interval search, and agrees with the engine beside each boundary."""
+    from rooflinec.engine.solve import _root_runs, limited_by
+    from rooflinec.engine.solve_case import problem_of
+
+    catalog = catalog_or_raise(SPECS)
+    for case in ("attention-kv-window-decode-gemma3-27b", "attention-kv-window-prefill-gpt-oss"):
+        for symbol in ("s", "L", "W", "b"):
+            problem = problem_of(catalog, case, "nvidia-h100-sxm", "bf16", symbol)
+            assert _root_runs(problem, 1, 10**12) is not None
+            regions = solve_regions(problem)
+            for before, after in pairwise(regions):
+                assert before.limited_by == limited_by(problem, after.start - 1)
+                assert after.limited_by == limited_by(problem, after.start)

@@ -17,7 +17,15 @@ from itertools import pairwise
 import pytest
 
 from rooflinec.engine.cells import Result
-from rooflinec.engine.solve import Problem, Region, SolveError, crossover, limited_by, solve_regions
+from rooflinec.engine.solve import (
+    Problem,
+    Region,
+    SolveError,
+    _root_runs,
+    crossover,
+    limited_by,
+    solve_regions,
+)
 from rooflinec.engine.terms import COMPUTE, LATENCY
 from rooflinec.formulas import EvaluationError, Formula, parse_formula
 
@@ -26,9 +34,27 @@ RANGE = 240  # brute force over 1..RANGE
 KERNELS = 300
 
 
-def _positive(rng: random.Random, depth: int = 0) -> str:
-    """A formula over X, a, b that is positive for every positive X, a, b."""
-    choice = rng.randrange(9 if depth < 2 else 4)
+def _positive(rng: random.Random, depth: int = 0, piecewise: bool = False) -> str:
+    """A formula over X, a, b that is positive for every positive X, a, b; with
+    `piecewise`, only polynomials under `min` and `max` (and a window's `max(1, a - X)`)
+    and `ceil` and `floor` of whole numbers."""
+    if piecewise and depth < 3:
+        choice = rng.choice([0, 1, 2, 3, 4, 5, 6, 6, 6, 9, 10])
+        if choice == 10:  # a whole number whatever X: the call is its argument
+            q = rng.randint(2, 16)
+            inner = _positive(rng, depth + 1, piecewise)
+            return f"{rng.choice(['ceil', 'floor'])}({inner}*{q}/{q})"
+        if choice == 9:
+            return f"max(1, {rng.randint(1, 200)}*a - {rng.randint(1, 3)}*X)"
+        if choice == 6:
+            left = _positive(rng, depth + 1, piecewise)
+            right = _positive(rng, depth + 1, piecewise)
+            return f"{rng.choice(['min', 'max'])}({left}, {right})"
+        if choice >= 4:
+            left = _positive(rng, depth + 1, piecewise)
+            right = _positive(rng, depth + 1, piecewise)
+            return f"({left} + {right})" if choice == 4 else f"{left}*{right}"
+    choice = rng.randrange(9 if depth < 2 and not piecewise else 4)
     if choice == 0:
         return str(rng.randint(1, 9))
     if choice == 1:
@@ -51,7 +77,7 @@ def _positive(rng: random.Random, depth: int = 0) -> str:
     return f"{left}/({right})"
 
 
-def _small(rng: random.Random, text: str) -> Formula:
+def _small(rng: random.Random, text: str, piecewise: bool = False) -> Formula:
     """A random formula that stays below the engine's 10^60 at X = 10^12."""
     while True:
         formula = parse_formula(text, SYMBOLS)
@@ -59,13 +85,16 @@ def _small(rng: random.Random, text: str) -> Formula:
             formula.evaluate({"X": 10**12, "a": 50, "b": 50, "w": 4})
             return formula
         except EvaluationError:
-            text = _positive(rng) if not text.startswith("w*") else f"w*({_positive(rng)})"
+            again = _positive(rng, piecewise=piecewise)
+            text = again if not text.startswith("w*") else f"w*({again})"
 
 
-def _kernel(rng: random.Random) -> tuple[Problem, list[str]]:
-    flops = _small(rng, _positive(rng))
+def _kernel(rng: random.Random, piecewise: bool = False) -> tuple[Problem, list[str]]:
+    flops = _small(rng, _positive(rng, piecewise=piecewise), piecewise)
     levels = rng.sample(["dram", "l2", "l1"], rng.randint(1, 3))
-    counts = {lv: _small(rng, f"w*({_positive(rng)})") for lv in levels}
+    counts = {
+        lv: _small(rng, f"w*({_positive(rng, piecewise=piecewise)})", piecewise) for lv in levels
+    }
     shape: dict[str, int | Fraction] = {"a": rng.randint(1, 50), "b": rng.randint(1, 50)}
     shape["w"] = rng.choice([Fraction(1, 2), 1, 2, 4])
     # Ridges near the kernel's intensity somewhere in the range, so limits change there.
@@ -150,6 +179,29 @@ def _floored(seed: int) -> tuple[Problem, list[str]]:
 
 FLOOR_KERNELS = 150
 FLOOR_CASES = [_floored(seed) for seed in range(FLOOR_KERNELS)]
+PIECEWISE_KERNELS = 200
+PIECEWISE_CASES = [
+    _kernel(random.Random(f"piecewise-{seed}"), piecewise=True) for seed in range(PIECEWISE_KERNELS)
+]
+
+
+@pytest.mark.parametrize(
+    ("problem", "texts"), PIECEWISE_CASES, ids=[str(i) for i in range(PIECEWISE_KERNELS)]
+)
+def test_min_and_max_are_solved_by_roots_as_brute_force_says(
+    problem: Problem, texts: list[str]
+) -> None:
+    """Formulas with `min`, `max` (and `ceil`, `floor` of whole numbers) around X are
+    solved by roots on the runs where they
+    are polynomials (no interval search), and over 1..RANGE the regions are exactly the
+    engine's at every integer; over 1..10^12 each boundary holds on both sides."""
+    assert _root_runs(problem, 1, RANGE) is not None
+    solve_regions.cache_clear()
+    assert _brute(problem, RANGE) == list(solve_regions(problem, 1, RANGE))
+    regions = solve_regions(problem)
+    for before, after in pairwise(regions):
+        assert before.limited_by == _engine(problem, after.start - 1)
+        assert after.limited_by == _engine(problem, after.start)
 
 
 @pytest.mark.parametrize(

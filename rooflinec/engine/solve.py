@@ -15,11 +15,14 @@ without visiting every integer:
   that is where the time at the roofline is below launches × latency). Their
   real roots are isolated exactly (`rooflinec.engine.solve_poly`); between the integers next
   to the roots nothing changes, so one exact evaluation stands for each run.
-- Otherwise (`min`, `max`, `ceil`, `floor` around the symbol, or a division by it) an
-  exact integer search splits the range until exact interval bounds
+- With `min` and `max` around the symbol (or `ceil` and `floor` of whole numbers) the
+  formulas are polynomials on runs of integers (`rooflinec.engine.solve_piecewise` finds
+  where each call changes argument), and the same conditions are solved on each run.
+- Otherwise (`ceil` or `floor` of a fraction, `unpicked` around the symbol, or a
+  division by it) an exact integer search splits the range until exact interval bounds
   (`rooflinec.engine.solve_interval`) prove one limit for a whole piece, down to single
-  integers, each evaluated exactly. Non-monotone formulas are handled alike: nothing
-  is assumed of their shape.
+  integers, each evaluated exactly. Non-monotone formulas are handled alike: nothing is
+  assumed of their shape.
 
 Every boundary is then checked by evaluating the engine on both sides (b − 1 and b).
 Solutions are cached per formulas, shape, symbol, peak and bandwidths.
@@ -32,11 +35,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from itertools import pairwise
+from typing import cast
 
 from rooflinec.catalog import LEVELS
 from rooflinec.engine import Roof
 from rooflinec.engine.solve_interval import bounds_of, folded
-from rooflinec.engine.solve_poly import Poly, coefficients, combine, critical_integers
+from rooflinec.engine.solve_piecewise import cuts, gaps, on_run
+from rooflinec.engine.solve_poly import Poly, combine, critical_integers
 from rooflinec.engine.terms import COMPUTE, LATENCY
 from rooflinec.errors import RooflinecError
 from rooflinec.formulas import EvaluationError, Formula
@@ -107,7 +112,7 @@ def solve_regions(
     The last region's `end` is None when it reaches `hi`. A search that would examine
     more than `budget` pieces stops with a `SolveError`.
     """
-    runs = _poly_runs(problem, lo, hi)
+    runs = _root_runs(problem, lo, hi)
     if runs is None:
         runs = _search_runs(problem, lo, hi, budget)
     regions = _merge(runs)
@@ -139,17 +144,46 @@ def _merge(runs: list[_Run]) -> tuple[Region, ...]:
     return tuple(out)
 
 
-def _poly_runs(problem: Problem, lo: int, hi: int) -> list[_Run] | None:
+def _root_runs(problem: Problem, lo: int, hi: int) -> list[_Run] | None:
+    """The runs from the roots of the conditions, on each run of integers where every
+    formula is one polynomial (`cuts`); None when a formula is not piecewise polynomial."""
     values = dict(problem.shape)
-    flops = _coefficients(problem.flops, values, problem.symbol)
-    counts = {level: _coefficients(f, values, problem.symbol) for level, f in problem.bytes}
-    if flops is None or any(c is None for c in counts.values()):
-        return None
-    polys: list[Poly] = [flops]
+    symbol = problem.symbol
+    flops_tree, byte_trees = _folded(problem)
+    trees = [flops_tree, *byte_trees.values()]
+    points = {lo, hi}
+    try:
+        for tree in trees:
+            found = cuts(tree, values, symbol, lo, hi)
+            if found is None:
+                return None
+            points |= found
+        critical = set(points)
+        for first, last in gaps(sorted(points)):
+            polys = [on_run(tree, values, symbol, first, last) for tree in trees]
+            if any(poly is None for poly in polys):
+                critical.update(range(first, last + 1))
+                continue
+            flops, *counts = cast(list[Poly], polys)
+            for poly in _conditions(problem, flops, dict(zip(byte_trees, counts, strict=True))):
+                critical |= critical_integers(poly, first, last)
+    except EvaluationError as exc:
+        raise SolveError(f"cannot evaluate {problem.symbol} in {lo:,}..{hi:,}: {exc}") from exc
+    ordered = sorted(critical)
+    runs: list[_Run] = []
+    for i, point in enumerate(ordered):
+        runs.append((point, point, limited_by(problem, point)))
+        if i + 1 < len(ordered) and ordered[i + 1] > point + 1:
+            # No condition changes sign strictly between two critical integers.
+            runs.append((point + 1, ordered[i + 1] - 1, limited_by(problem, point + 1)))
+    return runs
+
+
+def _conditions(problem: Problem, flops: Poly, counts: Mapping[str, Poly]) -> list[Poly]:
+    """The polynomials whose signs decide the limit, given the formulas' polynomials."""
+    polys: list[Poly] = [flops, *counts.values()]
     bw = dict(problem.bandwidths)
     for level, count in counts.items():
-        assert count is not None
-        polys.append(count)
         if level in bw:
             polys.append(combine(bw[level], flops, -problem.peak, count))
     if problem.floor is not None:
@@ -158,35 +192,12 @@ def _poly_runs(problem: Problem, lo: int, hi: int) -> list[_Run] | None:
         one: Poly = (Fraction(1),)
         polys.append(combine(Fraction(1), flops, -problem.peak * problem.floor, one))
         for level, bandwidth in bw.items():
-            count = counts[level]
-            assert count is not None
-            polys.append(combine(Fraction(1), count, -bandwidth * problem.floor, one))
+            polys.append(combine(Fraction(1), counts[level], -bandwidth * problem.floor, one))
     levels = list(bw)
     for i, a in enumerate(levels):
         for b in levels[i + 1 :]:
-            ca, cb = counts[a], counts[b]
-            assert ca is not None and cb is not None
-            polys.append(combine(bw[b], ca, -bw[a], cb))
-    critical = {lo, hi}
-    for poly in polys:
-        critical |= critical_integers(poly, lo, hi)
-    points = sorted(critical)
-    runs: list[_Run] = []
-    for i, point in enumerate(points):
-        runs.append((point, point, limited_by(problem, point)))
-        if i + 1 < len(points) and points[i + 1] > point + 1:
-            # No condition changes sign strictly between two critical integers.
-            runs.append((point + 1, points[i + 1] - 1, limited_by(problem, point + 1)))
-    return runs
-
-
-def _coefficients(
-    formula: Formula, values: Mapping[str, int | Fraction], symbol: str
-) -> Poly | None:
-    try:
-        return coefficients(formula, values, symbol)
-    except EvaluationError as exc:
-        raise SolveError(f"cannot evaluate {formula.text!r}: {exc}") from exc
+            polys.append(combine(bw[b], counts[a], -bw[a], counts[b]))
+    return polys
 
 
 def _search_runs(problem: Problem, lo: int, hi: int, budget: int) -> list[_Run]:

@@ -64,7 +64,8 @@ def _fold(node: _Node, values: Mapping[str, int | Fraction], symbol: str) -> tup
         made = _Prod(tuple(replace(f, node=t) for f, t, _ in factors))
     if named:
         return made, True
-    exact = _bounds(node, values, {})  # a constant: its interval is its value
+    # A constant: its interval is its value, from its children's, already folded.
+    exact = _bounds(made, values, {})
     if exact is None or exact[0] != exact[1]:
         # A division by zero (left for the evaluation to report), or a node bounded only
         # loosely whatever its arguments (`unpicked`, a probability): kept as it is.

@@ -33,26 +33,32 @@ def coefficients(
 ) -> Poly | None:
     """The formula as a polynomial in `symbol` with the other `values` bound, or None.
 
-    Interpolates exact values at 1..degree+1 (Newton's divided differences), which is
-    exact because the degree bound holds.
+    Interpolates exact values at 1..degree+1, which is exact because the degree bound
+    holds.
     """
     d = degree(formula._tree, symbol)
     if d is None:
         return None
-    xs = list(range(1, d + 2))
-    ys = [formula.evaluate({**values, symbol: x}) for x in xs]
-    # Divided differences in place: ys[k] becomes f[x0..xk].
+    xs = range(1, d + 2)
+    return interpolate(xs, [formula.evaluate({**values, symbol: x}) for x in xs])
+
+
+def interpolate(xs: Sequence[int], ys: Sequence[Fraction | int]) -> Poly:
+    """The polynomial of degree below len(xs) through the points (xs, ys), exactly
+    (Newton's divided differences, then expanded into monomial coefficients)."""
+    dd = [Fraction(y) for y in ys]
+    # Divided differences in place: dd[k] becomes f[x0..xk].
     for level in range(1, len(xs)):
         for k in range(len(xs) - 1, level - 1, -1):
-            ys[k] = (ys[k] - ys[k - 1]) / (xs[k] - xs[k - level])
+            dd[k] = (dd[k] - dd[k - 1]) / (xs[k] - xs[k - level])
     # Expand the Newton form into monomial coefficients (Horner from the top).
-    coeffs: list[Fraction] = [ys[-1]]
+    coeffs: list[Fraction] = [dd[-1]]
     for k in range(len(xs) - 2, -1, -1):
-        # coeffs * (x - xs[k]) + ys[k]
+        # coeffs * (x - xs[k]) + dd[k]
         shifted = [Fraction(0), *coeffs]
         for i, c in enumerate(coeffs):
             shifted[i] -= c * xs[k]
-        shifted[0] += ys[k]
+        shifted[0] += dd[k]
         coeffs = shifted
     return trim(coeffs)
 

@@ -1,0 +1,174 @@
+"""Where a formula with `min` and `max` around the varied symbol is one polynomial.
+
+A formula whose varied symbol appears in sums, products, integer powers, numerators and
+the arguments of `min` and `max` is a polynomial on each run of integers over which
+every `min` and `max` keeps one argument (a windowed attention's `min(s, L)`, a routed
+layer's `min(E, M)`). The ends of those runs are found from the inside out: on a run
+where a call's arguments are polynomials, the call changes argument only where the
+difference of two arguments changes sign, beside a real root of that difference
+(`critical_integers`), whose coefficients come from exact interpolation at integers
+inside the run. So the crossover of such a formula is solved by roots, as a polynomial's
+is, instead of by an interval search over the range.
+
+A `ceil` or `floor` of a polynomial that is a whole number at every integer is that
+polynomial. Other `ceil`s and `floor`s, `unpicked` around the symbol and a division by
+it are not piecewise polynomial: `cuts` answers None and the crossover falls back to the
+interval search.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterator, Mapping
+from fractions import Fraction
+from itertools import pairwise
+from typing import cast
+
+from rooflinec.engine.solve_poly import Poly, combine, critical_integers, interpolate
+from rooflinec.formulas.evaluate import _compile, _Fn
+from rooflinec.formulas.tree import _Call, _Neg, _Node, _Num, _Pow, _Sum, _Sym, _Value
+
+ONE = Fraction(1)
+
+
+def piece_degree(node: _Node, symbol: str) -> int | None:
+    """The degree bound of `node` in `symbol` on a run where every `min` and `max` keeps
+    one argument (the largest of their arguments' degrees) and every `ceil` and `floor`
+    is of a whole number (its argument's degree); None: not piecewise polynomial in it
+    (`unpicked` around it, or a division by it)."""
+    if isinstance(node, _Num):
+        return 0
+    if isinstance(node, _Sym):
+        return 1 if node.name == symbol else 0
+    if isinstance(node, _Neg):
+        return piece_degree(node.operand, symbol)
+    if isinstance(node, _Pow):
+        inner = piece_degree(node.base, symbol)
+        return None if inner is None else inner * node.exponent
+    if isinstance(node, _Call):
+        found = [piece_degree(arg, symbol) for arg in node.args]
+        if all(d == 0 for d in found):
+            return 0
+        if node.name not in ("min", "max", "ceil", "floor") or None in found:
+            return None
+        return max(d for d in found if d is not None)
+    if isinstance(node, _Sum):
+        terms = [piece_degree(term, symbol) for _, term in node.terms]
+        return None if None in terms else max(d for d in terms if d is not None)
+    total = 0
+    for factor in node.factors:
+        d = piece_degree(factor.node, symbol)
+        if d is None or (factor.divide and d > 0):
+            return None
+        total += d
+    return total
+
+
+def gaps(points: list[int]) -> Iterator[tuple[int, int]]:
+    """The runs of integers strictly between consecutive `points` (sorted), as (first,
+    last); none between neighbours."""
+    for a, b in pairwise(points):
+        if b > a + 1:
+            yield a + 1, b - 1
+
+
+def cuts(
+    node: _Node, values: Mapping[str, int | Fraction], symbol: str, lo: int, hi: int
+) -> set[int] | None:
+    """Integers of [lo, hi], lo and hi among them, such that on the integers strictly
+    between two consecutive ones every `min` and `max` of `node` keeps one argument, so
+    that `node` is one polynomial there (`on_run`); None when `node` is not piecewise
+    polynomial in `symbol` (`piece_degree`).
+
+    Raises `EvaluationError` when an argument cannot be evaluated in the range.
+    """
+    if piece_degree(node, symbol) is None:
+        return None
+    try:
+        return _cuts(node, values, symbol, lo, hi)
+    except _NotWhole:
+        return None
+
+
+class _NotWhole(Exception):
+    """A `ceil` or `floor` of a polynomial that is not a whole number at every integer."""
+
+
+def on_run(
+    node: _Node, values: Mapping[str, int | Fraction], symbol: str, first: int, last: int
+) -> Poly | None:
+    """`node` as one polynomial on the integers first..last, where no `min` or `max` of
+    it changes argument (between consecutive `cuts`); None when the run holds too few
+    integers to interpolate its degree (each of them is then worth evaluating alone)."""
+    d = piece_degree(node, symbol)
+    assert d is not None  # the caller has its cuts
+    if last - first < d:
+        return None
+    at = _at(node, values, symbol)
+    xs = range(first, first + d + 1)
+    return interpolate(xs, [at(x) for x in xs])
+
+
+def _cuts(
+    node: _Node, values: Mapping[str, int | Fraction], symbol: str, lo: int, hi: int
+) -> set[int]:
+    if piece_degree(node, symbol) == 0 or isinstance(node, (_Num, _Sym)):
+        return {lo, hi}
+    if isinstance(node, _Neg):
+        return _cuts(node.operand, values, symbol, lo, hi)
+    if isinstance(node, _Pow):
+        return _cuts(node.base, values, symbol, lo, hi)
+    if isinstance(node, _Sum):
+        parts = [term for _, term in node.terms]
+    elif isinstance(node, _Call):
+        parts = list(node.args)
+    else:
+        parts = [factor.node for factor in node.factors]
+    inner: set[int] = set()
+    for part in parts:
+        inner |= _cuts(part, values, symbol, lo, hi)
+    if not isinstance(node, _Call):
+        return inner
+    if node.name in ("ceil", "floor"):
+        # The call is its argument where that is a whole number at every integer, which a
+        # polynomial of degree d is when it is at d + 1 consecutive integers (its
+        # coefficients in the binomial basis are its finite differences there): a token
+        # count `ceil(b*s*k*dp/ep)` at dp = ep = 1. Other periods are left to the search.
+        (arg,) = parts
+        d = piece_degree(arg, symbol)
+        assert d is not None
+        at = _at(arg, values, symbol)
+        out = set(inner)
+        for first, last in gaps(sorted(inner)):
+            if last - first < d:
+                out.update(range(first, last + 1))
+            elif any(Fraction(at(x)).denominator != 1 for x in range(first, first + d + 1)):
+                raise _NotWhole
+        return out
+    # A `min` or `max`: between the arguments' own cuts each argument is a polynomial,
+    # and the call keeps one argument wherever no two arguments' difference changes sign.
+    out = set(inner)
+    for first, last in gaps(sorted(inner)):
+        polys = [on_run(part, values, symbol, first, last) for part in parts]
+        if any(poly is None for poly in polys):
+            out.update(range(first, last + 1))
+            continue
+        for i, a in enumerate(polys):
+            for b in polys[i + 1 :]:
+                assert a is not None and b is not None
+                out |= critical_integers(combine(ONE, a, -ONE, b), first, last)
+    return out
+
+
+def _at(node: _Node, values: Mapping[str, int | Fraction], symbol: str) -> Callable[[int], _Value]:
+    def leaf(name: str) -> _Fn[Mapping[str, _Value]]:
+        return cast(_Fn[Mapping[str, _Value]], operator.itemgetter(name))
+
+    fn = _compile(node, leaf)
+    env = dict(values)
+
+    def at(x: int) -> _Value:
+        env[symbol] = x
+        return fn(env)
+
+    return at
