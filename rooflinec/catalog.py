@@ -595,13 +595,45 @@ class NamedDeployment:
 MAX_REQUEST_TOKENS = 10**7
 
 
+#: The most tokens a verify pass of speculative decoding may draft.
+MAX_DRAFT_TOKENS = 64
+
+
+@dataclass(frozen=True)
+class Speculation:
+    """Speculative decoding or multi-token prediction (DESIGN v3): a draft (a small model
+    or the model's own prediction heads) proposes `k` tokens, and one verify pass of the
+    model runs k + 1 tokens over the cache (the last accepted and the k drafted), keeping
+    each drafted token with chance `acceptance` while the ones before it were kept, and
+    one token of its own after the last kept: `tokens_per_verify` on average."""
+
+    k: int
+    acceptance: Fraction
+
+    def __post_init__(self) -> None:
+        if type(self.k) is not int or not 1 <= self.k <= MAX_DRAFT_TOKENS:
+            raise ValueError(f"k = {self.k!r}: a draft has from 1 to {MAX_DRAFT_TOKENS} tokens")
+        if not isinstance(self.acceptance, Fraction) or not 0 <= self.acceptance <= 1:
+            raise ValueError(f"acceptance = {self.acceptance!r}: a chance, a number from 0 to 1")
+
+    @property
+    def tokens_per_verify(self) -> Fraction:
+        """(1 − α^(k+1)) / (1 − α), exactly; k + 1 at α = 1 (every draft kept)."""
+        a = self.acceptance
+        if a == 1:
+            return Fraction(self.k + 1)
+        return (1 - a ** (self.k + 1)) / (1 - a)
+
+
 @dataclass(frozen=True)
 class RequestShape:
     """A request's `input` (prompt) and `output` (generated) tokens, each from 1 to
-    `MAX_REQUEST_TOKENS`."""
+    `MAX_REQUEST_TOKENS`, and how its tokens after the first are decoded: one a pass, or
+    by `speculation`."""
 
     input: int
     output: int
+    speculation: Speculation | None = None
 
     def __post_init__(self) -> None:
         for name in ("input", "output"):
@@ -610,6 +642,17 @@ class RequestShape:
                 raise ValueError(
                     f"{name} = {value!r}: a request has from 1 to {MAX_REQUEST_TOKENS:,} tokens"
                 )
+
+    @property
+    def drafted(self) -> int:
+        """The drafted tokens of a decode pass: k under speculation, else 0. A decode pass
+        runs drafted + 1 tokens, with as many more keys in the cache."""
+        return 0 if self.speculation is None else self.speculation.k
+
+    @property
+    def tokens_per_pass(self) -> Fraction:
+        """The tokens a decode pass yields on average: 1, or the verify pass's."""
+        return Fraction(1) if self.speculation is None else self.speculation.tokens_per_verify
 
 
 #: The kernel whose steps read routed experts' weights, and its symbol for the experts

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rooflinec.catalog import Deployment, Model
+from rooflinec.catalog import Deployment, Model, Speculation
 from rooflinec.engine.compiler import Compiled
 from rooflinec.engine.frontier import MAX_CHIPS, deployments, grid
 from rooflinec.engine.request_floats import (
@@ -34,6 +34,9 @@ from rooflinec.pipeline import compiled_or_raise
 from tests.specfactory import BUNDLED
 
 SHAPE = RequestShape(1024, 256)
+#: The same request decoded by speculation: verify passes of 4 tokens, 2.533 tokens each.
+SPECULATED = RequestShape(1024, 256, Speculation(3, Fraction(7, 10)))
+SHAPES = pytest.mark.parametrize("shape", [SHAPE, SPECULATED], ids=["plain", "speculated"])
 # A fabric of each kind: a mesh with a link latency, in-network reduction with a launch
 # floor, a torus of 64 chips, a mesh of two, no fabric at all.
 DEVICES = (
@@ -55,36 +58,39 @@ def bundled() -> Compiled:
 
 
 def _sampled(
-    bundled: Compiled,
+    bundled: Compiled, shape: RequestShape = SHAPE
 ) -> Iterator[tuple[Model, str, list[tuple[Deployment, int]], RequestWork, RequestTimes]]:
     """Every bundled model on a device of each fabric kind: `SAMPLE` points spread over
     its grid, their work and their times on the float path."""
     engine = bundled.model_engine
     for model in bundled.catalog.models.values():
         for device in DEVICES:
-            found, _, problem = grid(engine, model, device, model.precision, SHAPE)
+            found, _, problem = grid(engine, model, device, model.precision, shape)
             if problem is not None:
                 continue
             pairs = [(g.deployment, b) for g in found for b in g.batches]
             pairs = pairs[:: max(1, len(pairs) // SAMPLE)]
-            work = RequestWork(engine, model, model.precision, SHAPE, pairs)
+            work = RequestWork(engine, model, model.precision, shape, pairs)
             times = request_times(
                 work, engine.devices[device], engine.latencies.get(device), engine.links(device)
             )
             yield model, device, pairs, work, times
 
 
-def test_every_figure_is_the_exact_one_to_a_few_ulps(bundled: Compiled) -> None:
+@SHAPES
+def test_every_figure_is_the_exact_one_to_a_few_ulps(
+    bundled: Compiled, shape: RequestShape
+) -> None:
     """On every bundled model and a device of each fabric kind, the float path's ttft and
-    summed decode time of points spread over the grid are within 2^-50 (relatively) of
-    the exact engine's, and it declines none of them."""
+    decode time of points spread over the grid are within 2^-50 (relatively) of the exact
+    engine's, and it declines none of them; decoded one token a pass or by speculation."""
     engine = bundled.model_engine
     checked = 0
-    for model, device, pairs, _, times in _sampled(bundled):
+    for model, device, pairs, _, times in _sampled(bundled, shape):
         assert not times.declined.any()
         for i, (d, b) in enumerate(pairs):
             ttft, decoding = request_passes(
-                engine, model, engine.devices[device], model.precision, d, b, SHAPE
+                engine, model, engine.devices[device], model.precision, d, b, shape
             )
             for got, exact in ((times.ttft[i], ttft), (times.decode[i], decoding)):
                 assert abs(Fraction(float(got)) - exact) <= exact * Fraction(1, 2**50)
@@ -212,14 +218,15 @@ def test_devices_together_give_each_device_s_own_figures(bundled: Compiled) -> N
             assert got.declined[others].all()
 
 
-def test_exact_passes_from_counts_are_the_engine_s(bundled: Compiled) -> None:
+@SHAPES
+def test_exact_passes_from_counts_are_the_engine_s(bundled: Compiled, shape: RequestShape) -> None:
     """Where the float path shows what holds every step (`exact_passes` is not None), the
-    ttft and decode sum it makes from the steps' exact counts are exactly the exact
+    ttft and decode time it makes from the steps' exact counts are exactly the exact
     engine's (`request_passes`), on every bundled model and a device of each fabric
-    kind; and it tells most points."""
+    kind, decoded one token a pass or by speculation; and it tells most points."""
     engine = bundled.model_engine
     told = asked = 0
-    for model, device, pairs, work, times in _sampled(bundled):
+    for model, device, pairs, work, times in _sampled(bundled, shape):
         figures, latency = engine.devices[device], engine.latencies.get(device)
         for i, (d, b) in enumerate(pairs):
             asked += 1
@@ -227,7 +234,7 @@ def test_exact_passes_from_counts_are_the_engine_s(bundled: Compiled) -> None:
             if got is None:
                 continue
             told += 1
-            expected = request_passes(engine, model, figures, model.precision, d, b, SHAPE)
+            expected = request_passes(engine, model, figures, model.precision, d, b, shape)
             assert (model.id, device, d, b, got) == (model.id, device, d, b, expected)
     assert told >= asked // 2
 

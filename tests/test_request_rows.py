@@ -99,6 +99,7 @@ def test_every_format_writes_the_same_exact_values(tmp_path: Path) -> None:
         assert isinstance(value, Fraction)
         expected[key] = num(value)
     expected.update(usd_per_million_tokens=None, price_source=None)
+    expected.update(draft_tokens=None, acceptance=None, tokens_per_pass=1)
     expected = {f.key: expected[f.key] for f in REQUEST_FIELDS}  # the field table's order
     [line] = _compile(*argv, "--format", "jsonl").splitlines()
     assert expected == json.loads(line)

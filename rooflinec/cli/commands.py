@@ -10,6 +10,7 @@ import io
 import re
 import sys
 from collections.abc import Callable, Collection, Iterable
+from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, TextIO
 
@@ -21,7 +22,7 @@ from rooflinec.pipeline import checked, compiled_or_raise, specs_folder
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from rooflinec.catalog import Catalog, Deployment, Device, Model, RequestShape
+    from rooflinec.catalog import Catalog, Deployment, Device, Model, RequestShape, Speculation
     from rooflinec.engine.cells import Result
     from rooflinec.engine.compiler import Compiled
     from rooflinec.outputs.request_rows import RequestRow
@@ -195,6 +196,7 @@ def _request_of(opts: Options) -> tuple[str | None, RequestShape | None, int]:
     if opts.request is not None:
         if opts.input is not None or opts.output is not None:
             raise UsageError("--request ID gives the shape: leave out --input and --output")
+        _speculation(opts.speculate)  # checked before any work
         return opts.request, None, batch
     if opts.input is None or opts.output is None:
         raise UsageError("a request needs both --input N and --output N (or --request ID)")
@@ -202,12 +204,41 @@ def _request_of(opts: Options) -> tuple[str | None, RequestShape | None, int]:
     shape = RequestShape(
         _whole("--input", opts.input, tokens, "a token count"),
         _whole("--output", opts.output, tokens, "a token count"),
+        _speculation(opts.speculate),
     )
     return None, shape, batch
 
 
-def _named_shape(model: Model, name: str | None, given: RequestShape | None) -> RequestShape:
-    """The shape `--request ID` names in the model's spec, or the one given."""
+def _speculation(text: str | None) -> Speculation | None:
+    """`--speculate k=3,acceptance=0.7` as typed: k from 1 to `MAX_DRAFT_TOKENS`, the
+    acceptance a decimal or a ratio from 0 to 1."""
+    from rooflinec.catalog import MAX_DRAFT_TOKENS, Speculation
+
+    if text is None:
+        return None
+    fields = dict(part.partition("=")[::2] for part in text.split(","))
+    usage = (
+        f"--speculate {_shown(text)}: expected k=K,acceptance=A, as k=3,acceptance=0.7"
+        f" (K drafted tokens from 1 to {MAX_DRAFT_TOKENS}, A a chance from 0 to 1)"
+    )
+    if sorted(fields) != ["acceptance", "k"] or text.count(",") != 1:
+        raise UsageError(usage)
+    k, acceptance = fields["k"], fields["acceptance"]
+    if not re.fullmatch(r"[1-9][0-9]?", k) or int(k) > MAX_DRAFT_TOKENS:
+        raise UsageError(usage)
+    if not re.fullmatch(r"[0-9]{1,6}(\.[0-9]{1,12})?|[0-9]{1,12}/[1-9][0-9]{0,11}", acceptance):
+        raise UsageError(usage)
+    chance = Fraction(acceptance)
+    if chance > 1:
+        raise UsageError(usage)
+    return Speculation(int(k), chance)
+
+
+def _named_shape(
+    model: Model, name: str | None, given: RequestShape | None, speculate: str | None = None
+) -> RequestShape:
+    """The shape `--request ID` names in the model's spec (decoded as `--speculate`
+    says), or the one given."""
     if given is not None:
         return given
     shape = model.requests.get(name or "")
@@ -216,7 +247,7 @@ def _named_shape(model: Model, name: str | None, given: RequestShape | None) -> 
         raise UsageError(
             f"model '{model.id}' names no request {_shown(name or '')} (requests: {names})"
         )
-    return shape
+    return replace(shape, speculation=_speculation(speculate))
 
 
 def _compile_requests(opts: Options, out: TextIO) -> int:
@@ -244,7 +275,7 @@ def _compile_requests(opts: Options, out: TextIO) -> int:
     _unknown("device", opts.devices, catalog.devices)
     _unknown("precision", opts.precisions, catalog.precisions)
     _unknown("model", opts.models, catalog.models)
-    shapes = {m: _named_shape(catalog.models[m], name, given) for m in opts.models}
+    shapes = {m: _named_shape(catalog.models[m], name, given, opts.speculate) for m in opts.models}
     deployment = _chosen_deployment(opts, compiled)
     devices = opts.devices
     if opts.deployment is not None and not devices:
@@ -564,7 +595,7 @@ def _explain_request(opts: Options, out: TextIO) -> int:
     _unknown("model", opts.models, catalog.models)
     model = catalog.models[opts.models[0]]
     _unknown("device", opts.devices, catalog.devices)
-    shape = _named_shape(model, name, given)
+    shape = _named_shape(model, name, given, opts.speculate)
     device, precision, deployment = _explained_at(opts, compiled, model, deployment)
     engine = compiled.model_engine
     figures = engine.devices.get(device.id)
@@ -998,6 +1029,7 @@ def _plan_checks(opts: Options) -> None:
     if opts.output is not None:
         # Tokens per user are 1 / itl: a request of one output token has no decode pass.
         _tokens("--output", opts.output, 2)
+    _speculation(opts.speculate)
 
 
 def cmd_plan(opts: Options, out: TextIO) -> int:
@@ -1021,7 +1053,7 @@ def cmd_plan(opts: Options, out: TextIO) -> int:
     precision = opts.precisions[0] if opts.precisions else model.precision
     _known("precision", [precision], catalog.precisions)
     if opts.request is not None:
-        shape = _named_shape(model, opts.request, None)
+        shape = _named_shape(model, opts.request, None, opts.speculate)
         if shape.output < 2:
             raise UsageError(
                 f"request '{opts.request}' has {shape.output} output token: tokens/s per user"
@@ -1029,7 +1061,7 @@ def cmd_plan(opts: Options, out: TextIO) -> int:
             )
     else:
         assert opts.input is not None and opts.output is not None
-        shape = RequestShape(int(opts.input), int(opts.output))
+        shape = RequestShape(int(opts.input), int(opts.output), _speculation(opts.speculate))
     devices = list(dict.fromkeys(opts.devices)) or list(catalog.devices)
     objective = opts.objective
     assert objective in ("tokens-per-chip", "cost", "energy")

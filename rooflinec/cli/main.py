@@ -207,6 +207,17 @@ def _request(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument(
         "--batch", metavar="N", help="requests in the static batch of a request (default 1)"
     )
+    _speculate(p)
+
+
+def _speculate(p: argparse.ArgumentParser) -> None:
+    """`--speculate k=K,acceptance=A`: a request decoded by speculation."""
+    p.add_argument(
+        "--speculate",
+        metavar="k=K,acceptance=A",
+        help="decode by speculation: verify passes of K drafted tokens (1 to 64), each"
+        " kept with chance A (0 to 1, as 0.7 or 7/10); the draft's own work is not counted",
+    )
 
 
 def _named_deployment(p: argparse.ArgumentParser, what: str) -> None:
@@ -411,6 +422,7 @@ def _plan(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-ttft", metavar="T", help="the most time to the first token (500ms)")
     p.add_argument("--max-latency", metavar="T", help="the most time for a request (30s)")
     p.add_argument("--max-chips", metavar="N", help="the most chips of a deployment")
+    _speculate(p)
     _repeated(p, "--device", "devices", "D", "a device (repeatable; default: every device)")
     p.add_argument(
         "--objective",

@@ -52,6 +52,7 @@ class Options:
     output: str | None = None
     batch: str | None = None
     request: str | None = None  # a shape the model's spec names (`requests:`)
+    speculate: str | None = None  # compile, explain and plan: `k=3,acceptance=0.7`
     # explain
     case: str = ""
     shape: str = ""  # explain and solve: `M=1,N=2` picks one shape of a grid case

@@ -57,11 +57,12 @@ def largest_batches(
     ledger = model.memory
     if ledger is None or not deployments or not capacities:
         return {}
-    last = shape.input + shape.output - 1
+    drafted = shape.drafted  # a verify pass's drafted tokens, with their keys
+    last = shape.input + shape.output - 1 + drafted
     found: list[tuple[Floats, Floats] | None] = []
     for run in (
         {"b": 1, "s": shape.input, "L": shape.input},
-        {"b": 1, "s": 1, "L": last},
+        {"b": 1, "s": drafted + 1, "L": last},
     ):
         found.append(_terms(catalog, model, precision, deployments, run))
     if any(terms is None for terms in found):

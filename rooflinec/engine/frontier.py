@@ -424,11 +424,12 @@ def _largest_batch(
     terms: TermsCache | None,
 ) -> int | None:
     assert model.memory is not None
-    last = shape.input + shape.output - 1
+    drafted = shape.drafted  # a verify pass's drafted tokens, with their keys
+    last = shape.input + shape.output - 1 + drafted
     found: list[int] = []
     for run in (
         (("b", 1), ("s", shape.input), ("L", shape.input)),
-        (("b", 1), ("s", 1), ("L", last)),
+        (("b", 1), ("s", drafted + 1), ("L", last)),
     ):
         key = (model.id, precision, deployment, run)
         if terms is not None and key in terms.terms:

@@ -222,14 +222,18 @@ class RequestWork:
             **degrees,
             "b": self.batch,
         }
-        first = shape.input + 1
-        last = shape.input + shape.output - 1
+        # Under speculation a decode pass verifies k drafted tokens over k more keys, and
+        # yields `per_pass` tokens on average (`requests.decode_sum`).
+        drafted = shape.drafted
+        first = shape.input + 1 + drafted
+        last = shape.input + shape.output - 1 + drafted
         self.first, self.last = first, last
+        self.per_pass = shape.tokens_per_pass
         self.prefill = self._pass(shape.input, shape.input, None)
         self.linear = last >= first and _linear_in_keys(engine, model)
         self.decode: _Pass | None = None
         if self.linear:
-            self.decode = self._pass(1, first, last)
+            self.decode = self._pass(drafted + 1, first, last)
 
     def _pass(self, s: int, first: int, last: int | None) -> _Pass:
         """The pass at (b, s, L = first); with `last`, the decode passes from L = first to
@@ -746,6 +750,8 @@ def _times(work: RequestWork, index: Ints, roofs: _Roofs) -> _Elements:
     lines += [_ceilings(m, roofs) for m in decode.memory if m.varies]
     talk, some, missing, decode_floors = _talk(decode.collectives, roofs, size)
     total, least = _decode_sum(lines, talk, some, work.last - work.first + 1)
+    if work.per_pass != 1:
+        total = total / float(work.per_pass)
     declined = declined | decode.declined | missing | ~np.isfinite(total) | ~np.isfinite(ttft)
     decode_talk = some & ~(talk * (1 + 4 * REL) < least)
     return _Elements(
@@ -952,11 +958,11 @@ def exact_passes(
     if ends is None:
         return None
     if not times.decode_talk[i]:
-        return ttft, passes * (ends[0] + ends[1]) / 2
+        return ttft, passes * (ends[0] + ends[1]) / 2 / work.per_pass
     talk = floored_talk(times.floors[1], i, links, latency)
     if talk is None:
         return None
-    return ttft, overlapped_sum(ends[0], ends[1], talk, passes)
+    return ttft, overlapped_sum(ends[0], ends[1], talk, passes) / work.per_pass
 
 
 def overlapped_sum(first: Fraction, last: Fraction, talk: Fraction, passes: int) -> Fraction:

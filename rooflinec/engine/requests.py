@@ -6,6 +6,12 @@ first token (`ttft`); the output - 1 decode passes follow, pass j at s = 1, L = 
 `itl` is their exact mean and `latency` = ttft + (output - 1) × itl. Rates, cost and
 energy follow from those with the small pure functions below.
 
+Under speculation (`RequestShape.speculation`: k drafted tokens, acceptance α) each
+decode pass is a verify pass of s = k + 1 tokens over k more keys (pass j at L = input +
+j + k), and yields (1 − α^(k+1))/(1 − α) tokens on average: each of the output − 1
+tokens after the first costs that share of the verify pass at its place. The draft's
+own work (a draft model, prediction heads) is not counted: the bound stays a bound.
+
 The decode passes are summed in closed form where they can be: each step's run is a
 max over ceilings of polynomials in L (operations over the peak, bytes over each
 bandwidth, the launch floor), so the pass's time is piecewise polynomial in L. Only the
@@ -29,7 +35,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
-from rooflinec.catalog import LEVELS, Deployment, Model, RequestShape
+from rooflinec.catalog import LEVELS, Deployment, Model, RequestShape, Speculation
 from rooflinec.engine.evaluate import width_values
 from rooflinec.engine.memory import MemoryFit
 from rooflinec.engine.models import DeploymentError, ModelEngine, ModelResult, RunPoint
@@ -90,10 +96,28 @@ class RequestResult:
     price_source: str | None  # "quoted" (the device's `price`), "reader" (given), None
     joules_per_token: Fraction | None  # at board power; None without the device's power
     tokens_per_second_per_kw: Fraction | None  # of board power
+    speculation: Speculation | None = None  # how the tokens after the first are decoded
 
     @property
     def chips(self) -> int:
         return self.deployment.total
+
+    @property
+    def draft_tokens(self) -> int | None:
+        """The tokens a verify pass drafts under speculation; None without."""
+        return None if self.speculation is None else self.speculation.k
+
+    @property
+    def acceptance(self) -> Fraction | None:
+        """The chance each drafted token is kept; None without speculation."""
+        return None if self.speculation is None else self.speculation.acceptance
+
+    @property
+    def tokens_per_pass(self) -> Fraction:
+        """The tokens a decode pass yields on average: 1, or a verify pass's."""
+        if self.speculation is None:
+            return Fraction(1)
+        return self.speculation.tokens_per_verify
 
 
 # ---------------------------------------------------------------------- cost and energy
@@ -226,23 +250,28 @@ class _VaryingStep:
     traffic: tuple[tuple[str, Poly], ...]
 
 
-_Curves = dict[tuple[str, str, Deployment, int], tuple[_VaryingStep, ...] | None]
-# Per engine, per (model, precision, deployment, b): the varying steps, or None where the
+_Curves = dict[tuple[str, str, Deployment, int, int], tuple[_VaryingStep, ...] | None]
+# Per engine, per (model, precision, deployment, b, s): the varying steps, or None where the
 # passes must be evaluated in turn. The same on every device, so found once for all; kept
 # as long as the engine is.
 _CURVES: WeakKeyDictionary[ModelEngine, _Curves] = WeakKeyDictionary()
 
 
 def _varying_steps(
-    engine: ModelEngine, model: Model, precision: str, deployment: Deployment, batch: int
+    engine: ModelEngine,
+    model: Model,
+    precision: str,
+    deployment: Deployment,
+    batch: int,
+    tokens: int,
 ) -> tuple[_VaryingStep, ...] | None:
     known = _CURVES.get(engine)
     if known is None:
         known = _CURVES[engine] = {}
-    key = (model.id, precision, deployment, batch)
+    key = (model.id, precision, deployment, batch, tokens)
     if key not in known:
         try:
-            found = _curves(engine, model, precision, deployment, batch)
+            found = _curves(engine, model, precision, deployment, batch, tokens)
         except (EvaluationError, FormulaError, ZeroDivisionError):
             found = None  # each pass in turn, which says what is wrong, if anything
         known[key] = found
@@ -250,13 +279,18 @@ def _varying_steps(
 
 
 def _curves(
-    engine: ModelEngine, model: Model, precision: str, deployment: Deployment, batch: int
+    engine: ModelEngine,
+    model: Model,
+    precision: str,
+    deployment: Deployment,
+    batch: int,
+    tokens: int,
 ) -> tuple[_VaryingStep, ...] | None:
     catalog = engine.catalog
     scope: dict[str, int | Fraction] = {
         **model.parameters,
         "b": batch,
-        "s": 1,
+        "s": tokens,
         **deployment.variables(),
     }
     out: list[_VaryingStep] = []
@@ -309,6 +343,7 @@ def _one_by_one(
     precision: str,
     deployment: Deployment,
     batch: int,
+    tokens: int,
     first: int,
     last: int,
 ) -> DecodeSum:
@@ -316,7 +351,7 @@ def _one_by_one(
     total = _ZERO
     for keys in range(first, last + 1):
         t = pass_time(
-            _pass(engine, model, RunPoint(batch, 1, keys), figures, precision, deployment)
+            _pass(engine, model, RunPoint(batch, tokens, keys), figures, precision, deployment)
         )
         total += t
         pieces.append(Piece(keys, keys, (t,) if t else (), t))
@@ -335,12 +370,15 @@ def decode_sum(
     closed: bool = True,
 ) -> DecodeSum:
     """The summed time of a request's output - 1 decode passes (L = input + 1 .. input +
-    output - 1, s = 1), in closed form where the formulas allow (`closed=False`: each
-    pass in turn, always)."""
-    first, last = shape.input + 1, shape.input + shape.output - 1
+    output - 1, s = 1; under speculation, verify passes of s = k + 1 at k more keys each),
+    in closed form where the formulas allow (`closed=False`: each pass in turn, always).
+    The sum is of the passes' times: a token's share of a verify pass is the caller's."""
+    drafted = shape.drafted
+    tokens = drafted + 1
+    first, last = shape.input + 1 + drafted, shape.input + shape.output - 1 + drafted
     if last < first:
         return DecodeSum(_ZERO, (), True)
-    steps = _varying_steps(engine, model, precision, deployment, batch) if closed else None
+    steps = _varying_steps(engine, model, precision, deployment, batch, tokens) if closed else None
     if steps is None:
         if last - first + 1 > MAX_ONE_BY_ONE:
             raise DeploymentError(
@@ -348,10 +386,12 @@ def decode_sum(
                 f" {last - first + 1:,} of them are more than the {MAX_ONE_BY_ONE:,}"
                 " evaluated one by one"
             )
-        return _one_by_one(engine, model, figures, precision, deployment, batch, first, last)
+        return _one_by_one(
+            engine, model, figures, precision, deployment, batch, tokens, first, last
+        )
     # The first pass through the engine: it checks the deployment's shapes, and gives the
     # time of every step that does not vary with L and of the collectives.
-    row = _pass(engine, model, RunPoint(batch, 1, first), figures, precision, deployment)
+    row = _pass(engine, model, RunPoint(batch, tokens, first), figures, precision, deployment)
     plan = row.plan
     assert plan is not None
     varying = {s.index for s in steps}
@@ -446,15 +486,17 @@ def request_fit(
     shape: RequestShape,
 ) -> MemoryFit | None:
     """The ledger at the request's peak: the one of its two ends that fits worse (the
-    prefill's activations at L = input; the last pass's keys at L = input + output - 1),
-    the prefill's on a tie, with the chips both ends fit on when neither fits; None
-    without a ledger."""
+    prefill's activations at L = input; the last pass's keys at L = input + output - 1,
+    and the k drafted tokens' under speculation), the prefill's on a tie, with the chips
+    both ends fit on when neither fits; None without a ledger."""
     if device not in engine.catalog.devices:
         return None
     memory = engine.memory
     ends = [{"b": batch, "s": shape.input, "L": shape.input}]
     if shape.output > 1:
-        ends.append({"b": batch, "s": 1, "L": shape.input + shape.output - 1})
+        drafted = shape.drafted
+        last = shape.input + shape.output - 1 + drafted
+        ends.append({"b": batch, "s": drafted + 1, "L": last})
     fits = [memory.fit_at(model, run, precision, device, deployment) for run in ends]
     if any(f is None for f in fits):
         return None
@@ -477,15 +519,16 @@ def request_passes(
     batch: int,
     shape: RequestShape,
 ) -> tuple[Fraction, Fraction]:
-    """A request's prefill time (its ttft) and its decode passes' summed time, s,
-    exactly (the deployment checked by the caller)."""
+    """A request's prefill time (its ttft) and its decode's time, s, exactly (the
+    deployment checked by the caller): the decode passes' sum over the tokens each
+    yields (1, or the verify pass's under speculation)."""
     prefill = _pass(
         engine, model, RunPoint(batch, shape.input, shape.input), figures, precision, deployment
     )
     if shape.output == 1:
         return pass_time(prefill), _ZERO
     decode = decode_sum(engine, model, figures, precision, deployment, batch, shape)
-    return pass_time(prefill), decode.total
+    return pass_time(prefill), decode.total / shape.tokens_per_pass
 
 
 def evaluate_request(
@@ -553,4 +596,5 @@ def evaluate_request(
         source,
         None if power is None else joules_per_token(power, chips, latency, tokens),
         None if power is None else tokens_per_second_per_kw(rate, power, chips),
+        shape.speculation,
     )

@@ -2,7 +2,7 @@
 
 JSON:
 
-    {"model", "precision", "input", "output", "objective",
+    {"model", "precision", "input", "output", "speculation", "objective",
      "targets": {"min_user_rate": 1/s | null, "max_ttft": s | null,
                  "max_latency": s | null, "max_chips": int | null},
      "prices": {D: USD per chip-hour},        # the reader's (--price)
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from rooflinec.catalog import Catalog
+from rooflinec.catalog import Catalog, Speculation
 from rooflinec.engine.frontier import TARGETS, Choice, PlanAnswer, Point
 from rooflinec.formatting import format_number, format_si
 from rooflinec.outputs.cells import num, spreadsheet_text
@@ -172,9 +172,37 @@ def explain_command(answer: PlanAnswer, choice: Choice, specs: str | None) -> st
         f"--input {answer.shape.input} --output {answer.shape.output}",
         f"--precision {answer.precision}",
     ]
+    speculation = answer.shape.speculation
+    if speculation is not None:
+        parts.append(f"--speculate {speculation_option(speculation)}")
     if specs is not None:
         parts.append(f"--specs {specs}")
     return " ".join(parts)
+
+
+def speculation_option(speculation: Speculation) -> str:
+    """`--speculate`'s value for `speculation`: the acceptance as typed back exactly (a
+    decimal where it has one, else a ratio)."""
+    a = speculation.acceptance
+    # A decimal of n places is a / 10^n exactly when the denominator divides 10^n.
+    places = next((n for n in range(13) if 10**n % a.denominator == 0), None)
+    if places is None:
+        text = f"{a.numerator}/{a.denominator}"
+    else:
+        digits = str(a.numerator * 10**places // a.denominator).rjust(places + 1, "0")
+        text = digits if not places else f"{digits[:-places]}.{digits[-places:]}"
+    return f"k={speculation.k},acceptance={text}"
+
+
+def speculation_data(speculation: Speculation | None) -> dict[str, Any] | None:
+    """A request's speculation as JSON: k, the acceptance and the tokens per verify pass."""
+    if speculation is None:
+        return None
+    return {
+        "k": speculation.k,
+        "acceptance": num(speculation.acceptance),
+        "tokens_per_pass": num(speculation.tokens_per_verify),
+    }
 
 
 def plan_rows(answer: PlanAnswer, specs: str | None = None) -> list[PlanRow]:
@@ -209,6 +237,7 @@ def plan_data(answer: PlanAnswer, specs: str | None = None) -> dict[str, Any]:
         "precision": answer.precision,
         "input": answer.shape.input,
         "output": answer.shape.output,
+        "speculation": speculation_data(answer.shape.speculation),
         "objective": answer.objective,
         "targets": _targets(answer),
         "prices": {d: num(p) for d, p in answer.prices.items()},
@@ -346,9 +375,16 @@ def plan_text(catalog: Catalog, answer: PlanAnswer, specs: str | None = None) ->
     model = catalog.models[answer.model]
     precision = catalog.precisions[answer.precision].label
     shape = answer.shape
+    decoded = ""
+    if shape.speculation is not None:
+        decoded = (
+            f", decoded by speculation (k = {shape.speculation.k}, acceptance"
+            f" {format_number(shape.speculation.acceptance, 4)}:"
+            f" {format_number(shape.speculation.tokens_per_verify, 4)} tokens a verify pass)"
+        )
     lines = [
         f"{model.name} at {precision}: requests of {shape.input:,} input and"
-        f" {shape.output:,} output tokens",
+        f" {shape.output:,} output tokens{decoded}",
         f"targets: {_targets_text(answer)}",
         f"objective: {OBJECTIVE_TEXT[answer.objective]}",
     ]

@@ -92,6 +92,11 @@ REQUEST_FIELDS: tuple[RequestField, ...] = (
     _read("batch", ("batch",), table="batch"),
     _read("input", ("input",), table="input"),
     _read("output", ("output",), table="output"),
+    # Speculation: k drafted tokens a verify pass, each kept with chance `acceptance`
+    # (null without); the tokens a decode pass yields on average (1 without).
+    _read("draft_tokens", ("draft_tokens",)),
+    _read("acceptance", ("acceptance",)),
+    _read("tokens_per_pass", ("tokens_per_pass",)),
     # The ledger at the request's peak; the table shows the fit in place of the rates.
     _read("fits", ("fits",), kind="flag"),
     _read("needs_chips", ("needs_chips",)),

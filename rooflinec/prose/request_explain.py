@@ -53,11 +53,23 @@ def _piece(p: Piece) -> str:
 
 
 def _decode_lines(r: RequestResult, decode: DecodeSum) -> list[str]:
-    first, last = r.input + 1, r.input + r.output - 1
-    out = [
-        f"2. Decode passes: output - 1 = {r.output - 1:,}, pass j at b = {r.batch:,}, s = 1,"
-        f" L = input + j = {first:,} .. {last:,}"
-    ]
+    drafted = r.draft_tokens or 0
+    first, last = r.input + 1 + drafted, r.input + r.output - 1 + drafted
+    if r.speculation is None:
+        out = [
+            f"2. Decode passes: output - 1 = {r.output - 1:,}, pass j at b = {r.batch:,}, s = 1,"
+            f" L = input + j = {first:,} .. {last:,}"
+        ]
+    else:
+        out = [
+            f"2. Decode by speculation: k = {drafted} drafted tokens, acceptance"
+            f" {format_number(r.speculation.acceptance, 6)}; each verify pass yields"
+            f" (1 - a^(k+1)) / (1 - a) = {format_number(r.tokens_per_pass, 6)} tokens",
+            f"   output - 1 = {r.output - 1:,} verify passes' places, pass j at b ="
+            f" {r.batch:,}, s = k + 1 = {drafted + 1}, L = input + j + k = {first:,} .."
+            f" {last:,}; each token costs 1 / {format_number(r.tokens_per_pass, 6)} of the"
+            " pass at its place (the draft's own work is not counted)",
+        ]
     if decode.closed:
         out.append(
             "   closed form: on each piece every step keeps one ceiling, so the pass time is"
@@ -77,11 +89,18 @@ def _decode_lines(r: RequestResult, decode: DecodeSum) -> list[str]:
             out.append(f"     L = {first:,}: {format_si(decode.pieces[0].total, 's', digits=6)}")
             out.append(f"     L = {last:,}: {format_si(decode.pieces[-1].total, 's', digits=6)}")
     assert r.itl is not None
-    out += [
-        f"   sum = {_exact(decode.total)} s",
-        f"   itl = sum / (output - 1) = {format_si(decode.total, 's', digits=6)}"
-        f" / {r.output - 1:,} = {format_si(r.itl, 's', digits=6)}",
-    ]
+    out.append(f"   sum = {_exact(decode.total)} s")
+    if r.speculation is None:
+        out.append(
+            f"   itl = sum / (output - 1) = {format_si(decode.total, 's', digits=6)}"
+            f" / {r.output - 1:,} = {format_si(r.itl, 's', digits=6)}"
+        )
+    else:
+        out.append(
+            f"   itl = sum / tokens_per_pass / (output - 1) ="
+            f" {format_si(decode.total, 's', digits=6)} / {format_number(r.tokens_per_pass, 6)}"
+            f" / {r.output - 1:,} = {format_si(r.itl, 's', digits=6)}"
+        )
     return out
 
 
@@ -189,7 +208,7 @@ def explain_request(
         f" = {format_number(r.tokens_per_second_per_chip, 6)} tokens/s",
         "",
         "5. Memory at the request's peak (the prefill's activations, the last pass's"
-        f" {r.input + r.output - 1:,} keys)",
+        f" {r.input + r.output - 1 + (r.draft_tokens or 0):,} keys)",
     ]
     if r.fits is None:
         lines.append("   no ledger (or no capacity): the fit is unknown")
