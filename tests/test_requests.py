@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rooflinec.assemble import catalog_or_raise
-from rooflinec.catalog import DEFAULT_REQUESTS, ONE_CHIP, Deployment
+from rooflinec.catalog import DEFAULT_REQUESTS, ONE_CHIP, Deployment, Speculation
 from rooflinec.engine.compiler import Compiled, compile_catalog
 from rooflinec.engine.models import DeploymentError, RunPoint
 from rooflinec.engine.requests import (
@@ -196,6 +196,40 @@ def test_a_window_falls_back_to_one_by_one(tmp_path: Path) -> None:
     # More passes than are evaluated one by one: refused, not a hang
     with pytest.raises(DeploymentError, match="more than the 65,536 evaluated one by one"):
         decode_sum(engine, model, figures, "bf16", ONE_CHIP, 4, RequestShape(8000, 70_000))
+
+
+@pytest.mark.parametrize(
+    ("input", "output", "speculation"),
+    [(400, 300, None), (100, 50, None), (600, 40, None), (500, 30, Speculation(3, Fraction(1, 2)))],
+)
+def test_a_windowed_kernel_is_summed_in_closed_form(
+    tmp_path: Path, input: int, output: int, speculation: Speculation | None
+) -> None:
+    """Attention over a sliding window (kernel attention-kv-window, `min` and `max` of L
+    and W in its formulas) is a polynomial in L on each side of the window: the decode
+    passes are summed in closed form, piece by piece, and the sum is the passes' own,
+    exactly, whether the range crosses the window (W = 512), stays below or above it."""
+    specs = copy_bundled(tmp_path)
+    path = specs / "models" / "llama-3-8b.yaml"
+    text = path.read_text("utf-8")
+    windowed = text.replace(
+        "kernel: attention-kv-causal, shape: {b: b, s: s, L: L,",
+        "kernel: attention-kv-window, shape: {b: b, s: s, L: L, W: 512,",
+    )
+    assert windowed != text
+    path.write_text(windowed, "utf-8")
+    compiled = compile_catalog(catalog_or_raise(specs))
+    engine = compiled.model_engine
+    model = compiled.catalog.models["llama-3-8b"]
+    for device in ("nvidia-h100-sxm", "google-tpu-v5e"):
+        figures = compiled.devices[device]
+        shape = RequestShape(input, output, speculation)
+        args = (engine, model, figures, "bf16", ONE_CHIP, 4, shape)
+        closed = decode_sum(*args)
+        assert closed.closed
+        assert decode_sum(*args, closed=False).total == closed.total
+        if input < 512 < input + output:
+            assert len(closed.pieces) > 1
 
 
 # --- the request ------------------------------------------------------------------------------

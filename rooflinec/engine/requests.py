@@ -29,7 +29,7 @@ exact either way, and a test checks that both agree.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import pairwise
 from typing import TYPE_CHECKING
@@ -39,9 +39,12 @@ from rooflinec.catalog import LEVELS, Deployment, Model, RequestShape, Speculati
 from rooflinec.engine.evaluate import width_values
 from rooflinec.engine.memory import MemoryFit
 from rooflinec.engine.models import DeploymentError, ModelEngine, ModelResult, RunPoint
+from rooflinec.engine.solve_interval import folded
+from rooflinec.engine.solve_piecewise import cuts, gaps, on_run, piece_degree
 from rooflinec.engine.solve_poly import Poly, coefficients, critical_integers, trim
 from rooflinec.engine.step_crossover import composed
 from rooflinec.formulas import EvaluationError, FormulaError
+from rooflinec.formulas.tree import _Node
 
 if TYPE_CHECKING:
     from rooflinec.engine.cells import DeviceFigures
@@ -241,16 +244,86 @@ def _add(p: Poly, q: Poly, scale: Fraction | int = 1) -> Poly:
 @dataclass(frozen=True)
 class _VaryingStep:
     """A memory step whose counts vary with L: one run's operations and bytes per level
-    as polynomials in L (b, s = 1 and the deployment bound)."""
+    as trees in L (b, s and the deployment bound, `folded`), each a polynomial on the runs
+    of L between its `cuts` (one run, where no `min` or `max` names L)."""
 
     index: int
     precision: str
     count: int
-    flops: Poly
-    traffic: tuple[tuple[str, Poly], ...]
+    flops: _Node
+    traffic: tuple[tuple[str, _Node], ...]
+    values: dict[str, int | Fraction]
+
+    def polys(self, first: int, last: int) -> tuple[Poly, list[tuple[str, Poly]]] | None:
+        """The step's operations and bytes per level as polynomials on L = first..last,
+        where none of its calls changes argument; None when the run is too short to
+        interpolate (its passes are then taken one at a time)."""
+        flops = on_run(self.flops, self.values, KEYS, first, last)
+        if flops is None:
+            return None
+        traffic: list[tuple[str, Poly]] = []
+        for lv, tree in self.traffic:
+            poly = on_run(tree, self.values, KEYS, first, last)
+            if poly is None:
+                return None
+            traffic.append((lv, poly))
+        return flops, traffic
+
+    def cuts(self, first: int, last: int) -> set[int] | None:
+        """Where any of the step's calls changes argument over L = first..last (`cuts`);
+        None: not piecewise polynomial in L."""
+        out: set[int] = set()
+        for tree in (self.flops, *(t for _, t in self.traffic)):
+            found = cuts(tree, self.values, KEYS, first, last)
+            if found is None:
+                return None
+            out |= found
+        return out
 
 
-_Curves = dict[tuple[str, str, Deployment, int, int], tuple[_VaryingStep, ...] | None]
+_Segment = tuple[int, int, list[tuple[Poly, list[tuple[str, Poly]]]]]
+
+
+@dataclass(frozen=True)
+class _Curve:
+    """The varying steps of a pass (`_VaryingStep`), and per decode range the runs of L
+    on which each is one polynomial, with those polynomials (kept: the same on every
+    device)."""
+
+    steps: tuple[_VaryingStep, ...]
+    known: dict[tuple[int, int], list[_Segment] | None] = field(default_factory=dict)
+
+    def segments(self, first: int, last: int) -> list[_Segment] | None:
+        """L = first..last as runs (a, c) with every varying step's polynomials on it;
+        None where a step is not piecewise polynomial in L."""
+        key = (first, last)
+        if key not in self.known:
+            self.known[key] = self._segments(first, last)
+        return self.known[key]
+
+    def _segments(self, first: int, last: int) -> list[_Segment] | None:
+        points = {first, last}
+        for step in self.steps:
+            found = step.cuts(first, last)
+            if found is None:
+                return None
+            points |= found
+        ordered = sorted(points)
+        runs = [(x, x) for x in ordered] + list(gaps(ordered))
+        out: list[_Segment] = []
+        for a, c in sorted(runs):
+            polys = [step.polys(a, c) for step in self.steps]
+            if any(p is None for p in polys):
+                # Too short to interpolate: each pass of it on its own.
+                for x in range(a, c + 1):
+                    own = [step.polys(x, x) for step in self.steps]
+                    out.append((x, x, [p for p in own if p is not None]))
+                continue
+            out.append((a, c, [p for p in polys if p is not None]))
+        return out
+
+
+_Curves = dict[tuple[str, str, Deployment, int, int], _Curve | None]
 # Per engine, per (model, precision, deployment, b, s): the varying steps, or None where the
 # passes must be evaluated in turn. The same on every device, so found once for all; kept
 # as long as the engine is.
@@ -264,14 +337,15 @@ def _varying_steps(
     deployment: Deployment,
     batch: int,
     tokens: int,
-) -> tuple[_VaryingStep, ...] | None:
+) -> _Curve | None:
     known = _CURVES.get(engine)
     if known is None:
         known = _CURVES[engine] = {}
     key = (model.id, precision, deployment, batch, tokens)
     if key not in known:
         try:
-            found = _curves(engine, model, precision, deployment, batch, tokens)
+            steps = _curves(engine, model, precision, deployment, batch, tokens)
+            found = None if steps is None else _Curve(steps)
         except (EvaluationError, FormulaError, ZeroDivisionError):
             found = None  # each pass in turn, which says what is wrong, if anything
         known[key] = found
@@ -321,18 +395,17 @@ def _curves(
         if found is None:
             return None
         flops_f, traffic_f = found
-        flops = coefficients(flops_f, values, KEYS)
-        if flops is None:
+        if piece_degree(flops_f._tree, KEYS) is None:
             return None
-        traffic: list[tuple[str, Poly]] = []
+        traffic: list[tuple[str, _Node]] = []
         for lv in LEVELS:
             if lv in traffic_f:
-                poly = coefficients(traffic_f[lv], values, KEYS)
-                if poly is None:
+                if piece_degree(traffic_f[lv]._tree, KEYS) is None:
                     return None
-                traffic.append((lv, poly))
+                traffic.append((lv, folded(traffic_f[lv], values, KEYS)))
         count = int(step.count.evaluate(scope))
-        out.append(_VaryingStep(index, at, count, flops, tuple(traffic)))
+        flops = folded(flops_f, values, KEYS)
+        out.append(_VaryingStep(index, at, count, flops, tuple(traffic), values))
     return tuple(out)
 
 
@@ -378,8 +451,9 @@ def decode_sum(
     first, last = shape.input + 1 + drafted, shape.input + shape.output - 1 + drafted
     if last < first:
         return DecodeSum(_ZERO, (), True)
-    steps = _varying_steps(engine, model, precision, deployment, batch, tokens) if closed else None
-    if steps is None:
+    curve = _varying_steps(engine, model, precision, deployment, batch, tokens) if closed else None
+    segments = None if curve is None else curve.segments(first, last)
+    if curve is None or segments is None:
         if last - first + 1 > MAX_ONE_BY_ONE:
             raise DeploymentError(
                 f"model '{model.id}': its decode passes are not a polynomial in L, and"
@@ -394,6 +468,7 @@ def decode_sum(
     row = _pass(engine, model, RunPoint(batch, tokens, first), figures, precision, deployment)
     plan = row.plan
     assert plan is not None
+    steps = curve.steps
     varying = {s.index for s in steps}
     const_n, const_d = 0, 1
     for entry, (n, d, _) in zip(plan.steps, row.runs, strict=True):
@@ -412,36 +487,37 @@ def decode_sum(
             _ZERO,
         )
     latency = engine.latencies.get(figures.id)
-    # Each varying step's ceilings as polynomials of its `count` runs' time in L.
-    ceilings: list[list[Poly]] = []
-    for s in steps:
-        peak = figures.peaks[s.precision]
-        own = [_add((), s.flops, Fraction(s.count) / peak)]
-        for lv, poly in s.traffic:
-            bw = figures.bandwidths.get(lv)
-            if bw is not None:
-                own.append(_add((), poly, Fraction(s.count) / bw))
-        if latency is not None:
-            own.append(trim([latency * s.count]))
-        ceilings.append(own)
-    cuts: set[int] = set()
-    for own in ceilings:
-        for i, p in enumerate(own):
-            for q in own[i + 1 :]:
-                cuts |= critical_integers(_add(p, q, -1), first, last)
     pieces: list[Piece] = []
-    for a, c in _spans(first, last, cuts):
-        memory: Poly = trim([constant])
+    for start, end, polys in segments:
+        # Each varying step's ceilings as polynomials of its `count` runs' time in L.
+        ceilings: list[list[Poly]] = []
+        for s, (flops, traffic) in zip(steps, polys, strict=True):
+            peak = figures.peaks[s.precision]
+            own = [_add((), flops, Fraction(s.count) / peak)]
+            for lv, poly in traffic:
+                bw = figures.bandwidths.get(lv)
+                if bw is not None:
+                    own.append(_add((), poly, Fraction(s.count) / bw))
+            if latency is not None:
+                own.append(trim([latency * s.count]))
+            ceilings.append(own)
+        cut: set[int] = set()
         for own in ceilings:
-            memory = _add(memory, max(own, key=lambda p: _horner(p, a)))
-        if talk is None:
-            pieces.append(Piece(a, c, memory, series(memory, a, c)))
-            continue
-        # time_overlapped: the longer of the memory steps' sum and the collectives'
-        flat = trim([talk])
-        for a2, c2 in _spans(a, c, critical_integers(_add(memory, flat, -1), a, c)):
-            poly = memory if _horner(memory, a2) >= talk else flat
-            pieces.append(Piece(a2, c2, poly, series(poly, a2, c2)))
+            for i, p in enumerate(own):
+                for q in own[i + 1 :]:
+                    cut |= critical_integers(_add(p, q, -1), start, end)
+        for a, c in _spans(start, end, cut):
+            memory: Poly = trim([constant])
+            for own in ceilings:
+                memory = _add(memory, max(own, key=lambda p: _horner(p, a)))
+            if talk is None:
+                pieces.append(Piece(a, c, memory, series(memory, a, c)))
+                continue
+            # time_overlapped: the longer of the memory steps' sum and the collectives'
+            flat = trim([talk])
+            for a2, c2 in _spans(a, c, critical_integers(_add(memory, flat, -1), a, c)):
+                poly = memory if _horner(memory, a2) >= talk else flat
+                pieces.append(Piece(a2, c2, poly, series(poly, a2, c2)))
     merged = _merged(pieces)
     return DecodeSum(sum((p.total for p in merged), _ZERO), merged, True)
 

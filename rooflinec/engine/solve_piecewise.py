@@ -98,10 +98,13 @@ def on_run(
     node: _Node, values: Mapping[str, int | Fraction], symbol: str, first: int, last: int
 ) -> Poly | None:
     """`node` as one polynomial on the integers first..last, where no `min` or `max` of
-    it changes argument (between consecutive `cuts`); None when the run holds too few
-    integers to interpolate its degree (each of them is then worth evaluating alone)."""
+    it changes argument (between consecutive `cuts`): a constant on one integer; None
+    when the run holds too few integers to interpolate its degree (each of them is then
+    worth evaluating alone)."""
     d = piece_degree(node, symbol)
     assert d is not None  # the caller has its cuts
+    if first == last:
+        return interpolate((first,), [_at(node, values, symbol)(first)])  # a constant there
     if last - first < d:
         return None
     at = _at(node, values, symbol)
