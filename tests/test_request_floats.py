@@ -31,7 +31,7 @@ from rooflinec.engine.requests import RequestShape, request_passes
 from rooflinec.formulas import parse_formula
 from rooflinec.formulas.vectorised import evaluate_float
 from rooflinec.pipeline import compiled_or_raise
-from tests.specfactory import BUNDLED
+from tests.specfactory import BUNDLED, copy_bundled
 
 SHAPE = RequestShape(1024, 256)
 #: The same request decoded by speculation: verify passes of 4 tokens, 2.533 tokens each.
@@ -254,3 +254,60 @@ def test_overlapped_sum_is_the_pass_by_pass_sum(
     slope = (end - first) / (passes - 1) if passes > 1 else Fraction(0)
     expected = sum((max(first + slope * x, talk) for x in range(passes)), Fraction(0))
     assert expected == overlapped_sum(first, end, talk, passes)
+
+
+@pytest.fixture(scope="module")
+def windowed(tmp_path_factory: pytest.TempPathFactory) -> Compiled:
+    """The bundled catalog with Llama 3 8B's attention over a sliding window of 512 keys
+    (kernel attention-kv-window, whose formulas take `min` and `max` of L and W)."""
+    specs = copy_bundled(tmp_path_factory.mktemp("windowed"))
+    path = specs / "models" / "llama-3-8b.yaml"
+    text = path.read_text("utf-8")
+    changed = text.replace(
+        "kernel: attention-kv-causal, shape: {b: b, s: s, L: L,",
+        "kernel: attention-kv-window, shape: {b: b, s: s, L: L, W: 512,",
+    )
+    assert changed != text
+    path.write_text(changed, "utf-8")
+    return compiled_or_raise(specs)
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        RequestShape(400, 300),  # the decode crosses the window
+        RequestShape(100, 64),  # below it
+        RequestShape(900, 64),  # past it
+        RequestShape(480, 100, Speculation(3, Fraction(4, 5))),
+    ],
+    ids=["crossing", "below", "past", "speculated"],
+)
+def test_a_sliding_window_is_cut_into_lines(windowed: Compiled, shape: RequestShape) -> None:
+    """A windowed model's decode is lines in L on each side of the window: the float
+    path cuts it there (the same cuts for every point), its figures are the exact
+    engine's to a few ulps, and where it shows what holds every step its exact sums are
+    the engine's exactly."""
+    engine = windowed.model_engine
+    model = windowed.catalog.models["llama-3-8b"]
+    told = 0
+    for device in ("nvidia-h100-sxm", "amd-mi300x", "google-tpu-v5e"):
+        found, _, problem = grid(engine, model, device, model.precision, shape)
+        assert problem is None
+        pairs = [(g.deployment, b) for g in found for b in g.batches]
+        pairs = pairs[:: max(1, len(pairs) // SAMPLE)]
+        work = RequestWork(engine, model, model.precision, shape, pairs)
+        assert work.linear
+        crossing = shape.input < 512 < shape.input + shape.output
+        assert (len(work.decodes) > 1) == crossing
+        figures, latency = engine.devices[device], engine.latencies.get(device)
+        times = request_times(work, figures, latency, engine.links(device))
+        assert not times.declined.any()
+        for i, (d, b) in enumerate(pairs):
+            expected = request_passes(engine, model, figures, model.precision, d, b, shape)
+            for got, exact in zip((times.ttft[i], times.decode[i]), expected, strict=True):
+                assert abs(Fraction(float(got)) - exact) <= exact * Fraction(1, 2**50)
+            passes = exact_passes(work, times, i, figures, latency, engine.links(device))
+            if passes is not None:
+                told += 1
+                assert expected == passes
+    assert told > 0

@@ -113,6 +113,7 @@ from rooflinec.engine.request_floats import (
     request_times_on,
     same_memory_time,
 )
+from rooflinec.engine.request_floats import _Pass as RunPass
 from rooflinec.engine.requests import request_passes
 
 if TYPE_CHECKING:
@@ -646,6 +647,9 @@ class _Search:
         work, times = self._floats
         passes = work.decode if which else work.prefill
         assert passes is not None
+        if which and len(work.decodes) > 1:
+            # A decode cut into runs (a sliding window): the same time in each.
+            return all(self._same_run(run, c - a, i, j) for a, c, run in work.decodes)
         talks = (times.prefill_talk, times.decode_talk)[which]
         if talks[i] or talks[j]:
             if not (talks[i] and talks[j]):
@@ -664,6 +668,19 @@ class _Search:
         peaks, bandwidths, launch = self._rates_floats
         last = work.last - work.first if which else 0
         return same_memory_time(passes, i, j, peaks, bandwidths, launch, last)
+
+    def _same_run(self, run: RunPass, last: int, i: int, j: int) -> bool:
+        """`_same_pass` for one run of a cut decode, collectives aside: the memory steps
+        at the same shapes, or the same time by their signatures."""
+        assert self._floats is not None
+        _, times = self._floats
+        if times.decode_talk[i] or times.decode_talk[j]:
+            return False  # collectives that count: the exact engine tells
+        if self._rates_floats is None:
+            engine, _, device, _ = self.args
+            self._rates_floats = device_rates(engine.devices[device], engine.latencies.get(device))
+        peaks, bandwidths, launch = self._rates_floats
+        return same_memory_time(run, i, j, peaks, bandwidths, launch, last)
 
     def dominated(self, user: Fraction, chip: Fraction) -> bool:
         """Whether an evaluated point has at least `user` and `chip`, and more of one.

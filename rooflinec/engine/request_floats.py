@@ -23,13 +23,16 @@ once:
   collectives'. The decode passes are summed in closed form: each step's ceilings are
   lines in L (checked on the formulas' trees: `Formula.degree`), so its time is their upper
   envelope; the sum is cut at every crossing and each piece summed as an arithmetic
-  series.
+  series. A sliding window (`min` and `max` of L and W in a kernel's formulas) cuts the
+  decode into runs of L, the same for every point, on each of which the counts are lines
+  again (`_key_runs`); each run is summed so.
 
 **Where this path declines** a point, `declined` says so and the caller evaluates it
 exactly: a shape or count that is not a whole number (or out of the engine's limits), a
 step that would do nothing, a shape that shrinks with L, a non-finite value. A model whose
-decode passes are not lines in L (a window `min(L, W)`, `L` in a count or a collective)
-is declined whole (`RequestWork.linear`).
+decode passes are not lines in L between cuts every point shares (`L` in a count or a
+collective, a shape formula of L with `min`, a window whose place depends on the batch or
+the degrees) is declined whole (`RequestWork.linear`).
 
 **Accuracy.** Every figure is a short chain of float operations on integers below 2^53
 (or their correctly rounded floats): its relative error is a small multiple of 2^-53 per
@@ -52,6 +55,11 @@ import numpy as np
 from rooflinec.catalog import LEVELS, RED, Deployment, Model, RequestShape
 from rooflinec.engine.evaluate import MAX_COUNT, width_values
 from rooflinec.engine.models import MAX_SHAPE, MAX_STEP_COUNT, Link, fabric_role
+from rooflinec.engine.solve_interval import folded
+from rooflinec.engine.solve_piecewise import cuts, degree_on_run, spans
+from rooflinec.engine.step_crossover import composed
+from rooflinec.formulas import EvaluationError
+from rooflinec.formulas.tree import _Call, _Neg, _Node, _Num, _Pow, _Prod, _Sum, _Sym
 from rooflinec.formulas.vectorised import evaluate_float, evaluate_int64
 
 if TYPE_CHECKING:
@@ -230,14 +238,22 @@ class RequestWork:
         self.first, self.last = first, last
         self.per_pass = shape.tokens_per_pass
         self.prefill = self._pass(shape.input, shape.input, None)
-        self.linear = last >= first and _linear_in_keys(engine, model)
-        self.decode: _Pass | None = None
-        if self.linear:
-            self.decode = self._pass(drafted + 1, first, last)
+        # The decode passes as runs of L on each of which every count is a line (one run
+        # where no formula has `min` or `max` of L; a sliding window cuts it at W).
+        runs = (
+            _key_runs(engine, model, precision, drafted + 1, first, last) if last >= first else None
+        )
+        self.linear = runs is not None
+        self.decodes: tuple[tuple[int, int, _Pass], ...] = tuple(
+            (a, c, self._pass(drafted + 1, a, c)) for a, c in runs or ()
+        )
+        # The first run's pass: its collectives are every run's (none names L).
+        self.decode: _Pass | None = self.decodes[0][2] if self.decodes else None
 
     def _pass(self, s: int, first: int, last: int | None) -> _Pass:
         """The pass at (b, s, L = first); with `last`, the decode passes from L = first to
-        `last` as lines: each count at `first` and its slope per pass."""
+        `last` as lines: each count at `first` and its slope per pass (lines there: a
+        run of `_key_runs`)."""
         size = self.size
         catalog = self.engine.catalog
         declined = np.zeros(size, dtype=np.bool_)
@@ -306,8 +322,11 @@ class RequestWork:
                 for values_ in at_end.values():
                     declined |= values_ < 1
             levels = [lv for lv in LEVELS if lv in kernel.bytes]
-            operations = self._line(kernel.flops, shapes, widths)
-            traffic = tuple((lv, *self._line(kernel.bytes[lv], shapes, widths)) for lv in levels)
+            after = 0 if last is None else last - first  # passes after the first
+            operations = self._line(kernel.flops, shapes, widths, after)
+            traffic = tuple(
+                (lv, *self._line(kernel.bytes[lv], shapes, widths, after)) for lv in levels
+            )
             formulas = (kernel.flops, *(kernel.bytes[lv] for lv in levels))
             exact = _exactly(formulas, shapes, declined, bound_widths)
             slopes = [operations[1], *(slope for _, _, slope in traffic)]
@@ -318,15 +337,20 @@ class RequestWork:
         return _Pass(tuple(memory), tuple(collectives), declined, rows[0], rows[1], tuple(columns))
 
     def _line(
-        self, formula: Formula, shapes: list[dict[str, Floats]], widths: dict[str, float]
+        self,
+        formula: Formula,
+        shapes: list[dict[str, Floats]],
+        widths: dict[str, float],
+        span: int,
     ) -> tuple[Floats, Floats]:
-        """The formula at the first shapes and its slope per pass (0 for one pass)."""
+        """The formula at the first shapes and its slope per pass over `span` passes
+        after the first (0 for one pass)."""
         size = self.size
         a = _column(evaluate_float(formula, {**shapes[0], **widths}), size)
-        if len(shapes) == 1 or self.last == self.first:
+        if len(shapes) == 1 or span == 0:
             return a, np.zeros(size)
         z = _column(evaluate_float(formula, {**shapes[1], **widths}), size)
-        return a, (z - a) / (self.last - self.first)
+        return a, (z - a) / span
 
 
 def _exactly(
@@ -350,29 +374,139 @@ def _exactly(
     return found[0], found[-1]
 
 
-def _linear_in_keys(engine: ModelEngine, model: Model) -> bool:
-    """Whether every decode pass's counts are lines in L whatever the other values: no
-    count or collective names L, and every shape and kernel formula is of degree at most
-    one in L through the shapes (the tree's degree, `Formula.degree`)."""
+#: The variables that differ from point to point: a `min` or `max` of L that names one
+#: would cut each point's decode at a place of its own.
+_POINT_VARIABLES = frozenset({"b", "tp", "pp", "ep", "dp"})
+#: The most passes of a run that is not lines taken one at a time (as a window's first
+#: s - 1 keys past W, where the earliest queries still see fewer than W).
+_SHORT_RUN = 16
+#: Values of the point variables at which a run's degree in L is read: large and
+#: unrelated, so that no coefficient of a term of L^2 vanishes there unless it vanishes
+#: for every point (`degree_on_run`).
+_GENERIC: tuple[dict[str, int | Fraction], ...] = (
+    {"b": 1_000_003, "tp": 7_919, "pp": 104_729, "ep": 1_299_709, "dp": 15_485_863},
+    {"b": 2_750_159, "tp": 32_452_843, "pp": 49_979_687, "ep": 86_028_121, "dp": 7},
+)
+
+
+def _key_runs(
+    engine: ModelEngine, model: Model, precision: str, tokens: int, first: int, last: int
+) -> list[tuple[int, int]] | None:
+    """The decode passes L = first..last as runs on each of which every count is a line
+    in L whatever the point: one run when every shape and kernel formula is of degree at
+    most one in L through the shapes (`piece_degree`); a `min` or `max` of L that names
+    no point variable (a window's `min(L, W)`) cuts it where it changes argument, the
+    same for every point (`cuts`, with the other variables at 1). None: some point's
+    passes are not lines in L between cuts every point shares (a count or a collective
+    that names L, a degree above one, a call of L and a point variable)."""
+    catalog = engine.catalog
+    points: set[int] = {first, last}
+    cut: list[tuple[Formula, dict[str, int | Fraction]]] = []  # formulas a window cuts
     for step in model.steps:
-        kernel = engine.catalog.kernels[step.kernel]
+        kernel = catalog.kernels[step.kernel]
         if step.count.degree({_KEYS: 1}) != 0:
-            return False
+            return None
         shape_degrees: dict[str, int] = {}
         for sym, f in step.shape.items():
             d = f.degree({_KEYS: 1})
             if d is None or d > 1:
-                return False
+                return None
             shape_degrees[sym] = d
         if kernel.collective is not None:
             if any(shape_degrees.values()):
-                return False
+                return None
             continue
-        for formula in (kernel.flops, *kernel.bytes.values()):
-            d = formula.degree(shape_degrees)
-            if d is None or d > 1:
-                return False
-    return True
+        if not any(shape_degrees.values()):
+            continue
+        if all(
+            (d := f.degree(shape_degrees)) is not None and d <= 1
+            for f in (kernel.flops, *kernel.bytes.values())
+        ):
+            continue  # lines in L: no cut
+        found_ = composed(kernel, step, model)
+        if found_ is None:
+            return None
+        flops_f, traffic_f = found_
+        formulas = (flops_f, *traffic_f.values())
+        if any(_calls_name(f._tree, _POINT_VARIABLES) for f in formulas):
+            return None
+        at = step.precision or precision
+        values: dict[str, int | Fraction] = {
+            **model.parameters,
+            **dict.fromkeys(_POINT_VARIABLES, 1),
+            "s": tokens,
+            **width_values(
+                kernel.widths, catalog.precisions[at].bytes, step.widths, catalog.precisions
+            ),
+        }
+        try:
+            for formula in formulas:
+                found = cuts(folded(formula, values, _KEYS), values, _KEYS, first, last)
+                if found is None:
+                    return None
+                points |= found
+                cut.append((formula, values))
+        except (EvaluationError, ZeroDivisionError):
+            return None
+    # The ends of the range are no cut of their own: a call that changes argument there
+    # has both arguments equal at it (an integer root) or a cut beside it.
+    runs = spans(first, last, points - {first, last})
+    # On each run every call of L keeps one argument, the same for every point (no call
+    # of L names a point variable): the formula with those arguments is a line in L. They
+    # are read at the run's second pass: its first may be the range's end, where two
+    # arguments may meet (a root no cut marks).
+    out: list[tuple[int, int]] = []
+    for a, c in runs:
+        if c - a <= 1:  # two passes or one: a line
+            out.append((a, c))
+            continue
+        for formula, values in cut:
+            try:
+                d = degree_on_run(formula._tree, values, _KEYS, a + 1, _GENERIC)
+            except (EvaluationError, ZeroDivisionError):
+                return None
+            if d is None or (d > 1 and c - a >= _SHORT_RUN):
+                return None
+            if d > 1:  # the window's first few keys past W: a pass at a time
+                out += [(x, x) for x in range(a, c + 1)]
+                break
+        else:
+            out.append((a, c))
+    return out
+
+
+def _calls_name(node: _Node, names: frozenset[str]) -> bool:
+    """Whether a `min`, `max`, `ceil` or `floor` of L in the tree names any of `names`."""
+    if isinstance(node, _Call):
+        inner = [n for arg in node.args for n in _symbols(arg)]
+        if _KEYS in inner and names.intersection(inner):
+            return True
+        return any(_calls_name(arg, names) for arg in node.args)
+    if isinstance(node, _Neg):
+        return _calls_name(node.operand, names)
+    if isinstance(node, _Pow):
+        return _calls_name(node.base, names)
+    if isinstance(node, _Sum):
+        return any(_calls_name(t, names) for _, t in node.terms)
+    if isinstance(node, _Prod):
+        return any(_calls_name(f.node, names) for f in node.factors)
+    return False
+
+
+def _symbols(node: _Node) -> set[str]:
+    if isinstance(node, _Sym):
+        return {node.name}
+    if isinstance(node, _Num):
+        return set()
+    if isinstance(node, _Call):
+        return {n for arg in node.args for n in _symbols(arg)}
+    if isinstance(node, _Neg):
+        return _symbols(node.operand)
+    if isinstance(node, _Pow):
+        return _symbols(node.base)
+    if isinstance(node, _Sum):
+        return {n for _, t in node.terms for n in _symbols(t)}
+    return {n for f in node.factors for n in _symbols(f.node)}
 
 
 @dataclass(frozen=True)
@@ -658,7 +792,7 @@ def request_times_on(
     device k (indices into `work.points`; None: every point), the others declined.
     Devices that quote the same levels and launch floor are worked out together, one
     element per point and device (numpy's cost is in its calls)."""
-    passes = [p for p in (work.prefill, work.decode) if p is not None]
+    passes = [work.prefill, *(p for _, _, p in work.decodes)]
     precisions = sorted(
         {s.precision for p in passes for s in p.memory}
         | {c.precision for p in passes for c in p.collectives}
@@ -743,16 +877,22 @@ def _times(work: RequestWork, index: Ints, roofs: _Roofs) -> _Elements:
         return _Elements(
             ttft, np.zeros(size), declined | (passes > 0), prefill_talk, none, (prefill_floors, ())
         )
-    decode = work.decode.take(index)
-    # The steps whose counts are the same at every pass add a constant: one line
-    flat = _flat([m for m in decode.memory if not m.varies], roofs, size)
-    lines = [[(flat, np.zeros(size))]]
-    lines += [_ceilings(m, roofs) for m in decode.memory if m.varies]
-    talk, some, missing, decode_floors = _talk(decode.collectives, roofs, size)
-    total, least = _decode_sum(lines, talk, some, work.last - work.first + 1)
+    # The collectives are the same in every run (none names L): from the first.
+    talk, some, missing, decode_floors = _talk(work.decode.take(index).collectives, roofs, size)
+    total = np.zeros(size)
+    least = np.full(size, np.inf)
+    for a, c, run in work.decodes:
+        decode = run.take(index)
+        # The steps whose counts are the same at every pass add a constant: one line
+        flat = _flat([m for m in decode.memory if not m.varies], roofs, size)
+        lines = [[(flat, np.zeros(size))]]
+        lines += [_ceilings(m, roofs) for m in decode.memory if m.varies]
+        own, low = _decode_sum(lines, talk, some, c - a + 1)
+        total, least = total + own, np.minimum(least, low)
+        declined = declined | decode.declined
     if work.per_pass != 1:
         total = total / float(work.per_pass)
-    declined = declined | decode.declined | missing | ~np.isfinite(total) | ~np.isfinite(ttft)
+    declined = declined | missing | ~np.isfinite(total) | ~np.isfinite(ttft)
     decode_talk = some & ~(talk * (1 + 4 * REL) < least)
     return _Elements(
         ttft, total, declined, prefill_talk, decode_talk, (prefill_floors, decode_floors)
@@ -947,22 +1087,28 @@ def exact_passes(
         return None
     ttft = ends[0]
     if times.prefill_talk[i]:
-        talk = floored_talk(times.floors[0], i, links, latency)
-        if talk is None:
+        held = floored_talk(times.floors[0], i, links, latency)
+        if held is None:
             return None
-        ttft = max(ttft, talk)
+        ttft = max(ttft, held)
     passes = work.last - work.first + 1
     if work.decode is None:
         return (ttft, Fraction(0)) if passes <= 0 else None
-    ends = _memory_ends(work.decode, i, figures, latency, rates, passes - 1)
-    if ends is None:
-        return None
-    if not times.decode_talk[i]:
-        return ttft, passes * (ends[0] + ends[1]) / 2 / work.per_pass
-    talk = floored_talk(times.floors[1], i, links, latency)
-    if talk is None:
-        return None
-    return ttft, overlapped_sum(ends[0], ends[1], talk, passes) / work.per_pass
+    talk: Fraction | None = None
+    if times.decode_talk[i]:
+        talk = floored_talk(times.floors[1], i, links, latency)
+        if talk is None:
+            return None
+    total = Fraction(0)
+    for a, c, run in work.decodes:
+        ends = _memory_ends(run, i, figures, latency, rates, c - a)
+        if ends is None:
+            return None
+        if talk is None:
+            total += (c - a + 1) * (ends[0] + ends[1]) / 2
+        else:
+            total += overlapped_sum(ends[0], ends[1], talk, c - a + 1)
+    return ttft, total / work.per_pass
 
 
 def overlapped_sum(first: Fraction, last: Fraction, talk: Fraction, passes: int) -> Fraction:

@@ -20,10 +20,11 @@ every L and is read off the first decode pass the engine evaluates. The pieces' 
 the integers beside the real roots of every difference of two ceilings of one step
 (`solve_poly.critical_integers`, exact), and of the memory steps' sum against the
 collectives' (for `time_overlapped`); inside a piece each step keeps one ceiling, and the
-piece's sum is an arithmetic (Newton forward-difference) series. Where a formula is not a
-polynomial in L (a window `min(L, W)`, a ceiling over L), a shape that is not a whole
-number for every L, or a collective that varies with L, each pass is evaluated in turn:
-exact either way, and a test checks that both agree.
+piece's sum is an arithmetic (Newton forward-difference) series. A kernel formula with
+`min` or `max` of L (a sliding window's `min(L, W)`) is a polynomial on runs of L
+(`solve_piecewise.cuts`), each summed so. Where a shape formula is not a polynomial in L,
+a shape that is not a whole number for every L, or a collective that varies with L, each
+pass is evaluated in turn: exact either way, and a test checks that both agree.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from rooflinec.engine.evaluate import width_values
 from rooflinec.engine.memory import MemoryFit
 from rooflinec.engine.models import DeploymentError, ModelEngine, ModelResult, RunPoint
 from rooflinec.engine.solve_interval import folded
-from rooflinec.engine.solve_piecewise import cuts, gaps, on_run, piece_degree
+from rooflinec.engine.solve_piecewise import cuts, gaps, on_run, piece_degree, spans
 from rooflinec.engine.solve_poly import Poly, coefficients, critical_integers, trim
 from rooflinec.engine.step_crossover import composed
 from rooflinec.formulas import EvaluationError, FormulaError
@@ -506,7 +507,7 @@ def decode_sum(
             for i, p in enumerate(own):
                 for q in own[i + 1 :]:
                     cut |= critical_integers(_add(p, q, -1), start, end)
-        for a, c in _spans(start, end, cut):
+        for a, c in spans(start, end, cut):
             memory: Poly = trim([constant])
             for own in ceilings:
                 memory = _add(memory, max(own, key=lambda p: _horner(p, a)))
@@ -515,26 +516,11 @@ def decode_sum(
                 continue
             # time_overlapped: the longer of the memory steps' sum and the collectives'
             flat = trim([talk])
-            for a2, c2 in _spans(a, c, critical_integers(_add(memory, flat, -1), a, c)):
+            for a2, c2 in spans(a, c, critical_integers(_add(memory, flat, -1), a, c)):
                 poly = memory if _horner(memory, a2) >= talk else flat
                 pieces.append(Piece(a2, c2, poly, series(poly, a2, c2)))
     merged = _merged(pieces)
     return DecodeSum(sum((p.total for p in merged), _ZERO), merged, True)
-
-
-def _spans(first: int, last: int, cuts: set[int]) -> list[tuple[int, int]]:
-    """[first, last] cut at each integer of `cuts` (each its own span): between two of
-    them no difference of ceilings changes sign."""
-    out: list[tuple[int, int]] = []
-    start = first
-    for cut in sorted(c for c in cuts if first <= c <= last):
-        if start < cut:
-            out.append((start, cut - 1))
-        out.append((cut, cut))
-        start = cut + 1
-    if start <= last:
-        out.append((start, last))
-    return out
 
 
 def _merged(pieces: list[Piece]) -> tuple[Piece, ...]:

@@ -20,13 +20,25 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from fractions import Fraction
 from itertools import pairwise
 from typing import cast
 
 from rooflinec.engine.solve_poly import Poly, combine, critical_integers, interpolate
 from rooflinec.formulas.evaluate import _compile, _Fn
-from rooflinec.formulas.tree import _Call, _Neg, _Node, _Num, _Pow, _Sum, _Sym, _Value
+from rooflinec.formulas.tree import (
+    _Call,
+    _Neg,
+    _Node,
+    _Num,
+    _Pow,
+    _Prod,
+    _Sum,
+    _Sym,
+    _Value,
+    tree_degree,
+)
 
 ONE = Fraction(1)
 
@@ -70,6 +82,21 @@ def gaps(points: list[int]) -> Iterator[tuple[int, int]]:
     for a, b in pairwise(points):
         if b > a + 1:
             yield a + 1, b - 1
+
+
+def spans(first: int, last: int, cuts: set[int]) -> list[tuple[int, int]]:
+    """[first, last] cut at each integer of `cuts` (each its own span): between two of
+    them nothing changes sign."""
+    out: list[tuple[int, int]] = []
+    start = first
+    for cut in sorted(c for c in cuts if first <= c <= last):
+        if start < cut:
+            out.append((start, cut - 1))
+        out.append((cut, cut))
+        start = cut + 1
+    if start <= last:
+        out.append((start, last))
+    return out
 
 
 def cuts(
@@ -175,3 +202,54 @@ def _at(node: _Node, values: Mapping[str, int | Fraction], symbol: str) -> Calla
         return fn(env)
 
     return at
+
+
+def resolved(node: _Node, values: Mapping[str, int | Fraction], symbol: str, x: int) -> _Node:
+    """`node` with each `min` and `max` of `symbol` replaced by the argument it takes at
+    `symbol = x`, and each `ceil` and `floor` of it by its argument (whole there, as
+    `cuts` checks): on the run of `x` between two cuts (x not a cut itself), the same
+    values as `node`, as a tree whose degree `tree_degree` reads."""
+    if piece_degree(node, symbol) == 0 or isinstance(node, (_Num, _Sym)):
+        return node
+    if isinstance(node, _Neg):
+        return _Neg(resolved(node.operand, values, symbol, x))
+    if isinstance(node, _Pow):
+        return _Pow(resolved(node.base, values, symbol, x), node.exponent)
+    if isinstance(node, _Sum):
+        return _Sum(tuple((neg, resolved(t, values, symbol, x)) for neg, t in node.terms))
+    if isinstance(node, _Call):
+        if node.name in ("ceil", "floor"):
+            return resolved(node.args[0], values, symbol, x)
+        found = [_at(arg, values, symbol)(x) for arg in node.args]
+        best = min(found) if node.name == "min" else max(found)
+        # Arguments equal at x are equal on its whole run (their difference has no root
+        # inside it): the one of least degree reads tightest (`max(0, W - L + s - 1)`
+        # below the window is 0, not a difference whose terms cancel).
+        tied = [arg for arg, v in zip(node.args, found, strict=True) if v == best]
+        pick = min(tied, key=lambda arg: piece_degree(arg, symbol) or 0)
+        return resolved(pick, values, symbol, x)
+    return _Prod(tuple(replace(f, node=resolved(f.node, values, symbol, x)) for f in node.factors))
+
+
+def degree_on_run(
+    node: _Node,
+    values: Mapping[str, int | Fraction],
+    symbol: str,
+    x: int,
+    generic: tuple[Mapping[str, int | Fraction], ...] = (),
+) -> int | None:
+    """The degree in `symbol` of `node` on the run of `x` (`resolved` there): the tree's
+    bound, or where that exceeds one, the degree its exact values interpolate to at
+    `values` updated by each of `generic` (values of the variables that differ from
+    use to use, far from any root of the coefficients: terms that cancel, `L - L`, are
+    of degree 0); None: not a polynomial there."""
+    tree = resolved(node, values, symbol, x)
+    bound = tree_degree(tree, {symbol: 1})
+    if bound is None or bound <= 1:
+        return bound
+    found = 0
+    for extra in generic or ({},):
+        at = _at(tree, {**values, **extra}, symbol)
+        xs = range(x, x + bound + 1)
+        found = max(found, len(interpolate(xs, [at(n) for n in xs])) - 1)
+    return found
