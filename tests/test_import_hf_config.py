@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import io
+import json
 import shutil
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from rooflinec.engine.compiler import compile_catalog
 from rooflinec.resources import bundled_specs_dir
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hf-config"
+CASES = Path(__file__).parent / "cases" / "imports" / "hf-config"
 URL = "https://huggingface.co/org/name/blob/0123456789abcdef/config.json"
 # Each bundled model with a published config.json, and that config.
 BUNDLED = {
@@ -30,6 +32,7 @@ BUNDLED = {
     "llama-2-7b": "llama-2-7b.json",
     "llama-3-1-405b": "llama-3.1-405b.json",
     "qwen3-235b-a22b": "qwen3-235b-a22b.json",
+    "gpt-oss-120b": "gpt-oss-120b.json",
 }
 
 
@@ -153,11 +156,41 @@ def test_qwen3_imports_and_compiles(tmp_path: Path) -> None:
     assert row.fit.fits is False
 
 
+def test_a_window_on_every_layer_bounds_the_cache(tmp_path: Path) -> None:
+    """A Mistral config with `sliding_window` and no `layer_types` (every layer windowed,
+    as Mistral 7B v0.1) imports with attention over the window and a KV ledger of
+    min(L, W) keys: its cache stops growing at W, so every context fits where the
+    weights do (max_context null, with its note)."""
+    config = json.loads((CASES / "sliding-window.json").read_text("utf-8"))
+    config["sliding_window"] = 4096
+    path = tmp_path / "mistral.json"
+    path.write_text(json.dumps(config), "utf-8")
+    specs = tmp_path / "specs"
+    shutil.copytree(bundled_specs_dir(), specs)
+    code, _ = run(
+        "import", "hf-config", str(path), "--id", "mistral-windowed",
+        "--url", URL, "--specs", str(specs), "--write",
+    )  # fmt: skip
+    assert 0 == code
+    compiled = compile_catalog(catalog_or_raise(specs))
+    model = compiled.catalog.models["mistral-windowed"]
+    assert {"W": 4096} == {k: v for k, v in model.parameters.items() if k == "W"}
+    [attention] = [s for s in model.steps if s.kernel.startswith("attention")]
+    assert "attention-kv-window" == attention.kernel
+    engine = compiled.model_engine
+    short = engine.row("mistral-windowed", "decode-b1-l2048", "nvidia-h100-sxm", "bf16")
+    long = engine.row("mistral-windowed", "decode-b1-l8192", "nvidia-h100-sxm", "bf16")
+    assert short.fit is not None and long.fit is not None
+    # 32 layers x 2 x 8 heads x 128 x 2 B per key: 2,048 keys, then the window's 4,096
+    assert 32 * 2 * 8 * 128 * 2 * 2048 == short.fit.ledger.kv_cache
+    assert 32 * 2 * 8 * 128 * 2 * 4096 == long.fit.ledger.kv_cache
+    assert long.fit.max_context is None and long.fit.max_context_note is not None
+
+
 @pytest.mark.parametrize(
     ("config", "named"),
     [
         ("deepseek-v3.json", "DeepseekV3ForCausalLM"),
-        ("gpt-oss-120b.json", "GptOssForCausalLM"),
         ("gemma-3-27b.json", "Gemma3ForConditionalGeneration"),
     ],
 )

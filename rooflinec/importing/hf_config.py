@@ -7,9 +7,14 @@ assumptions are those of the bundled spec of the same family (Llama 3 for the de
 decoders, Mixtral for the routed experts), so that a config imports to the figures of
 the spec written by hand.
 
+A `sliding_window` gives attention over the window (kernel attention-kv-window) and a
+KV ledger of `min(L, W)` keys, on every layer or on those `layer_types` names
+`sliding_attention`; an MXFP4 checkpoint that converts the experts alone (gpt-oss) gives
+the expert steps and the ledger their own width.
+
 Reading is strict: a file that is not one JSON object, a size that is not a positive
 whole number, an architecture not imported (or imported later: multi-head latent
-attention, sliding windows) is one `FILE:LINE: error: ...` line; nothing is written.
+attention, Gemma) is one `FILE:LINE: error: ...` line; nothing is written.
 """
 
 from __future__ import annotations
@@ -33,14 +38,14 @@ FAMILIES: dict[str, str] = {
     "Qwen3ForCausalLM": "dense",
     "MixtralForCausalLM": "experts",
     "Qwen3MoeForCausalLM": "experts",
+    "GptOssForCausalLM": "experts",
 }
 # Architectures recognised but not imported yet, with what they need.
 LATER: dict[str, str] = {
     "DeepseekV3ForCausalLM": "multi-head latent attention with routed and shared experts",
-    "GptOssForCausalLM": "sliding-window attention layers",
-    "Gemma2ForCausalLM": "sliding-window attention layers",
-    "Gemma3ForCausalLM": "sliding-window attention layers",
-    "Gemma3ForConditionalGeneration": "sliding-window attention layers",
+    "Gemma2ForCausalLM": "a GeGLU MLP and norms after attention and the MLP",
+    "Gemma3ForCausalLM": "a GeGLU MLP and norms after attention and the MLP",
+    "Gemma3ForConditionalGeneration": "a vision tower, a GeGLU MLP and norms after its layers",
 }
 # float16 and bfloat16 are both two bytes, and one peak on the chips the catalog quotes:
 # precisions.yaml names them together ("BF16 or FP16").
@@ -77,6 +82,11 @@ class Imported:
     tied: bool
     max_context: int | None
     notes: tuple[str, ...]  # what the config holds that the steps do not count
+    # Sliding-window attention: "none", "all" layers (parameter W), or "mixed" (W, and
+    # `local` windowed layers of `layers`)
+    window: str = "none"
+    # The experts' weights' precision when the checkpoint quantizes them alone (mxfp4)
+    expert_width: str | None = None
 
     def value(self, name: str) -> int:
         return next(p.value for p in self.parameters if p.name == name)
@@ -225,26 +235,34 @@ def interpret(path: Path) -> Imported:
         raise fail(
             "hidden_act", f"a gated MLP of activation {_shown(act)}: only SwiGLU (silu) is imported"
         )
-    window = data.get("sliding_window")
-    if window is not None and (data.get("use_sliding_window", True) is not False):
-        raise fail(
-            "sliding_window",
-            f'"sliding_window": {_shown(window)}: sliding-window attention is not imported yet',
-        )
+    windowed = _window(data, params, fail, whole)
+    expert_width = _quantized(data, family, fail)
     dtype = data.get("torch_dtype", data.get("dtype"))
     precision_key = "torch_dtype" if "torch_dtype" in data else "dtype"
+    if dtype is None and expert_width is not None:
+        # A checkpoint whose experts alone are quantized: the rest, and the activations,
+        # at BF16 (the dtype the config does not give is the model's own).
+        dtype, precision_key = "bfloat16", "quantization_config"
+        notes.append(
+            "The config gives no torch_dtype: the modules its quantization does not convert"
+            " (attention, router, embeddings) and the activations are taken at BF16."
+        )
     if dtype not in PRECISIONS:
         known = ", ".join(PRECISIONS)
         raise fail(precision_key, f"weights of type {_shown(dtype)}: rooflinec imports {known}")
-    if data.get("quantization_config") is not None:
-        raise fail("quantization_config", "a quantized checkpoint is not imported yet")
     tied = data.get("tie_word_embeddings", False)
     if not isinstance(tied, bool):
         raise fail(
             "tie_word_embeddings",
             f'"tie_word_embeddings" must be true or false, not {_shown(tied)}',
         )
-    if data.get("attention_bias") or arch == "Qwen2ForCausalLM":
+    if arch == "GptOssForCausalLM":
+        notes.append(
+            "The biases of the attention projections and of the experts, each head's attention"
+            " sink (one logit added to its softmax) and the SwiGLU's clamp (swiglu_limit) are"
+            " not counted: under 0.04 % of the parameters and of the operations."
+        )
+    elif data.get("attention_bias") or arch == "Qwen2ForCausalLM":
         notes.append(
             "The query, key and value projections' biases (h + 2 x hkv x d values a layer)"
             " are not counted."
@@ -265,7 +283,88 @@ def interpret(path: Path) -> Imported:
         tied,
         max_context,
         tuple(notes),
+        windowed,
+        expert_width,
     )
+
+
+# A layer kind of `layer_types` and whether it attends over the sliding window.
+LAYER_KINDS = {"sliding_attention": True, "full_attention": False}
+
+
+def _window(
+    data: dict[str, Any],
+    params: list[Parameter],
+    fail: Callable[[str, str], ConfigError],
+    whole: Callable[[str, str], int],
+) -> str:
+    """Which layers attend over a sliding window: "none", "all" (`sliding_window` without
+    `layer_types`, as Mistral 7B v0.1), or "mixed" (`layer_types` naming some layers
+    `sliding_attention`, as gpt-oss); the window `W` and the windowed layers `local`
+    joined to `params`."""
+    if data.get("sliding_window") is None or data.get("use_sliding_window", True) is False:
+        return "none"
+    layers = params[0].value
+    kinds = data.get("layer_types")
+    if kinds is None:
+        params.append(_quoted_member(data, "W", "sliding_window", whole, "the sliding window"))
+        return "all"
+    if (
+        not isinstance(kinds, list)
+        or len(kinds) != layers
+        or any(not isinstance(k, str) or k not in LAYER_KINDS for k in kinds)
+    ):
+        raise fail(
+            "layer_types",
+            f'"layer_types" must name each of the {layers} layers "sliding_attention" or'
+            ' "full_attention"',
+        )
+    local = sum(1 for k in kinds if LAYER_KINDS[k])
+    if local == 0:
+        return "none"
+    params.append(_quoted_member(data, "W", "sliding_window", whole, "the sliding window"))
+    if local == layers:
+        return "all"
+    pattern = "alternate" if all(k != kinds[0] for k in kinds[1::2]) else "mix"
+    params.append(
+        Parameter(
+            "local",
+            local,
+            "layer_types",
+            f'"layer_types": "sliding_attention" and "full_attention" {pattern},'
+            f" {local} of {layers} sliding",
+        )
+    )
+    return "mixed"
+
+
+def _quoted_member(
+    data: dict[str, Any], name: str, key: str, whole: Callable[[str, str], int], what: str
+) -> Parameter:
+    value = whole(key, what)
+    return Parameter(name, value, key, f'"{key}": {value}')
+
+
+def _quantized(
+    data: dict[str, Any], family: str, fail: Callable[[str, str], ConfigError]
+) -> str | None:
+    """The experts' precision where the checkpoint quantizes the experts alone to MXFP4
+    (gpt-oss: attention, router and embeddings not converted); None without
+    quantization. Any other quantization is refused."""
+    config = data.get("quantization_config")
+    if config is None:
+        return None
+    if not isinstance(config, dict) or config.get("quant_method") != "mxfp4":
+        raise fail("quantization_config", "a quantized checkpoint is not imported yet")
+    kept = config.get("modules_to_not_convert")
+    expected = {"model.layers.*.self_attn", "model.layers.*.mlp.router", "model.embed_tokens"}
+    if family != "experts" or not isinstance(kept, list) or not expected <= set(map(str, kept)):
+        raise fail(
+            "quantization_config",
+            "an MXFP4 checkpoint is imported when it converts the experts alone (attention,"
+            " router and embeddings kept)",
+        )
+    return "mxfp4"
 
 
 def _shown(value: Any) -> str:
@@ -303,24 +402,42 @@ def render(imported: Imported, ident: str, url: str, today: str) -> str:
     if m.family == "experts":
         lines.append("experts: {count: E, active: k}   # routing: spread (the default)")
     lines.append("steps:")
+    bare = "d" if m.has("d") else "h/hq"  # the head size as a value of its own
     for step in _template(f"steps-{m.family}.txt"):
-        bare = "d" if m.has("d") else "h/hq"  # the head size as a value of its own
-        lines.append("  - " + step.replace("{qo}", qo).replace("{d1}", bare).replace("{d}", d_text))
+        for own in _windowed(step, m.window):
+            if m.expert_width is not None and "kernel: moe-linear," in own:
+                own = own[:-1] + f", widths: {{wb: {m.expert_width}}}}}"
+            lines.append(
+                "  - " + own.replace("{qo}", qo).replace("{d1}", bare).replace("{d}", d_text)
+            )
     lines += ["", "memory:"]
     embeddings = "V*h/tp" if m.tied else "V*h*ceil(2/pp)/tp"
     attention = f"2*h*{qo}" if m.has("d") else "2*h*h"
     if m.family == "dense":
         layer = f"{attention} + 2*h*hkv*{d_text} + 3*h*f"
         weights = f"(layers/pp*({layer})/tp + layers/pp*2*h + {embeddings} + h)*w"
+    elif m.expert_width is not None:
+        layer = f"{attention} + 2*h*hkv*{d_text}"
+        lines.append(f"  widths: {{wb: {m.expert_width}}}")
+        weights = (
+            f"(layers/pp*({layer})/tp + layers/pp*(h*E + 2*h) + {embeddings} + h)*w"
+            " + layers/pp*E*3*h*f/max(tp, ep)*wb"
+        )
     else:
         layer = f"{attention} + 2*h*hkv*{d_text}"
         weights = (
             f"(layers/pp*({layer})/tp + layers/pp*E*3*h*f/max(tp, ep)"
             f" + layers/pp*(h*E + 2*h) + {embeddings} + h)*w"
         )
+    heads = f"max(hkv/tp, 1)*{d_text}*w"
+    kv = {
+        "none": f"  kv_per_token: 2*layers/pp*{heads}",
+        "all": f"  kv: 2*b*layers*min(L, W)/pp*{heads}",
+        "mixed": f"  kv: 2*b*(local*min(L, W) + (layers - local)*L)/pp*{heads}",
+    }[m.window]
     lines += [
         f"  weights: {weights}",
-        f"  kv_per_token: 2*layers/pp*max(hkv/tp, 1)*{d_text}*w",
+        kv,
         "",
         "sources:",
         f"  {SOURCE_ID}:",
@@ -375,7 +492,44 @@ def _description(m: Imported, ident: str) -> str:
     parts.append(
         f"RMSNorm, and a {m.value('V')}-token vocabulary with {ties} input and output embeddings."
     )
+    if m.window == "all":
+        parts.append(f"Every layer attends over a sliding window of {m.value('W')} keys.")
+    elif m.window == "mixed":
+        parts.append(
+            f"{m.value('local')} of the layers attend over a sliding window of"
+            f" {m.value('W')} keys, the others over every key."
+        )
+    if m.expert_width is not None:
+        parts.append(f"The experts' weights are stored in {m.expert_width.upper()}.")
     return " ".join(parts)
+
+
+# The attention step of a template, and what stands for it in a windowed model.
+_CAUSAL = "{id: attention, name: Causal attention over the KV cache, kernel: attention-kv-causal,"
+_WINDOW_SHAPE = '{b: b, s: s, L: L, W: W, hq: hq/tp, hkv: "max(hkv/tp, 1)", d: {d1}}'
+_CAUSAL_SHAPE = '{b: b, s: s, L: L, hq: hq/tp, hkv: "max(hkv/tp, 1)", d: {d1}}'
+
+
+def _windowed(step: str, window: str) -> list[str]:
+    """A template's step as a model with sliding-window layers runs it: the attention
+    step over the window in every layer ("all"), or a windowed step for the `local`
+    layers and a causal one for the rest ("mixed")."""
+    if window == "none" or not step.startswith(_CAUSAL):
+        return [step]
+    local = (
+        "{id: attention-local, name: Attention over the sliding window (the sliding layers),"
+        f" kernel: attention-kv-window, shape: {_WINDOW_SHAPE}, count: "
+    )
+    if window == "all":
+        return [
+            "{id: attention, name: Attention over the sliding window of the KV cache,"
+            f" kernel: attention-kv-window, shape: {_WINDOW_SHAPE}, count: layers}}"
+        ]
+    return [
+        local + "local}",
+        "{id: attention-full, name: Causal attention over the whole KV cache (the full"
+        f" layers), kernel: attention-kv-causal, shape: {_CAUSAL_SHAPE}, count: layers - local}}",
+    ]
 
 
 def _phases(context: int | None) -> list[str]:
@@ -422,7 +576,10 @@ def _kind(url: str) -> str:
 
 def _source_note(m: Imported, url: str) -> str:
     quoted = "', '".join(p.quoted for p in m.parameters)
-    flags = [f'"{m.precision_key}": "{_dtype_of(m.precision)}"']
+    if m.precision_key == "quantization_config":
+        flags = [f'"quant_method": "{m.expert_width}"']
+    else:
+        flags = [f'"{m.precision_key}": "{_dtype_of(m.precision)}"']
     flags.append(f'"tie_word_embeddings": {"true" if m.tied else "false"}')
     where = "" if _kind(url) == "vendor" else f", as kept by {_publisher(url)}"
     return (
@@ -438,6 +595,9 @@ def _dtype_of(precision: str) -> str:
 def _assumptions(m: Imported) -> list[str]:
     """The template's assumptions that apply: tagged `all`, `experts` or `tied`."""
     tags = {"all", m.family, *(["tied"] if m.tied else [])}
+    tags.add("full" if m.window == "none" else f"window-{m.window}")
+    if m.expert_width is not None:
+        tags.add(m.expert_width)
     out = []
     for line in _template("assumptions.txt"):
         tag, _, text = line.partition(": ")
