@@ -79,6 +79,21 @@ def copy_bundled(root: Path) -> Path:
     return target
 
 
+def windowed_llama(root: Path, window: int = 512) -> Path:
+    """A copy of the bundled catalog whose Llama 3 8B attends over a sliding window of
+    `window` keys (kernel attention-kv-window, `min` and `max` of L and W)."""
+    specs = copy_bundled(root)
+    path = specs / "models" / "llama-3-8b.yaml"
+    text = path.read_text("utf-8")
+    changed = text.replace(
+        "kernel: attention-kv-causal, shape: {b: b, s: s, L: L,",
+        f"kernel: attention-kv-window, shape: {{b: b, s: s, L: L, W: {window},",
+    )
+    assert changed != text
+    path.write_text(changed, "utf-8")
+    return specs
+
+
 def without_named_deployments(specs: Path) -> None:
     """The models of `specs` without their `deployments:` (for a copy of the bundled
     catalog that keeps only some devices: the named systems are on the others)."""

@@ -31,7 +31,7 @@ from rooflinec.engine.requests import RequestShape, request_passes
 from rooflinec.formulas import parse_formula
 from rooflinec.formulas.vectorised import evaluate_float
 from rooflinec.pipeline import compiled_or_raise
-from tests.specfactory import BUNDLED, copy_bundled
+from tests.specfactory import BUNDLED, windowed_llama
 
 SHAPE = RequestShape(1024, 256)
 #: The same request decoded by speculation: verify passes of 4 tokens, 2.533 tokens each.
@@ -260,16 +260,7 @@ def test_overlapped_sum_is_the_pass_by_pass_sum(
 def windowed(tmp_path_factory: pytest.TempPathFactory) -> Compiled:
     """The bundled catalog with Llama 3 8B's attention over a sliding window of 512 keys
     (kernel attention-kv-window, whose formulas take `min` and `max` of L and W)."""
-    specs = copy_bundled(tmp_path_factory.mktemp("windowed"))
-    path = specs / "models" / "llama-3-8b.yaml"
-    text = path.read_text("utf-8")
-    changed = text.replace(
-        "kernel: attention-kv-causal, shape: {b: b, s: s, L: L,",
-        "kernel: attention-kv-window, shape: {b: b, s: s, L: L, W: 512,",
-    )
-    assert changed != text
-    path.write_text(changed, "utf-8")
-    return compiled_or_raise(specs)
+    return compiled_or_raise(windowed_llama(tmp_path_factory.mktemp("windowed")))
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from rooflinec.engine.requests import (
     tokens_per_second_per_kw,
     usd_per_million_tokens,
 )
-from tests.specfactory import BUNDLED, copy_bundled
+from tests.specfactory import BUNDLED, copy_bundled, windowed_llama
 
 DEVICES = ("nvidia-h100-sxm", "google-tpu-v5e", "amd-mi300x")
 DEPLOYMENTS = (ONE_CHIP, Deployment(tp=2), Deployment(tp=8), Deployment(tp=2, pp=2))
@@ -209,16 +209,7 @@ def test_a_windowed_kernel_is_summed_in_closed_form(
     and W in its formulas) is a polynomial in L on each side of the window: the decode
     passes are summed in closed form, piece by piece, and the sum is the passes' own,
     exactly, whether the range crosses the window (W = 512), stays below or above it."""
-    specs = copy_bundled(tmp_path)
-    path = specs / "models" / "llama-3-8b.yaml"
-    text = path.read_text("utf-8")
-    windowed = text.replace(
-        "kernel: attention-kv-causal, shape: {b: b, s: s, L: L,",
-        "kernel: attention-kv-window, shape: {b: b, s: s, L: L, W: 512,",
-    )
-    assert windowed != text
-    path.write_text(windowed, "utf-8")
-    compiled = compile_catalog(catalog_or_raise(specs))
+    compiled = compile_catalog(catalog_or_raise(windowed_llama(tmp_path)))
     engine = compiled.model_engine
     model = compiled.catalog.models["llama-3-8b"]
     for device in ("nvidia-h100-sxm", "google-tpu-v5e"):

@@ -35,12 +35,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from itertools import pairwise
-from typing import cast
 
 from rooflinec.catalog import LEVELS
 from rooflinec.engine import Roof
 from rooflinec.engine.solve_interval import bounds_of, folded
-from rooflinec.engine.solve_piecewise import cuts, gaps, on_run
+from rooflinec.engine.solve_piecewise import cuts, polys_on_gaps
 from rooflinec.engine.solve_poly import Poly, combine, critical_integers
 from rooflinec.engine.terms import COMPUTE, LATENCY
 from rooflinec.errors import RooflinecError
@@ -159,12 +158,11 @@ def _root_runs(problem: Problem, lo: int, hi: int) -> list[_Run] | None:
                 return None
             points |= found
         critical = set(points)
-        for first, last in gaps(sorted(points)):
-            polys = [on_run(tree, values, symbol, first, last) for tree in trees]
-            if any(poly is None for poly in polys):
+        for first, last, polys in polys_on_gaps(trees, values, symbol, sorted(points)):
+            if polys is None:
                 critical.update(range(first, last + 1))
                 continue
-            flops, *counts = cast(list[Poly], polys)
+            flops, *counts = polys
             for poly in _conditions(problem, flops, dict(zip(byte_trees, counts, strict=True))):
                 critical |= critical_integers(poly, first, last)
     except EvaluationError as exc:

@@ -19,7 +19,7 @@ interval search.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from itertools import pairwise
@@ -48,32 +48,7 @@ def piece_degree(node: _Node, symbol: str) -> int | None:
     one argument (the largest of their arguments' degrees) and every `ceil` and `floor`
     is of a whole number (its argument's degree); None: not piecewise polynomial in it
     (`unpicked` around it, or a division by it)."""
-    if isinstance(node, _Num):
-        return 0
-    if isinstance(node, _Sym):
-        return 1 if node.name == symbol else 0
-    if isinstance(node, _Neg):
-        return piece_degree(node.operand, symbol)
-    if isinstance(node, _Pow):
-        inner = piece_degree(node.base, symbol)
-        return None if inner is None else inner * node.exponent
-    if isinstance(node, _Call):
-        found = [piece_degree(arg, symbol) for arg in node.args]
-        if all(d == 0 for d in found):
-            return 0
-        if node.name not in ("min", "max", "ceil", "floor") or None in found:
-            return None
-        return max(d for d in found if d is not None)
-    if isinstance(node, _Sum):
-        terms = [piece_degree(term, symbol) for _, term in node.terms]
-        return None if None in terms else max(d for d in terms if d is not None)
-    total = 0
-    for factor in node.factors:
-        d = piece_degree(factor.node, symbol)
-        if d is None or (factor.divide and d > 0):
-            return None
-        total += d
-    return total
+    return tree_degree(node, {symbol: 1}, pieces=True)
 
 
 def gaps(points: list[int]) -> Iterator[tuple[int, int]]:
@@ -178,16 +153,26 @@ def _cuts(
     # A `min` or `max`: between the arguments' own cuts each argument is a polynomial,
     # and the call keeps one argument wherever no two arguments' difference changes sign.
     out = set(inner)
-    for first, last in gaps(sorted(inner)):
-        polys = [on_run(part, values, symbol, first, last) for part in parts]
-        if any(poly is None for poly in polys):
+    for first, last, polys in polys_on_gaps(parts, values, symbol, sorted(inner)):
+        if polys is None:
             out.update(range(first, last + 1))
             continue
         for i, a in enumerate(polys):
             for b in polys[i + 1 :]:
-                assert a is not None and b is not None
                 out |= critical_integers(combine(ONE, a, -ONE, b), first, last)
     return out
+
+
+def polys_on_gaps(
+    nodes: Sequence[_Node], values: Mapping[str, int | Fraction], symbol: str, points: list[int]
+) -> Iterator[tuple[int, int, list[Poly] | None]]:
+    """Each run of integers strictly between consecutive `points` (sorted, among them
+    the nodes' `cuts`), with every node's polynomial there (`on_run`); None where the run
+    is too short to interpolate one of them."""
+    for first, last in gaps(points):
+        polys = [on_run(node, values, symbol, first, last) for node in nodes]
+        found = [p for p in polys if p is not None]
+        yield first, last, found if len(found) == len(polys) else None
 
 
 def _at(node: _Node, values: Mapping[str, int | Fraction], symbol: str) -> Callable[[int], _Value]:

@@ -74,31 +74,44 @@ class _Call:
 _Node: TypeAlias = _Num | _Sym | _Sum | _Prod | _Neg | _Pow | _Call
 
 
-def tree_degree(node: _Node, degrees: Mapping[str, int]) -> int | None:
+#: The calls that keep one of their arguments (or, for a whole number, the argument
+#: itself) on a run of the variable: `tree_degree(..., pieces=True)` reads through them.
+PIECEWISE_CALLS = frozenset({"min", "max", "ceil", "floor"})
+
+
+def tree_degree(node: _Node, degrees: Mapping[str, int], *, pieces: bool = False) -> int | None:
     """The degree of the tree `node` as a polynomial in one variable whatever the other
     symbols' values, given each symbol's own degree in it (`degrees`; a symbol not named
     there is of degree 0). None: not a polynomial in it (the variable inside `ceil`,
     `min` or a divisor). A bound: terms may cancel to a lower degree. Read off the tree
-    alone: no numpy (`Formula.degree` and the exact solvers use it)."""
+    alone: no numpy (`Formula.degree` and the exact solvers use it).
+
+    With `pieces`, the degree on a run of the variable where every `min` and `max` keeps
+    one argument and every `ceil` and `floor` is of a whole number: the largest of their
+    arguments' degrees (`unpicked` and divisors of the variable are still None)."""
     if isinstance(node, _Num):
         return 0
     if isinstance(node, _Sym):
         return degrees.get(node.name, 0)
     if isinstance(node, _Neg):
-        return tree_degree(node.operand, degrees)
+        return tree_degree(node.operand, degrees, pieces=pieces)
     if isinstance(node, _Pow):
-        inner = tree_degree(node.base, degrees)
+        inner = tree_degree(node.base, degrees, pieces=pieces)
         return None if inner is None else inner * node.exponent
     if isinstance(node, _Call):
-        inner_degrees = [tree_degree(arg, degrees) for arg in node.args]
-        return 0 if all(d == 0 for d in inner_degrees) else None
+        inner_degrees = [tree_degree(arg, degrees, pieces=pieces) for arg in node.args]
+        if all(d == 0 for d in inner_degrees):
+            return 0
+        if not pieces or node.name not in PIECEWISE_CALLS or None in inner_degrees:
+            return None
+        return max(d for d in inner_degrees if d is not None)
     if isinstance(node, _Sum):
-        found = [tree_degree(term, degrees) for _, term in node.terms]
+        found = [tree_degree(term, degrees, pieces=pieces) for _, term in node.terms]
         return None if None in found else max(d for d in found if d is not None)
     assert isinstance(node, _Prod)
     total = 0
     for factor in node.factors:
-        d = tree_degree(factor.node, degrees)
+        d = tree_degree(factor.node, degrees, pieces=pieces)
         if d is None or (factor.divide and d > 0):
             return None
         total += d
