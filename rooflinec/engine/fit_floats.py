@@ -104,12 +104,14 @@ def _terms(
     run: dict[str, int],
 ) -> tuple[Floats, Floats] | None:
     """The ledger's weights and the bytes one more sequence adds at the run's L (`kv`
-    per token × L and the activations per sequence), per deployment, on floats; nan where
-    the exact path must tell. None: the ledger is not of linear terms."""
+    per token × L, or the slope in b of the spec's `kv`, and the activations per
+    sequence), per deployment, on floats; nan where the exact path must tell. None: the
+    ledger is not of terms linear in b."""
     ledger = model.memory
     assert ledger is not None
-    if ledger.kv is not None:
-        return None
+    kv = ledger.kv
+    if kv is not None and kv.formula is not None and (kv.formula.degree({"b": 1}) or 0) > 1:
+        return None  # a cache that is not a line in the batch (whatever L does: a window)
     kvpt = ledger.kv_per_token
     if kvpt is not None and kvpt.symbols & {"b", "L"}:
         return None
@@ -126,6 +128,15 @@ def _terms(
         scope[name] = float(catalog.precisions[pid].bytes)
     weights = _term(ledger.weights.value, ledger.weights.formula, scope, size)
     per_token = np.zeros(size) if kvpt is None else _term(kvpt.value, kvpt.formula, scope, size)
+    if kv is not None:
+        # The spec's own cache over b and L (a window's min(L, W)): a line in b at the
+        # run's L, its slope one more sequence's bytes and its value at b = 0 held.
+        if kvpt is not None:
+            scope["kv_per_token"] = per_token
+        held = _term(kv.value, kv.formula, {**scope, "b": 0.0}, size)
+        one = _term(kv.value, kv.formula, {**scope, "b": 1.0}, size)
+        weights = weights + held
+        per_token = (one - held) / run["L"]
     if act is not None:
         assert act.value is not None
         per_sequence = np.full(size, float(act.value))
