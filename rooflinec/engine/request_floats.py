@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, TypeAlias
@@ -101,6 +101,38 @@ class _MemoryStep:
     # hold them (a fractional width, a step past 2^62)
     exact: tuple[tuple[Ints, ...], tuple[Ints, ...]] | None = None
     varies: bool = False  # whether some count changes from pass to pass (at some point)
+    # Where int64 cannot hold them (a fractional width: MXFP4, int4), what a point's
+    # exact counts are made from when asked: the formulas, the shapes at both ends and
+    # the widths
+    lazy: _Lazy | None = None
+
+    # Point and formula -> its lazy exact counts at both ends, once (a near tie reads a
+    # point against several others)
+    _known: dict[tuple[int, int], tuple[int | Fraction, int | Fraction]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def exact_at(self, i: int, which: int) -> tuple[int | Fraction, int | Fraction] | None:
+        """Point i's operations (`which` 0) or bytes at the level `traffic[which - 1]` of
+        one run at the first pass and at the last, exactly; None where not known."""
+        if self.exact is not None:
+            first, final = self.exact
+            return first[which].item(i), final[which].item(i)
+        if self.lazy is None:
+            return None
+        hit = self._known.get((i, which))
+        if hit is None:
+            formulas, shapes, widths = self.lazy
+            ends = []
+            for own in (shapes[0], shapes[-1]):
+                values: dict[str, int | Fraction] = {k: int(v.item(i)) for k, v in own.items()}
+                values.update(widths)
+                ends.append(formulas[which].evaluate(values))
+            hit = self._known[(i, which)] = (ends[0], ends[1])
+        return hit
+
+
+_Lazy = tuple[tuple["Formula", ...], tuple[dict[str, "Floats"], ...], dict[str, int | Fraction]]
 
 
 @dataclass(frozen=True)
@@ -331,7 +363,8 @@ class RequestWork:
             exact = _exactly(formulas, shapes, declined, bound_widths)
             slopes = [operations[1], *(slope for _, _, slope in traffic)]
             varies = any(bool(np.any(slope != 0)) for slope in slopes)
-            memory.append(_MemoryStep(at, count, operations, traffic, exact, varies))
+            lazy = None if exact is not None else (formulas, tuple(shapes), dict(bound_widths))
+            memory.append(_MemoryStep(at, count, operations, traffic, exact, varies, lazy))
             columns.append((start, len(key)))
         rows = [np.stack(k, axis=1) if k else np.zeros((size, 0)) for k in keys.values()]
         return _Pass(tuple(memory), tuple(collectives), declined, rows[0], rows[1], tuple(columns))
@@ -1029,12 +1062,12 @@ def _step_signature(
     bandwidths: Mapping[str, float],
     launch: float | None,
     last: int,
-) -> tuple[int, ...] | None:
+) -> tuple[int | Fraction, ...] | None:
     """What point `i`'s time in `step` depends on, where it can be told exactly: its
     count, the ceiling that is the longest at both ends by more than `REL`, and that
     ceiling's exact operations or bytes there; None where the ceiling is not clear or
     the counts not exact."""
-    if step.exact is None:
+    if step.exact is None and step.lazy is None:
         return None
     # `item`: a Python float at once (indexing makes a numpy scalar first)
     count = step.count.item(i)
@@ -1055,10 +1088,12 @@ def _step_signature(
     if ends[0] != ends[-1]:
         return None
     top = ends[0]
-    first, final = step.exact
-    if top == len(first):  # the launch floor: the count alone
+    if top == len(step.traffic) + 1:  # the launch floor: the count alone
         return (top, int(count))
-    return (top, int(count), first[top].item(i), final[top].item(i))
+    found = step.exact_at(i, top)
+    if found is None:
+        return None
+    return (top, int(count), *found)
 
 
 def exact_passes(
@@ -1144,18 +1179,20 @@ def _memory_ends(
     (the same for one pass), exactly (see `exact_passes`)."""
     peaks, bandwidths, launch = rates
     # The operations or bytes of the passes at both ends, per ceiling (a precision's peak
-    # or a level's bandwidth), and the launches: whole numbers, divided once each
-    work: dict[tuple[str, str], tuple[int, int]] = {}
+    # or a level's bandwidth), and the launches: exact (whole numbers but for a fractional
+    # width's bytes), divided once each
+    work: dict[tuple[str, str], tuple[int | Fraction, int | Fraction]] = {}
     launches = 0
     for step in passes_.memory:
         signature = _step_signature(step, i, peaks, bandwidths, launch, last)
         if signature is None:
             return None
         if len(signature) == 2:  # the launch floor: the count alone
-            launches += signature[1]
+            launches += int(signature[1])
             continue
         top, count, first, final = signature
-        ceiling = ("peak", step.precision) if top == 0 else ("level", step.traffic[top - 1][0])
+        place = int(top)
+        ceiling = ("peak", step.precision) if place == 0 else ("level", step.traffic[place - 1][0])
         a, z = work.get(ceiling, (0, 0))
         work[ceiling] = (a + count * first, z + count * final)
     at_first, at_last = Fraction(0), Fraction(0)
