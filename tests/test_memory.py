@@ -317,3 +317,29 @@ def test_no_ledger_or_no_capacity_leaves_the_fit_unknown(tmp_path: Path) -> None
     header, first = out.getvalue().splitlines()[:2]
     cells = dict(zip(header.split(","), first.split(","), strict=True))
     assert ("", "", "") == (cells["fits"], cells["memory_weights [B]"], cells["max_batch"])
+
+
+def test_a_windowed_cache_gives_the_searched_largest_batch() -> None:
+    """gpt-oss-120b's `kv` takes min(L, W) in its sliding layers: a line in b at each L,
+    so its largest batch comes in closed form, and it is the one the search over b finds,
+    at contexts below, at and past the window, on one chip and on eight."""
+    from rooflinec.engine import memory
+
+    compiled = compile_catalog(catalog_or_raise(BUNDLED))
+    catalog = compiled.catalog
+    model = catalog.models["gpt-oss-120b"]
+    assert model.memory is not None
+    checked = 0
+    for deployment in (ONE_CHIP, Deployment(tp=8, ep=8)):
+        for L in (100, 128, 129, 4096, 131072):
+            run = {"b": 1, "s": 1, "L": L}
+            terms = memory._Terms(catalog, model, model.memory, run, "bf16", deployment, {})
+            assert terms.line_in_b(L) is not None
+            for capacity in (Fraction(80 * 10**9), Fraction(192 * 10**9)):
+                room = capacity - model.memory.reserve * capacity - terms.weights
+                expected = memory._largest(
+                    lambda b: terms.kv_at(b, L) + terms.activations_at(b, L) <= room
+                )
+                assert expected == memory._max_batch(terms, room, L)
+                checked += 1
+    assert checked == 20

@@ -318,6 +318,19 @@ class _Terms:
     def linear(self) -> bool:
         return self.per_token is not None and self.per_sequence is not None
 
+    def line_in_b(self, L: int) -> tuple[Fraction, Fraction] | None:
+        """The kv cache and the activations at `L` as held + b × per, where they are a
+        line in b though not in L (a spec's `kv` of degree one in b, as a window's
+        min(L, W) writes it, and activations per sequence); None elsewhere."""
+        kv = self.ledger.kv
+        if self.per_sequence is None or kv is None or kv.formula is None:
+            return None
+        degree = kv.formula.degree({"b": 1})
+        if degree is None or degree > 1:
+            return None
+        held = self.kv_at(0, L)
+        return held, self.kv_at(1, L) - held + self.per_sequence
+
     def _at(self, b: int, L: int) -> dict[str, int | Fraction]:
         return {**self.scope, "b": b, "L": L}
 
@@ -465,6 +478,12 @@ def _max_batch(terms: _Terms, room: Fraction, L: int) -> int | None:
         if per == 0:
             return MAX_SEARCH if room >= 0 else None
         return _floor_or_none(room, per)
+    line = terms.line_in_b(L)
+    if line is not None:
+        held, per = line
+        if per == 0:
+            return MAX_SEARCH if room >= held else None
+        return _floor_or_none(room - held, per)
     return _largest(lambda b: terms.kv_at(b, L) + terms.activations_at(b, L) <= room)
 
 
