@@ -338,7 +338,7 @@ def test_a_windowed_cache_gives_the_searched_largest_batch() -> None:
             for capacity in (Fraction(80 * 10**9), Fraction(192 * 10**9)):
                 room = capacity - model.memory.reserve * capacity - terms.weights
                 expected = memory._largest(
-                    lambda b: terms.kv_at(b, L) + terms.activations_at(b, L) <= room
+                    lambda b, t=terms, at=L, r=room: t.kv_at(b, at) + t.activations_at(b, at) <= r
                 )
                 assert expected == memory._max_batch(terms, room, L)
                 checked += 1
