@@ -343,3 +343,26 @@ def test_a_windowed_cache_gives_the_searched_largest_batch() -> None:
                 assert expected == memory._max_batch(terms, room, L)
                 checked += 1
     assert checked == 20
+
+
+def test_a_windowed_cache_gives_the_searched_largest_context() -> None:
+    """gpt-oss-120b's cache rises by a line past its window: the largest context comes
+    from that line's guess, checked on both sides, and is the one the search over L
+    finds, for every batch from 1 to 64 on one chip and on eight."""
+    from rooflinec.engine import memory
+
+    compiled = compile_catalog(catalog_or_raise(BUNDLED))
+    catalog = compiled.catalog
+    model = catalog.models["gpt-oss-120b"]
+    assert model.memory is not None
+    for deployment in (ONE_CHIP, Deployment(tp=8, ep=8)):
+        run = {"b": 1, "s": 1, "L": 4096}
+        terms = memory._Terms(catalog, model, model.memory, run, "bf16", deployment, {})
+        room = Fraction(80 * 10**9) * (1 - model.memory.reserve) - terms.weights
+        for b in (1, 2, 7, 22, 64):
+
+            def used(L: int, b: int = b, t: memory._Terms = terms) -> Fraction:
+                return t.kv_at(b, L) + t.activations_at(b, L)
+
+            expected = memory._largest(lambda L, u=used, r=room: u(L) <= r)
+            assert expected == memory._largest_rising(used, room)

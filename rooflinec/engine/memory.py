@@ -493,10 +493,31 @@ def _max_context(terms: _Terms, room: Fraction, b: int) -> tuple[int | None, str
     if terms.linear:
         sequences, tokens = terms.per_context(b)
         return _floor_or_none(room - sequences, tokens), None
-    found = _largest(lambda L: terms.kv_at(b, L) + terms.activations_at(b, L) <= room)
+    found = _largest_rising(lambda L: terms.kv_at(b, L) + terms.activations_at(b, L), room)
     if found == MAX_SEARCH:
         return None, NO_L_NOTE
     return found, None
+
+
+def _largest_rising(used: Callable[[int], Fraction], room: Fraction) -> int | None:
+    """`_largest(lambda n: used(n) <= room)` for a rising `used` that is a line past some
+    n (a cache of min(L, W) keys in some layers and L in others): the line through
+    `used` at MAX_SEARCH / 2 and MAX_SEARCH gives a guess, kept where the guess fits and
+    the next n does not (then it is the answer, as `used` rises); else the search."""
+    try:
+        top = used(MAX_SEARCH)
+        if top <= room:
+            return MAX_SEARCH
+        half = MAX_SEARCH // 2
+        mid = used(half)
+        slope = (top - mid) / (MAX_SEARCH - half)
+        if slope > 0:
+            guess = half + math.floor((room - mid) / slope)
+            if 1 <= guess < MAX_SEARCH and used(guess) <= room < used(guess + 1):
+                return guess
+    except (EvaluationError, ZeroDivisionError):
+        pass  # too large to evaluate out there: the search stops short of it
+    return _largest(lambda n: used(n) <= room)
 
 
 def _needs_chips(
