@@ -718,7 +718,9 @@ class Model:
     parameters: dict[str, int]
     phases: dict[str, dict[str, int]]
     tokens: Formula
-    tokens_by_phase: dict[str, int]
+    # The tokens a pass of each phase yields: `tokens` there, or under the phase's
+    # speculation b × its tokens per verify pass
+    tokens_by_phase: dict[str, int | Fraction]
     steps: tuple[ModelStep, ...]
     measured: tuple[ModelMeasured, ...]
     sources: dict[str, Source]
@@ -730,6 +732,8 @@ class Model:
     # Named request shapes, in the spec's order (`DEFAULT_REQUESTS` when it names none)
     requests: dict[str, RequestShape] = field(default_factory=lambda: dict(DEFAULT_REQUESTS))
     experts: Experts | None = None  # routed experts (`experts:`), binding X of moe-linear steps
+    # The phases that are verify passes of speculative decoding (a phase's `speculation:`)
+    speculation: dict[str, Speculation] = field(default_factory=dict)
 
     def variables(self, phase: str, deployment: Deployment = ONE_CHIP) -> dict[str, int]:
         """The parameters, the phase's variables and the deployment's: what every formula

@@ -7,18 +7,20 @@ from __future__ import annotations
 import io
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import Deployment, RequestShape, Speculation
 from rooflinec.cli.main import main
-from rooflinec.engine.compiler import Compiled
+from rooflinec.engine.compiler import Compiled, compile_catalog
 from rooflinec.engine.models import RunPoint
 from rooflinec.engine.requests import evaluate_request, pass_time
 from rooflinec.pipeline import compiled_or_raise
-from tests.specfactory import BUNDLED
+from tests.specfactory import BUNDLED, copy_bundled
 
 DEVICE = "nvidia-h100-sxm"
 
@@ -179,3 +181,26 @@ def test_a_bad_speculate_is_one_line_exit_2(text: str, capsys: pytest.CaptureFix
     assert 2 == code
     assert 1 == len(err.strip().splitlines())
     assert "--speculate" in err
+
+
+def test_a_phase_that_is_a_verify_pass_yields_its_expected_tokens(tmp_path: Path) -> None:
+    """A phase with `speculation:` runs s = k + 1 tokens of b sequences and yields b ×
+    (1 − α^(k+1))/(1 − α) tokens: 8 × 2.533 = 20.264 at k = 3, α = 0.7, exactly, and
+    its tokens per second are those over the pass's time."""
+    specs = copy_bundled(tmp_path)
+    path = specs / "models" / "llama-3-8b.yaml"
+    text = path.read_text("utf-8")
+    changed = text.replace(
+        "phases:\n",
+        "phases:\n  verify-b8: {b: 8, s: 4, L: 2051, speculation: {k: 3, acceptance: 0.7}}\n",
+        1,
+    )
+    assert changed != text
+    path.write_text(changed, "utf-8")
+    compiled = compile_catalog(catalog_or_raise(specs))
+    model = compiled.catalog.models["llama-3-8b"]
+    assert {"verify-b8": Speculation(3, Fraction(7, 10))} == model.speculation
+    assert 8 * Fraction(7599, 3000) == model.tokens_by_phase["verify-b8"]
+    row = compiled.model_engine.row("llama-3-8b", "verify-b8", DEVICE, "bf16")
+    assert 8 * Fraction(7599, 3000) == row.tokens
+    assert row.tokens / row.time == row.tokens_per_second

@@ -39,6 +39,7 @@ from rooflinec.catalog import (
     NamedDeployment,
     Precision,
     RequestShape,
+    Speculation,
     model_names,
 )
 from rooflinec.engine.evaluate import MAX_COUNT, collective_runs, count_problem, width_values
@@ -46,6 +47,9 @@ from rooflinec.errors import short_number
 from rooflinec.formulas import WIDTH, EvaluationError, Formula, FormulaError
 from rooflinec.loader import Document, PathKey
 from rooflinec.quantities import Dimension, QuantityError, parse_quantity
+
+#: The key of a phase that is not a run variable: its speculation.
+SPECULATION_KEY = "speculation"
 
 MAX_SHAPE = 10**15  # as a case's shape values
 MAX_STEP_COUNT = 10**9  # runs of one step in one pass
@@ -75,17 +79,20 @@ def build_model(
     data = doc.data
     typed = TypedFile(builder, doc, "model")
     parameters: dict[str, int] = data["parameters"]
-    phases: dict[str, dict[str, int]] = data["phases"]
+    phases, speculation = _phases(builder, doc, data["phases"])
     _check_names(builder, doc, parameters, phases)
     names = model_names(parameters, phases)
     builder.precision_ref(doc, ("precision",), data["precision"], precisions)
     tokens_text = data.get("tokens", DEFAULT_TOKENS)
     tokens = _formula(builder, doc, ("tokens",), tokens_text, names)
-    tokens_by_phase: dict[str, int] = {}
+    tokens_by_phase: dict[str, int | Fraction] = {}
     if tokens is not None:
         # The default b*s needs b and s: say so at `phases`, not at a field not written.
         path: PathKey = ("tokens",) if "tokens" in data else ("phases",)
-        tokens_by_phase = _per_phase(builder, doc, path, tokens, parameters, phases, "tokens")
+        tokens_by_phase = dict(_per_phase(builder, doc, path, tokens, parameters, phases, "tokens"))
+        for phase, spec in speculation.items():
+            # A verify pass yields b sequences' tokens per verify pass, not b*s.
+            tokens_by_phase[phase] = phases[phase]["b"] * spec.tokens_per_verify
     steps: list[ModelStep] = []
     seen: dict[str, int] = {}
     memo = _Memo()
@@ -149,7 +156,37 @@ def build_model(
         deployments,
         requests,
         experts,
+        speculation,
     )
+
+
+def _phases(
+    builder: Builder, doc: Document, raw: dict[str, dict[str, Any]]
+) -> tuple[dict[str, dict[str, int]], dict[str, Speculation]]:
+    """The phases' run variables, and the phases that are verify passes of speculative
+    decoding (`speculation: {k, acceptance}`, the one key of a phase that is not a run
+    variable): such a phase runs s = k + 1 tokens and has a batch b."""
+    phases: dict[str, dict[str, int]] = {}
+    speculation: dict[str, Speculation] = {}
+    for name, values in raw.items():
+        phases[name] = {k: v for k, v in values.items() if k != SPECULATION_KEY}
+        given = values.get(SPECULATION_KEY)
+        if given is None:
+            continue
+        spec = Speculation(given["k"], Fraction(given["acceptance"]))
+        s, b = phases[name].get("s"), phases[name].get("b")
+        if s != spec.k + 1 or b is None:
+            builder.error(
+                doc,
+                ("phases", name, SPECULATION_KEY),
+                f"a verify pass of k = {spec.k} drafted tokens runs s = {spec.k + 1} tokens of"
+                f" b sequences: phase '{name}' has s = {s}"
+                + ("" if b is not None else " and no b"),
+                code="models",
+            )
+            continue
+        speculation[name] = spec
+    return phases, speculation
 
 
 def _experts(builder: Builder, doc: Document, parameters: dict[str, int]) -> Experts | None:

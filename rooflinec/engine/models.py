@@ -435,7 +435,7 @@ class ModelResult:
         device: str,
         precision: str,
         declared: bool,  # the model's own precision
-        tokens: int,
+        tokens: int | Fraction,  # a fraction for a verify pass of speculation
         flops: Fraction,
         bytes: dict[str, Fraction],  # sums over the steps, every level some step gives
         time: Fraction,  # s, the sum of the steps' times
@@ -1271,9 +1271,10 @@ class ModelEngine:
             time_overlapped=overlapped,
         )
 
-    def _tokens(self, model: Model, phase: Phase, deployment: Deployment) -> int:
-        """The tokens a pass yields: the built model's for a named phase, else `tokens`
-        evaluated at the point (a whole number for every bundled model's `b*s`)."""
+    def _tokens(self, model: Model, phase: Phase, deployment: Deployment) -> int | Fraction:
+        """The tokens a pass yields: the built model's for a named phase (a fraction for a
+        verify pass of speculation), else `tokens` evaluated at the point (a whole number
+        for every bundled model's `b*s`)."""
         if isinstance(phase, str):
             return model.tokens_by_phase[phase]
         key = (model.id, phase, deployment)

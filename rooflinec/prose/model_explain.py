@@ -19,6 +19,11 @@ from rooflinec.outputs.model_rows import fit_text
 from rooflinec.prose.explain import width_lines
 
 
+def _count(value: int | Fraction) -> str:
+    """Tokens as a whole number, or to six digits where a verify pass makes a fraction."""
+    return f"{value:,}" if isinstance(value, int) else format_number(value, 6)
+
+
 def _exact(value: Fraction) -> str:
     if value.denominator == 1:
         return f"{value.numerator:,}"
@@ -129,7 +134,15 @@ def explain_model(compiled: Compiled, row: ModelResult) -> str:
     add("")
     add("1. Variables")
     lines.extend(_variables(model, row.phase, row))
-    add(f"   tokens = {model.tokens.text} = {row.tokens:,}")
+    spec = model.speculation.get(row.phase)
+    if spec is None:
+        add(f"   tokens = {model.tokens.text} = {_count(row.tokens)}")
+    else:
+        add(
+            f"   a verify pass of speculation: k = {spec.k} drafted tokens, acceptance"
+            f" {format_number(spec.acceptance, 6)}; tokens = b × (1 - a^(k+1)) / (1 - a)"
+            f" = {_count(row.tokens)}"
+        )
     add("")
     add("2. Ceilings of the device")
     for pid in dict.fromkeys(s.precision for s in row.steps):
@@ -239,7 +252,7 @@ def explain_model(compiled: Compiled, row: ModelResult) -> str:
         add(f"   {fit_text(row)}: no rate is given for a pass whose memory does not fit")
     else:
         add(
-            f"   tokens / time = {row.tokens:,} / {format_si(row.time, 's', digits=6)}"
+            f"   tokens / time = {_count(row.tokens)} / {format_si(row.time, 's', digits=6)}"
             f" = {format_number(row.tokens_per_second, 6)} tokens/s"
         )
     add("")

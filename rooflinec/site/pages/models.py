@@ -11,15 +11,16 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Sequence
 from dataclasses import replace
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from rooflinec.catalog import LEVELS, Model, ModelStep
+from rooflinec.catalog import LEVELS, Model, ModelStep, Speculation
 from rooflinec.engine.memory import evaluate_fit
 from rooflinec.engine.step_crossover import BATCH, decode_phases, step_crossover
 from rooflinec.engine.terms import LIMITED_BY
-from rooflinec.formatting import format_percent, format_si
+from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.outputs.model_rows import (
     dominant_limit,
     model_csv_header,
@@ -205,8 +206,9 @@ def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> 
     phases = [
         {
             "name": phase,
-            "variables": ", ".join(f"{k} = {v:,}" for k, v in values.items()),
-            "tokens": f"{model.tokens_by_phase[phase]:,}",
+            "variables": ", ".join(f"{k} = {v:,}" for k, v in values.items())
+            + _speculation_text(model.speculation.get(phase)),
+            "tokens": _tokens_text(model.tokens_by_phase[phase]),
         }
         for phase, values in model.phases.items()
     ]
@@ -607,3 +609,17 @@ def device_models(site: Site, page: Page, device_id: str) -> dict[str, Any]:
         "hidden": len(found) - len(shown),
         "tokens": page.href(TOKENS_PAGE),
     }
+
+
+def _speculation_text(spec: Speculation | None) -> str:
+    """A phase's speculation after its variables: none, or its k and acceptance."""
+    if spec is None:
+        return ""
+    return (
+        f", a verify pass of k = {spec.k} drafts at acceptance {format_number(spec.acceptance, 6)}"
+    )
+
+
+def _tokens_text(value: int | Fraction) -> str:
+    """Tokens per pass: a whole number, or to four digits for a verify pass."""
+    return f"{value:,}" if isinstance(value, int) else format_number(value, 4)
