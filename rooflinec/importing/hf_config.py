@@ -235,7 +235,7 @@ def interpret(path: Path) -> Imported:
         raise fail(
             "hidden_act", f"a gated MLP of activation {_shown(act)}: only SwiGLU (silu) is imported"
         )
-    windowed = _window(data, params, fail, whole)
+    windowed = _window(data, params, fail, member)
     expert_width = _quantized(data, family, fail)
     dtype = data.get("torch_dtype", data.get("dtype"))
     precision_key = "torch_dtype" if "torch_dtype" in data else "dtype"
@@ -296,7 +296,7 @@ def _window(
     data: dict[str, Any],
     params: list[Parameter],
     fail: Callable[[str, str], ConfigError],
-    whole: Callable[[str, str], int],
+    member: Callable[[str, str, str], Parameter],
 ) -> str:
     """Which layers attend over a sliding window: "none", "all" (`sliding_window` without
     `layer_types`, as Mistral 7B v0.1), or "mixed" (`layer_types` naming some layers
@@ -307,7 +307,7 @@ def _window(
     layers = params[0].value
     kinds = data.get("layer_types")
     if kinds is None:
-        params.append(_quoted_member(data, "W", "sliding_window", whole, "the sliding window"))
+        params.append(member("W", "sliding_window", "the sliding window"))
         return "all"
     if (
         not isinstance(kinds, list)
@@ -322,10 +322,11 @@ def _window(
     local = sum(1 for k in kinds if LAYER_KINDS[k])
     if local == 0:
         return "none"
-    params.append(_quoted_member(data, "W", "sliding_window", whole, "the sliding window"))
+    params.append(member("W", "sliding_window", "the sliding window"))
     if local == layers:
         return "all"
-    pattern = "alternate" if all(k != kinds[0] for k in kinds[1::2]) else "mix"
+    alternate = kinds[0] != kinds[1] and all(k == kinds[i % 2] for i, k in enumerate(kinds))
+    pattern = "alternate" if alternate else "mix"
     params.append(
         Parameter(
             "local",
@@ -336,13 +337,6 @@ def _window(
         )
     )
     return "mixed"
-
-
-def _quoted_member(
-    data: dict[str, Any], name: str, key: str, whole: Callable[[str, str], int], what: str
-) -> Parameter:
-    value = whole(key, what)
-    return Parameter(name, value, key, f'"{key}": {value}')
 
 
 def _quantized(
