@@ -85,7 +85,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cmp_to_key, partial
+from functools import cached_property, cmp_to_key, partial
 from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
@@ -547,8 +547,6 @@ class _Search:
         self.errors: list[Skip] = []  # points the engine could not evaluate, and why
         self._rates: dict[tuple[Deployment, int], tuple[Fraction, Fraction]] = {}
         self._floats: tuple[RequestWork, RequestTimes] | None = None
-        # The device's peaks, bandwidths and launch floor as floats, for `same`
-        self._rates_floats: Rates | None = None
         # The points' axes as floats, in `order`, grown by doubling: `dominated` reads
         # them at every deployment, and rebuilding them there made the search quadratic.
         self._axes = np.empty((2, 64), dtype=np.float64)
@@ -662,12 +660,15 @@ class _Search:
                 ti = floored_talk(floors, i, links, floor)
                 if ti is None or ti != floored_talk(floors, j, links, floor):
                     return False
-        if self._rates_floats is None:
-            engine, _, device, _ = self.args
-            self._rates_floats = device_rates(engine.devices[device], engine.latencies.get(device))
-        peaks, bandwidths, launch = self._rates_floats
+        peaks, bandwidths, launch = self._device_rates
         last = work.last - work.first if which else 0
         return same_memory_time(passes, i, j, peaks, bandwidths, launch, last)
+
+    @cached_property
+    def _device_rates(self) -> Rates:
+        """The device's peaks, bandwidths and launch floor as floats, for `same`."""
+        engine, _, device, _ = self.args
+        return device_rates(engine.devices[device], engine.latencies.get(device))
 
     def _same_run(self, run: RunPass, last: int, i: int, j: int) -> bool:
         """`_same_pass` for one run of a cut decode, collectives aside: the memory steps
@@ -676,10 +677,7 @@ class _Search:
         _, times = self._floats
         if times.decode_talk[i] or times.decode_talk[j]:
             return False  # collectives that count: the exact engine tells
-        if self._rates_floats is None:
-            engine, _, device, _ = self.args
-            self._rates_floats = device_rates(engine.devices[device], engine.latencies.get(device))
-        peaks, bandwidths, launch = self._rates_floats
+        peaks, bandwidths, launch = self._device_rates
         return same_memory_time(run, i, j, peaks, bandwidths, launch, last)
 
     def dominated(self, user: Fraction, chip: Fraction) -> bool:

@@ -41,7 +41,7 @@ from rooflinec.engine.evaluate import width_values
 from rooflinec.engine.memory import MemoryFit
 from rooflinec.engine.models import DeploymentError, ModelEngine, ModelResult, RunPoint
 from rooflinec.engine.solve_interval import folded
-from rooflinec.engine.solve_piecewise import cuts, gaps, on_run, piece_degree, spans
+from rooflinec.engine.solve_piecewise import cuts, on_run, piece_degree, spans
 from rooflinec.engine.solve_poly import Poly, coefficients, critical_integers, trim
 from rooflinec.engine.step_crossover import composed
 from rooflinec.formulas import EvaluationError, FormulaError
@@ -309,10 +309,8 @@ class _Curve:
             if found is None:
                 return None
             points |= found
-        ordered = sorted(points)
-        runs = [(x, x) for x in ordered] + list(gaps(ordered))
         out: list[_Segment] = []
-        for a, c in sorted(runs):
+        for a, c in spans(first, last, points):
             polys = [step.polys(a, c) for step in self.steps]
             if any(p is None for p in polys):
                 # Too short to interpolate: each pass of it on its own.
