@@ -208,3 +208,58 @@ def test_mixtral_reads_the_experts_its_tokens_reach() -> None:
     assert one.flops == 32 * 2 * 2 * f * h
     assert one.bytes["dram"] == 32 * (W * (2 * h + 2 * f) + W * 2 * h * f)
     assert batch.bytes["dram"] == 32 * (W * (64 * h + 64 * f) + W * 8 * h * f)
+
+
+DEEPSEEK_V3 = {
+    "layers": 61, "dense": 3, "h": 7168, "hq": 128, "ql": 1536, "r": 512, "dr": 64,
+    "dn": 128, "dv": 128, "fd": 18432, "f": 2048, "V": 129280, "E": 256, "k": 8, "S": 1,
+}  # fmt: skip
+
+
+def test_deepseek_v3_weights_are_671_billion_parameters_at_fp8_blocks() -> None:
+    """The ledger's weights on one chip, summed from the config: the linear layers at FP8
+    with an FP32 scale per 128 x 128 block (4097/4096 B a value), the embeddings, routers
+    and norms at BF16; 671.0 B parameters, as DeepSeek's README_WEIGHTS.md says."""
+    c = DEEPSEEK_V3
+    h, hq, ql, r, dr, dn, dv = (c[n] for n in ("h", "hq", "ql", "r", "dr", "dn", "dv"))
+    attention = h * ql + h * (r + dr) + ql * hq * (dn + dr) + r * hq * (dn + dv) + hq * dv * h
+    expert = 3 * h * c["f"]
+    moe = c["layers"] - c["dense"]
+    linear = (
+        c["layers"] * attention
+        + c["dense"] * 3 * h * c["fd"]
+        + moe * (c["E"] + c["S"]) * expert
+    )
+    other = moe * h * c["E"] + c["layers"] * (2 * h + ql + r) + 2 * c["V"] * h + h
+    assert 671_026_404_352 == linear + other
+    result = compiled().model_result("deepseek-v3", "decode-b1-l2048", DEVICE, "fp8")
+    assert result is not None and result.fit is not None
+    assert Fraction(4097, 4096) * linear + 2 * other == result.fit.ledger.weights
+    assert result.fit.fits is False
+
+
+def test_deepseek_v3_latent_attention_absorbs_in_decode_and_expands_in_prefill() -> None:
+    """Operations of one layer's attention: the absorbed form's for a decode step, the
+    expanded form's for a prefill (each the fewer of the two); the latent cache is read
+    once for all heads at BF16."""
+    c = DEEPSEEK_V3
+    hq, r, dr, dn, dv = (c[n] for n in ("hq", "r", "dr", "dn", "dv"))
+
+    def absorbed(s: int, L: int) -> int:
+        return 2 * hq * s * r * (dn + dv) + hq * s * (2 * L - s + 1) * (2 * r + dr)
+
+    def expanded(s: int, L: int) -> int:
+        return 2 * hq * L * r * (dn + dv) + hq * s * (2 * L - s + 1) * (dn + dr + dv)
+
+    def attention(phase: str) -> StepResult:
+        result = compiled().model_result("deepseek-v3", phase, DEVICE, "fp8")
+        assert result is not None
+        return step(result, "attention")
+
+    decode, prefill = attention("decode-b1-l2048"), attention("prefill-s2048")
+    assert absorbed(1, 2048) < expanded(1, 2048)
+    assert 61 * absorbed(1, 2048) == decode.flops
+    assert expanded(2048, 2048) < absorbed(2048, 2048)
+    assert 61 * expanded(2048, 2048) == prefill.flops
+    weights = Fraction(4097, 4096) * hq * r * (dn + dv)
+    assert 61 * (1 * hq * (dn + dr + dv) + weights + 2 * 2049 * (r + dr)) == decode.bytes["dram"]

@@ -33,6 +33,7 @@ BUNDLED = {
     "llama-3-1-405b": "llama-3.1-405b.json",
     "qwen3-235b-a22b": "qwen3-235b-a22b.json",
     "gpt-oss-120b": "gpt-oss-120b.json",
+    "deepseek-v3": "deepseek-v3.json",
 }
 
 
@@ -190,7 +191,6 @@ def test_a_window_on_every_layer_bounds_the_cache(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("config", "named"),
     [
-        ("deepseek-v3.json", "DeepseekV3ForCausalLM"),
         ("gemma-3-27b.json", "Gemma3ForConditionalGeneration"),
     ],
 )

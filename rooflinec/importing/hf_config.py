@@ -39,10 +39,10 @@ FAMILIES: dict[str, str] = {
     "MixtralForCausalLM": "experts",
     "Qwen3MoeForCausalLM": "experts",
     "GptOssForCausalLM": "experts",
+    "DeepseekV3ForCausalLM": "mla",
 }
 # Architectures recognised but not imported yet, with what they need.
 LATER: dict[str, str] = {
-    "DeepseekV3ForCausalLM": "multi-head latent attention with routed and shared experts",
     "Gemma2ForCausalLM": "a GeGLU MLP and norms after attention and the MLP",
     "Gemma3ForCausalLM": "a GeGLU MLP and norms after attention and the MLP",
     "Gemma3ForConditionalGeneration": "a vision tower, a GeGLU MLP and norms after its layers",
@@ -87,6 +87,9 @@ class Imported:
     window: str = "none"
     # The experts' weights' precision when the checkpoint quantizes them alone (mxfp4)
     expert_width: str | None = None
+    # The linear layers' weights' precision when the checkpoint quantizes them all
+    # (DeepSeek-V3's FP8 with a scale per 128 x 128 block); None: the model's precision
+    weight_width: str | None = None
 
     def value(self, name: str) -> int:
         return next(p.value for p in self.parameters if p.name == name)
@@ -177,6 +180,8 @@ def interpret(path: Path) -> Imported:
         value = whole(key, what)
         return Parameter(pname, value, key, f'"{key}": {value}')
 
+    if family == "mla":
+        return _latent(data, arch, member, fail)
     params = [
         member("layers", "num_hidden_layers", "decoder layers"),
         member("h", "hidden_size", "hidden width"),
@@ -288,6 +293,97 @@ def interpret(path: Path) -> Imported:
     )
 
 
+def _latent(
+    data: dict[str, Any],
+    arch: str,
+    member: Callable[[str, str, str], Parameter],
+    fail: Callable[[str, str], ConfigError],
+) -> Imported:
+    """A DeepSeek-V3 config: multi-head latent attention (a low-rank query, one cached
+    latent of kv_lora_rank + qk_rope_head_dim values per token), dense MLPs in the first
+    `first_k_dense_replace` layers, routed and shared experts in the rest, and the FP8
+    checkpoint's 128 x 128 block scales."""
+    if "q_lora_rank" in data and data["q_lora_rank"] is None:
+        raise fail(
+            "q_lora_rank",
+            "latent attention without a query latent (q_lora_rank null) is not imported yet",
+        )
+    params = [
+        member("layers", "num_hidden_layers", "decoder layers"),
+        member("dense", "first_k_dense_replace", "dense MLP layers before the experts"),
+        member("h", "hidden_size", "hidden width"),
+        member("hq", "num_attention_heads", "query heads"),
+        member("ql", "q_lora_rank", "the query latent"),
+        member("r", "kv_lora_rank", "the key-value latent"),
+        member("dr", "qk_rope_head_dim", "the rotary part of a head"),
+        member("dn", "qk_nope_head_dim", "the no-position part of a head"),
+        member("dv", "v_head_dim", "a value head"),
+        member("fd", "intermediate_size", "the dense MLP width"),
+        member("f", "moe_intermediate_size", "expert MLP width"),
+        member("V", "vocab_size", "vocabulary"),
+        member("E", "n_routed_experts", "routed experts"),
+        member("k", "num_experts_per_tok", "experts per token"),
+        member("S", "n_shared_experts", "shared experts"),
+    ]
+    values = {p.name: p.value for p in params}
+    if values["dense"] >= values["layers"]:
+        raise fail("first_k_dense_replace", f"{values['dense']} dense layers of {values['layers']}")
+    if values["k"] > values["E"]:
+        raise fail("num_experts_per_tok", f"{values['k']} experts per token of {values['E']}")
+    if data.get("moe_layer_freq", 1) != 1:
+        raise fail("moe_layer_freq", "dense MLP layers between the expert layers are not imported yet")
+    act = data.get("hidden_act", "silu")
+    if act != "silu":
+        raise fail(
+            "hidden_act", f"a gated MLP of activation {_shown(act)}: only SwiGLU (silu) is imported"
+        )
+    config = data.get("quantization_config")
+    weight_width = None
+    precision, precision_key = data.get("torch_dtype"), "torch_dtype"
+    if config is not None:
+        if (
+            not isinstance(config, dict)
+            or config.get("quant_method") != "fp8"
+            or config.get("weight_block_size") != [128, 128]
+        ):
+            raise fail(
+                "quantization_config",
+                "an FP8 checkpoint is imported with 128 x 128 weight blocks (weight_block_size)",
+            )
+        weight_width, precision, precision_key = "fp8-block128", "fp8", "quantization_config"
+    elif precision in PRECISIONS:
+        precision = PRECISIONS[precision]
+    else:
+        known = ", ".join(PRECISIONS)
+        raise fail("torch_dtype", f"weights of type {_shown(precision)}: rooflinec imports {known}")
+    tied = data.get("tie_word_embeddings", False)
+    if tied is not False:
+        raise fail("tie_word_embeddings", "tied input and output embeddings are not imported with latent attention")
+    notes = [
+        "The router's choice within groups (n_group, topk_group) and its per-expert bias are"
+        " not modelled: the steps read the experts' weights as `experts:` routes them.",
+    ]
+    mtp = data.get("num_nextn_predict_layers")
+    if type(mtp) is int and mtp >= 1:
+        notes.append(
+            f"The checkpoint's {mtp} multi-token-prediction module(s) (num_nextn_predict_layers)"
+            " are not loaded: a phase with `speculation: {k: 1, ...}` runs their verify pass,"
+            " the module's own drafting not counted."
+        )
+    context = data.get("max_position_embeddings")
+    return Imported(
+        arch,
+        "mla",
+        tuple(params),
+        precision,
+        precision_key,
+        False,
+        context if type(context) is int and context >= 1 else None,
+        tuple(notes),
+        weight_width=weight_width,
+    )
+
+
 # A layer kind of `layer_types` and whether it attends over the sliding window.
 LAYER_KINDS = {"sliding_attention": True, "full_attention": False}
 
@@ -373,8 +469,6 @@ def _shown(value: Any) -> str:
 def render(imported: Imported, ident: str, url: str, today: str) -> str:
     """The model spec's YAML text."""
     m = imported
-    d_text = "d" if m.has("d") else "(h/hq)"
-    qo = "hq*d" if m.has("d") else "h"  # the queries' and the attention output's width
     lines = [
         "# yaml-language-server: $schema=../../schemas/model.schema.json",
         f"id: {ident}",
@@ -395,43 +489,12 @@ def render(imported: Imported, ident: str, url: str, today: str) -> str:
     ]
     if m.family == "experts":
         lines.append("experts: {count: E, active: k}   # routing: spread (the default)")
+    elif m.family == "mla":
+        lines.append("experts: {count: E, active: k, shared: S}   # routing: spread (the default)")
     lines.append("steps:")
-    bare = "d" if m.has("d") else "h/hq"  # the head size as a value of its own
-    for step in _template(f"steps-{m.family}.txt"):
-        for own in _windowed(step, m.window):
-            if m.expert_width is not None and "kernel: moe-linear," in own:
-                own = own[:-1] + f", widths: {{wb: {m.expert_width}}}}}"
-            lines.append(
-                "  - " + own.replace("{qo}", qo).replace("{d1}", bare).replace("{d}", d_text)
-            )
-    lines += ["", "memory:"]
-    embeddings = "V*h/tp" if m.tied else "V*h*ceil(2/pp)/tp"
-    attention = f"2*h*{qo}" if m.has("d") else "2*h*h"
-    if m.family == "dense":
-        layer = f"{attention} + 2*h*hkv*{d_text} + 3*h*f"
-        weights = f"(layers/pp*({layer})/tp + layers/pp*2*h + {embeddings} + h)*w"
-    elif m.expert_width is not None:
-        layer = f"{attention} + 2*h*hkv*{d_text}"
-        lines.append(f"  widths: {{wb: {m.expert_width}}}")
-        weights = (
-            f"(layers/pp*({layer})/tp + layers/pp*(h*E + 2*h) + {embeddings} + h)*w"
-            " + layers/pp*E*3*h*f/max(tp, ep)*wb"
-        )
-    else:
-        layer = f"{attention} + 2*h*hkv*{d_text}"
-        weights = (
-            f"(layers/pp*({layer})/tp + layers/pp*E*3*h*f/max(tp, ep)"
-            f" + layers/pp*(h*E + 2*h) + {embeddings} + h)*w"
-        )
-    heads = f"max(hkv/tp, 1)*{d_text}*w"
-    kv = {
-        "none": f"  kv_per_token: 2*layers/pp*{heads}",
-        "all": f"  kv: 2*b*layers*min(L, W)/pp*{heads}",
-        "mixed": f"  kv: 2*b*(local*min(L, W) + (layers - local)*L)/pp*{heads}",
-    }[m.window]
+    lines += _steps(m)
+    lines += ["", "memory:", *_memory(m)]
     lines += [
-        f"  weights: {weights}",
-        kv,
         "",
         "sources:",
         f"  {SOURCE_ID}:",
@@ -453,11 +516,75 @@ def render(imported: Imported, ident: str, url: str, today: str) -> str:
     return "\n".join(lines)
 
 
+def _steps(m: Imported) -> list[str]:
+    """The spec's steps: its family's template, windowed where the layers are, with the
+    weights' own widths."""
+    if m.family == "mla":
+        wb = m.weight_width or m.precision
+        return ["  - " + step.replace("{wb}", wb) for step in _template("steps-mla.txt")]
+    d_text = "d" if m.has("d") else "(h/hq)"
+    qo = "hq*d" if m.has("d") else "h"  # the queries' and the attention output's width
+    bare = "d" if m.has("d") else "h/hq"  # the head size as a value of its own
+    out = []
+    for step in _template(f"steps-{m.family}.txt"):
+        for own in _windowed(step, m.window):
+            if m.expert_width is not None and "kernel: moe-linear," in own:
+                own = own[:-1] + f", widths: {{wb: {m.expert_width}}}}}"
+            out.append(
+                "  - " + own.replace("{qo}", qo).replace("{d1}", bare).replace("{d}", d_text)
+            )
+    return out
+
+
+def _memory(m: Imported) -> list[str]:
+    """The memory ledger's lines: widths, weights and the KV cache."""
+    embeddings = "V*h/tp" if m.tied else "V*h*ceil(2/pp)/tp"
+    if m.family == "mla":
+        wb = m.weight_width or m.precision
+        return [
+            f"  widths: {{wb: {wb}, wh: bf16, wkv: bf16}}",
+            "  weights: >-",
+            "    (layers/pp*(h*ql + h*(r + dr) + (ql*hq*(dn + dr) + r*hq*(dn + dv) + hq*dv*h)/tp)",
+            "    + dense/pp*3*h*fd/tp + (layers - dense)/pp*(E*3*h*f/max(tp, ep) + S*3*h*f/tp))*wb",
+            f"    + ((layers - dense)/pp*h*E + layers/pp*(2*h + ql + r) + {embeddings} + h)*wh",
+            "  kv_per_token: layers/pp*(r + dr)*wkv",
+        ]
+    d_text = "d" if m.has("d") else "(h/hq)"
+    qo = "hq*d" if m.has("d") else "h"
+    out = []
+    attention = f"2*h*{qo}" if m.has("d") else "2*h*h"
+    if m.family == "dense":
+        layer = f"{attention} + 2*h*hkv*{d_text} + 3*h*f"
+        weights = f"(layers/pp*({layer})/tp + layers/pp*2*h + {embeddings} + h)*w"
+    elif m.expert_width is not None:
+        layer = f"{attention} + 2*h*hkv*{d_text}"
+        out.append(f"  widths: {{wb: {m.expert_width}}}")
+        weights = (
+            f"(layers/pp*({layer})/tp + layers/pp*(h*E + 2*h) + {embeddings} + h)*w"
+            " + layers/pp*E*3*h*f/max(tp, ep)*wb"
+        )
+    else:
+        layer = f"{attention} + 2*h*hkv*{d_text}"
+        weights = (
+            f"(layers/pp*({layer})/tp + layers/pp*E*3*h*f/max(tp, ep)"
+            f" + layers/pp*(h*E + 2*h) + {embeddings} + h)*w"
+        )
+    heads = f"max(hkv/tp, 1)*{d_text}*w"
+    kv = {
+        "none": f"  kv_per_token: 2*layers/pp*{heads}",
+        "all": f"  kv: 2*b*layers*min(L, W)/pp*{heads}",
+        "mixed": f"  kv: 2*b*(local*min(L, W) + (layers - local)*L)/pp*{heads}",
+    }[m.window]
+    return [*out, f"  weights: {weights}", kv]
+
+
 SOURCE_ID = "hf-config"
 
 
 def _name(m: Imported, ident: str) -> str:
-    kind = "routed experts" if m.family == "experts" else _attention_kind(m)
+    kind = {"experts": "routed experts", "mla": "latent attention, routed experts"}.get(
+        m.family
+    ) or _attention_kind(m)
     return f"{ident} ({kind}, {m.value('layers')} layers)"
 
 
@@ -469,6 +596,8 @@ def _attention_kind(m: Imported) -> str:
 
 
 def _description(m: Imported, ident: str) -> str:
+    if m.family == "mla":
+        return _latent_description(m, ident)
     head = m.value("d") if m.has("d") else m.value("h") // m.value("hq")
     parts = [
         f"{ident}, imported from its config.json ({m.architecture}): {m.value('layers')} decoder"
@@ -496,6 +625,26 @@ def _description(m: Imported, ident: str) -> str:
     if m.expert_width is not None:
         parts.append(f"The experts' weights are stored in {m.expert_width.upper()}.")
     return " ".join(parts)
+
+
+def _latent_description(m: Imported, ident: str) -> str:
+    v = m.value
+    text = (
+        f"{ident}, imported from its config.json ({m.architecture}): {v('layers')} decoder"
+        f" layers of hidden size {v('h')} with multi-head latent attention ({v('hq')} heads;"
+        f" queries through a {v('ql')}-wide low-rank projection, keys and values cached as"
+        f" one latent of {v('r')} values and a {v('dr')}-value rotary key per token, shared by"
+        f" all heads), the first {v('dense')} layers with a dense SwiGLU MLP (intermediate size"
+        f" {v('fd')}) and the others with {v('E')} routed experts (intermediate size {v('f')})"
+        f" of which a router picks {v('k')} per token, beside {v('S')} shared; RMSNorm, and a"
+        f" {v('V')}-token vocabulary with untied input and output embeddings."
+    )
+    if m.weight_width is not None:
+        text += (
+            " The linear layers' weights are FP8 with a 32-bit scale per 128 x 128 block;"
+            " the embeddings, router and norms at BF16."
+        )
+    return text
 
 
 # The attention step of a template, and what stands for it in a windowed model.
@@ -570,7 +719,9 @@ def _kind(url: str) -> str:
 
 def _source_note(m: Imported, url: str) -> str:
     quoted = "', '".join(p.quoted for p in m.parameters)
-    if m.precision_key == "quantization_config":
+    if m.weight_width is not None:
+        flags = ['"quant_method": "fp8", "weight_block_size": [128, 128]']
+    elif m.precision_key == "quantization_config":
         flags = [f'"quant_method": "{m.expert_width}"']
     else:
         flags = [f'"{m.precision_key}": "{_dtype_of(m.precision)}"']
@@ -589,9 +740,12 @@ def _dtype_of(precision: str) -> str:
 def _assumptions(m: Imported) -> list[str]:
     """The template's assumptions that apply: tagged `all`, `experts` or `tied`."""
     tags = {"all", m.family, *(["tied"] if m.tied else [])}
-    tags.add("full" if m.window == "none" else f"window-{m.window}")
-    if m.expert_width is not None:
-        tags.add(m.expert_width)
+    if m.family != "mla":
+        tags.add("gqa")
+        tags.add("full" if m.window == "none" else f"window-{m.window}")
+    for width in (m.expert_width, m.weight_width):
+        if width is not None:
+            tags.add(width)
     out = []
     for line in _template("assumptions.txt"):
         tag, _, text = line.partition(": ")
