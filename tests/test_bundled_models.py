@@ -226,9 +226,7 @@ def test_deepseek_v3_weights_are_671_billion_parameters_at_fp8_blocks() -> None:
     expert = 3 * h * c["f"]
     moe = c["layers"] - c["dense"]
     linear = (
-        c["layers"] * attention
-        + c["dense"] * 3 * h * c["fd"]
-        + moe * (c["E"] + c["S"]) * expert
+        c["layers"] * attention + c["dense"] * 3 * h * c["fd"] + moe * (c["E"] + c["S"]) * expert
     )
     other = moe * h * c["E"] + c["layers"] * (2 * h + ql + r) + 2 * c["V"] * h + h
     assert 671_026_404_352 == linear + other

@@ -331,7 +331,9 @@ def _latent(
     if values["k"] > values["E"]:
         raise fail("num_experts_per_tok", f"{values['k']} experts per token of {values['E']}")
     if data.get("moe_layer_freq", 1) != 1:
-        raise fail("moe_layer_freq", "dense MLP layers between the expert layers are not imported yet")
+        raise fail(
+            "moe_layer_freq", "dense MLP layers between the expert layers are not imported yet"
+        )
     act = data.get("hidden_act", "silu")
     if act != "silu":
         raise fail(
@@ -358,7 +360,10 @@ def _latent(
         raise fail("torch_dtype", f"weights of type {_shown(precision)}: rooflinec imports {known}")
     tied = data.get("tie_word_embeddings", False)
     if tied is not False:
-        raise fail("tie_word_embeddings", "tied input and output embeddings are not imported with latent attention")
+        raise fail(
+            "tie_word_embeddings",
+            "tied input and output embeddings are not imported with latent attention",
+        )
     notes = [
         "The router's choice within groups (n_group, topk_group) and its per-expert bias are"
         " not modelled: the steps read the experts' weights as `experts:` routes them.",
