@@ -261,3 +261,26 @@ def test_deepseek_v3_latent_attention_absorbs_in_decode_and_expands_in_prefill()
     assert 61 * expanded(2048, 2048) == prefill.flops
     weights = Fraction(4097, 4096) * hq * r * (dn + dv)
     assert 61 * (1 * hq * (dn + dr + dv) + weights + 2 * 2049 * (r + dr)) == decode.bytes["dram"]
+
+
+def test_gemma_3_27b_weights_count_the_text_model_and_the_vision_tower() -> None:
+    """27.4 B parameters at BF16: 62 layers (attention 2*h*hq*d + 2*h*hkv*d, a GeGLU MLP,
+    four norms of h and two of d), the tied embedding once, and the SigLIP tower with
+    its projection, summed here from the config's sizes."""
+    layers, h, hq, hkv, d, f, V = 62, 5376, 32, 16, 128, 21504, 262208
+    vl, vh, vf, patch, image = 27, 1152, 4304, 14, 896
+    text = layers * (2 * h * hq * d + 2 * h * hkv * d + 3 * h * f + 4 * h + 2 * d) + V * h + h
+    layer = 4 * (vh * vh + vh) + (vh * vf + vf) + (vf * vh + vh) + 2 * 2 * vh
+    vision = (
+        vl * layer
+        + (image // patch) ** 2 * vh  # position embeddings
+        + 3 * patch * patch * vh
+        + vh  # the patch embedding and its bias
+        + 2 * vh  # the final layer norm
+        + vh * h
+        + vh  # the projection into the text model and its norm
+    )
+    assert (27_009_346_304, 423_060_336) == (text, vision)
+    result = compiled().model_result("gemma-3-27b", "decode-b1-l8192", DEVICE, "bf16")
+    assert result is not None and result.fit is not None
+    assert W * (text + vision) == result.fit.ledger.weights

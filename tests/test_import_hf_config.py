@@ -34,6 +34,7 @@ BUNDLED = {
     "qwen3-235b-a22b": "qwen3-235b-a22b.json",
     "gpt-oss-120b": "gpt-oss-120b.json",
     "deepseek-v3": "deepseek-v3.json",
+    "gemma-3-27b": "gemma-3-27b.json",
 }
 
 
@@ -188,21 +189,43 @@ def test_a_window_on_every_layer_bounds_the_cache(tmp_path: Path) -> None:
     assert long.fit.max_context is None and long.fit.max_context_note is not None
 
 
-@pytest.mark.parametrize(
-    ("config", "named"),
-    [
-        ("gemma-3-27b.json", "Gemma3ForConditionalGeneration"),
-    ],
-)
-def test_architectures_not_imported_yet(
-    config: str, named: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_architectures_not_imported_yet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """One line naming the architecture, exit 1."""
-    code, out = run("import", "hf-config", str(FIXTURES / config), "--id", "x", "--url", URL)
+    config = json.loads((FIXTURES / "llama-2-7b.json").read_text("utf-8"))
+    config["architectures"] = ["Gemma2ForCausalLM"]
+    path = tmp_path / "gemma2.json"
+    path.write_text(json.dumps(config, indent=2), "utf-8")
+    code, out = run("import", "hf-config", str(path), "--id", "x", "--url", URL)
     err = capsys.readouterr().err
     assert (1, "") == (code, out)
     assert 1 == len(err.splitlines())
-    assert f'architecture "{named}" is not imported yet' in err
+    assert 'architecture "Gemma2ForCausalLM" is not imported yet' in err
+
+
+def test_a_text_only_gemma3_takes_the_defaults(tmp_path: Path) -> None:
+    """A Gemma3ForCausalLM config (the text model at the top level, no vision tower) with
+    the same text sizes imports to the 27B's text figures: the same steps, and weights
+    smaller by the vision tower's 423,060,336 parameters at BF16."""
+    data = json.loads((FIXTURES / "gemma-3-27b.json").read_text("utf-8"))
+    config = {"architectures": ["Gemma3ForCausalLM"], **data["text_config"]}
+    config["torch_dtype"] = "bfloat16"
+    path = tmp_path / "gemma3-text.json"
+    path.write_text(json.dumps(config, indent=2), "utf-8")
+    specs = tmp_path / "specs"
+    shutil.copytree(bundled_specs_dir(), specs)
+    code, _ = run(
+        "import", "hf-config", str(path), "--id", "gemma-text", "--url", URL,
+        "--specs", str(specs), "--write",
+    )  # fmt: skip
+    assert 0 == code
+    compiled = compile_catalog(catalog_or_raise(specs))
+    engine = compiled.model_engine
+    text = engine.row("gemma-text", "decode-b1-l8192", "nvidia-h100-sxm", "bf16")
+    whole = engine.row("gemma-3-27b", "decode-b1-l8192", "nvidia-h100-sxm", "bf16")
+    assert (text.flops, text.bytes, text.time) == (whole.flops, whole.bytes, whole.time)
+    assert text.fit is not None and whole.fit is not None
+    assert 2 * 423_060_336 == whole.fit.ledger.weights - text.fit.ledger.weights
+    assert 52 == compiled.catalog.models["gemma-text"].parameters["local"]
 
 
 def test_write_refuses_an_existing_spec(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

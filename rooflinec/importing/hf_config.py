@@ -4,8 +4,10 @@ The config's sizes become the spec's parameters under the short names the bundle
 use (`layers`, `h`, `hq`, `hkv`, `f`, `V`, and `d`, `E`, `k` where they apply), each
 with a comment quoting the config's key and value, and the steps, memory ledger and
 assumptions are those of the bundled spec of the same family (Llama 3 for the dense
-decoders, Mixtral for the routed experts), so that a config imports to the figures of
-the spec written by hand.
+decoders, Mixtral for the routed experts, DeepSeek-V3 for latent attention with routed
+and shared experts, Gemma 3 27B for Gemma 3), so that a config imports to the figures of
+the spec written by hand. A Gemma 3 config may omit sizes transformers' Gemma3TextConfig
+gives defaults for; the parameter's comment then quotes the default.
 
 A `sliding_window` gives attention over the window (kernel attention-kv-window) and a
 KV ledger of `min(L, W)` keys, on every layer or on those `layer_types` names
@@ -13,8 +15,9 @@ KV ledger of `min(L, W)` keys, on every layer or on those `layer_types` names
 the expert steps and the ledger their own width.
 
 Reading is strict: a file that is not one JSON object, a size that is not a positive
-whole number, an architecture not imported (or imported later: multi-head latent
-attention, Gemma) is one `FILE:LINE: error: ...` line; nothing is written.
+whole number, an architecture not imported (or imported later: Gemma 2) is one
+`FILE:LINE: error: ...` line, at the member's line (inside `text_config` or
+`vision_config` where it is nested); nothing is written.
 """
 
 from __future__ import annotations
@@ -40,12 +43,12 @@ FAMILIES: dict[str, str] = {
     "Qwen3MoeForCausalLM": "experts",
     "GptOssForCausalLM": "experts",
     "DeepseekV3ForCausalLM": "mla",
+    "Gemma3ForCausalLM": "gemma",
+    "Gemma3ForConditionalGeneration": "gemma",
 }
 # Architectures recognised but not imported yet, with what they need.
 LATER: dict[str, str] = {
     "Gemma2ForCausalLM": "a GeGLU MLP and norms after attention and the MLP",
-    "Gemma3ForCausalLM": "a GeGLU MLP and norms after attention and the MLP",
-    "Gemma3ForConditionalGeneration": "a vision tower, a GeGLU MLP and norms after its layers",
 }
 # float16 and bfloat16 are both two bytes, and one peak on the chips the catalog quotes:
 # precisions.yaml names them together ("BF16 or FP16").
@@ -129,8 +132,15 @@ def read_config(path: Path) -> tuple[dict[str, Any], Callable[[str], int]]:
     lines = text.splitlines()
 
     def line_of(key: str) -> int:
-        pattern = re.compile(r'"' + re.escape(key) + r'"\s*:')
-        return next((n for n, line in enumerate(lines, 1) if pattern.search(line)), 1)
+        """The line of `key`, or of `OUTER.KEY`: KEY's first line after OUTER's."""
+        start = 1
+        for part in key.split("."):
+            pattern = re.compile(r'"' + re.escape(part) + r'"\s*:')
+            start = next(
+                (n for n, line in enumerate(lines[start - 1 :], start) if pattern.search(line)),
+                start,
+            )
+        return start
 
     return data, line_of
 
@@ -182,6 +192,8 @@ def interpret(path: Path) -> Imported:
 
     if family == "mla":
         return _latent(data, arch, member, fail)
+    if family == "gemma":
+        return _gemma(data, arch, name, fail)
     params = [
         member("layers", "num_hidden_layers", "decoder layers"),
         member("h", "hidden_size", "hidden width"),
@@ -389,6 +401,138 @@ def _latent(
     )
 
 
+# The defaults of transformers' Gemma3TextConfig that a Gemma 3 config may omit, as
+# configuration_gemma3.py writes them (quoted in the parameter's comment).
+GEMMA3_DEFAULTS: dict[str, tuple[int | str | bool, str]] = {
+    "vocab_size": (262_208, "vocab_size=262_208"),
+    "sliding_window_pattern": (6, "sliding_window_pattern=6"),
+    "hidden_activation": ("gelu_pytorch_tanh", 'hidden_activation="gelu_pytorch_tanh"'),
+    "tie_word_embeddings": (True, "tie_word_embeddings=True"),
+    "max_position_embeddings": (131_072, "max_position_embeddings=131_072"),
+}
+
+
+def _gemma(
+    data: dict[str, Any], arch: str, name: str, fail: Callable[[str, str], ConfigError]
+) -> Imported:
+    """A Gemma 3 config: the text model's sizes (under `text_config` for the multimodal
+    Gemma3ForConditionalGeneration), Gemma3TextConfig's defaults for what it omits, every
+    sixth layer global and the others over the sliding window, a GeGLU MLP, and the
+    SigLIP vision tower's sizes (held in memory, not run)."""
+    text = data.get("text_config", {}) if arch == "Gemma3ForConditionalGeneration" else data
+    if not isinstance(text, dict):
+        raise fail("text_config", '"text_config" must be an object of the text model\'s sizes')
+    vision = data.get("vision_config") if arch == "Gemma3ForConditionalGeneration" else None
+    if arch == "Gemma3ForConditionalGeneration" and not isinstance(vision, dict):
+        raise fail(
+            "vision_config", '"vision_config" must be an object of the vision tower\'s sizes'
+        )
+
+    def path(key: str, where: str = "") -> str:
+        """`key` as `line_of` finds it inside its block."""
+        if where:
+            return f"vision_config.{key}"
+        return f"text_config.{key}" if text is not data else key
+
+    def given(block: dict[str, Any], key: str, what: str, where: str = "") -> int:
+        if key not in block:
+            if key in GEMMA3_DEFAULTS and not where:
+                return int(GEMMA3_DEFAULTS[key][0])
+            raise ConfigError(name, 1, f'no {where}"{key}" ({what}) in the config')
+        value = block[key]
+        if type(value) is not int or not 1 <= value <= MAX_SIZE:
+            raise fail(
+                path(key, where),
+                f'{where}"{key}" ({what}) must be a whole number from 1 to {MAX_SIZE:,},'
+                f" not {_shown(value)}",
+            )
+        return value
+
+    def member(pname: str, key: str, what: str, where: str = "") -> Parameter:
+        block = (vision or {}) if where else text
+        value = given(block, key, what, where)
+        if key not in block:
+            default = GEMMA3_DEFAULTS[key][1]
+            return Parameter(
+                pname, value, key, f'no "{key}": Gemma3TextConfig\'s default, {default}'
+            )
+        return Parameter(pname, value, key, f'{where}"{key}": {value}')
+
+    params = [
+        member("layers", "num_hidden_layers", "decoder layers"),
+        member("h", "hidden_size", "hidden width"),
+        member("hq", "num_attention_heads", "query heads"),
+        member("hkv", "num_key_value_heads", "key-value heads"),
+        member("d", "head_dim", "head size"),
+        member("f", "intermediate_size", "MLP width"),
+        member("V", "vocab_size", "vocabulary"),
+        member("W", "sliding_window", "the sliding window"),
+    ]
+    layers, hq, hkv = params[0].value, params[2].value, params[3].value
+    if hq % hkv:
+        raise fail(
+            path("num_key_value_heads"),
+            f"{hq} query heads do not share {hkv} key-value heads evenly",
+        )
+    if "layer_types" in text:
+        raise fail(path("layer_types"), "a Gemma 3 config with layer_types is not imported yet")
+    pattern = given(text, "sliding_window_pattern", "layers per global layer")
+    local = layers - layers // pattern
+    if "sliding_window_pattern" in text:
+        quoted = f'"sliding_window_pattern": {pattern}, {local} of {layers} sliding'
+    else:
+        quoted = (
+            f'no "sliding_window_pattern": Gemma3TextConfig\'s default,'
+            f" {GEMMA3_DEFAULTS['sliding_window_pattern'][1]} (every sixth layer global),"
+            f" {local} of {layers} sliding"
+        )
+    params.append(Parameter("local", local, "sliding_window_pattern", quoted))
+    act = text.get("hidden_activation", GEMMA3_DEFAULTS["hidden_activation"][0])
+    if act != "gelu_pytorch_tanh":
+        raise fail(
+            path("hidden_activation"),
+            f"a gated MLP of activation {_shown(act)}: Gemma is imported with GeGLU"
+            " (gelu_pytorch_tanh)",
+        )
+    tied = data.get("tie_word_embeddings", text.get("tie_word_embeddings", True))
+    if tied is not True:
+        raise fail("tie_word_embeddings", "untied embeddings are not imported for Gemma 3")
+    if vision is not None:
+        if vision.get("vision_use_head", False) is not False:
+            raise fail(
+                "vision_config.vision_use_head",
+                "a vision tower with a pooling head is not imported",
+            )
+        for pname, key, what in (
+            ("vl", "num_hidden_layers", "vision layers"),
+            ("vh", "hidden_size", "vision width"),
+            ("vf", "intermediate_size", "vision MLP width"),
+            ("patch", "patch_size", "vision patch size"),
+            ("image", "image_size", "image size"),
+        ):
+            params.append(member(pname, key, what, "vision_config "))
+        if params[-1].value % params[-2].value:
+            raise fail(
+                "vision_config.patch_size", "the image size is not a whole number of patches"
+            )
+    dtype = data.get("torch_dtype", text.get("torch_dtype"))
+    if dtype not in PRECISIONS:
+        known = ", ".join(PRECISIONS)
+        raise fail("torch_dtype", f"weights of type {_shown(dtype)}: rooflinec imports {known}")
+    context = text.get("max_position_embeddings", GEMMA3_DEFAULTS["max_position_embeddings"][0])
+    return Imported(
+        arch,
+        "gemma",
+        tuple(params),
+        PRECISIONS[dtype],
+        "torch_dtype",
+        True,
+        context if type(context) is int and context >= 1 else None,
+        (),
+        "mixed",
+    )
+
+
 # A layer kind of `layer_types` and whether it attends over the sliding window.
 LAYER_KINDS = {"sliding_attention": True, "full_attention": False}
 
@@ -527,6 +671,8 @@ def _steps(m: Imported) -> list[str]:
     if m.family == "mla":
         wb = m.weight_width or m.precision
         return ["  - " + step.replace("{wb}", wb) for step in _template("steps-mla.txt")]
+    if m.family == "gemma":
+        return ["  - " + step for step in _template("steps-gemma.txt")]
     d_text = "d" if m.has("d") else "(h/hq)"
     qo = "hq*d" if m.has("d") else "h"  # the queries' and the attention output's width
     bare = "d" if m.has("d") else "h/hq"  # the head size as a value of its own
@@ -553,6 +699,20 @@ def _memory(m: Imported) -> list[str]:
             "    + dense/pp*3*h*fd/tp + (layers - dense)/pp*(E*3*h*f/max(tp, ep) + S*3*h*f/tp))*wb",
             f"    + ((layers - dense)/pp*h*E + layers/pp*(2*h + ql + r) + {embeddings} + h)*wh",
             "  kv_per_token: layers/pp*(r + dr)*wkv",
+        ]
+    if m.family == "gemma":
+        vision = (
+            "\n    + vl*(4*vh*vh + 2*vh*vf + vf + 9*vh) + (image/patch)*(image/patch)*vh"
+            " + 3*patch*patch*vh\n    + 4*vh + vh*h"
+            if m.has("vl")
+            else ""
+        )
+        return [
+            "  weights: >-",
+            "    (layers/pp*(2*h*hq*d + 2*h*hkv*d + 3*h*f)/tp + layers/pp*(4*h + 2*d) + V*h/tp + h"
+            + vision
+            + ")*w",
+            "  kv: 2*b*(local*min(L, W) + (layers - local)*L)/pp*max(hkv/tp, 1)*d*w",
         ]
     d_text = "d" if m.has("d") else "(h/hq)"
     qo = "hq*d" if m.has("d") else "h"
@@ -587,9 +747,11 @@ SOURCE_ID = "hf-config"
 
 
 def _name(m: Imported, ident: str) -> str:
-    kind = {"experts": "routed experts", "mla": "latent attention, routed experts"}.get(
-        m.family
-    ) or _attention_kind(m)
+    kind = {
+        "experts": "routed experts",
+        "mla": "latent attention, routed experts",
+        "gemma": "sliding-window and global layers, GeGLU",
+    }.get(m.family) or _attention_kind(m)
     return f"{ident} ({kind}, {m.value('layers')} layers)"
 
 
@@ -603,6 +765,8 @@ def _attention_kind(m: Imported) -> str:
 def _description(m: Imported, ident: str) -> str:
     if m.family == "mla":
         return _latent_description(m, ident)
+    if m.family == "gemma":
+        return _gemma_description(m, ident)
     head = m.value("d") if m.has("d") else m.value("h") // m.value("hq")
     parts = [
         f"{ident}, imported from its config.json ({m.architecture}): {m.value('layers')} decoder"
@@ -630,6 +794,25 @@ def _description(m: Imported, ident: str) -> str:
     if m.expert_width is not None:
         parts.append(f"The experts' weights are stored in {m.expert_width.upper()}.")
     return " ".join(parts)
+
+
+def _gemma_description(m: Imported, ident: str) -> str:
+    v = m.value
+    text = (
+        f"{ident}, imported from its config.json ({m.architecture}) and the defaults of"
+        f" transformers' Gemma3TextConfig: {v('layers')} decoder layers of hidden size {v('h')}"
+        f" with {v('hq')} query heads of {v('d')} sharing {v('hkv')} key-value heads, every"
+        f" sixth layer attending over every key and the other {v('local')} over a sliding"
+        f" window of {v('W')}; a GeGLU MLP (tanh-approximated GELU) of intermediate size"
+        f" {v('f')}; RMSNorm before and after both attention and the MLP, and on each head's"
+        f" queries and keys; a {v('V')}-token vocabulary with tied input and output embeddings."
+    )
+    if m.has("vl"):
+        text += (
+            f" The SigLIP vision tower ({v('vl')} layers of {v('vh')}) and its projection are"
+            " held in memory and not run: the phases are text."
+        )
+    return text
 
 
 def _latent_description(m: Imported, ident: str) -> str:
@@ -745,9 +928,11 @@ def _dtype_of(precision: str) -> str:
 def _assumptions(m: Imported) -> list[str]:
     """The template's assumptions that apply: tagged `all`, `experts` or `tied`."""
     tags = {"all", m.family, *(["tied"] if m.tied else [])}
-    if m.family != "mla":
+    if m.family not in ("mla", "gemma"):
         tags.add("gqa")
         tags.add("full" if m.window == "none" else f"window-{m.window}")
+    if m.has("vl"):
+        tags.add("vision")
     for width in (m.expert_width, m.weight_width):
         if width is not None:
             tags.add(width)
