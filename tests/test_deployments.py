@@ -383,13 +383,16 @@ def test_rows_over_chips_follow_the_results_schema() -> None:
 
 def test_every_bundled_named_deployment_runs(bundled: Compiled) -> None:
     """Each system a bundled model names is a deployment of that model on a device with
-    the fabric its collectives cross, within the device's scale-up domain."""
+    the fabric its collectives cross, within the device's scale-up domain (a deployment on
+    one chip crosses none, and its device may have no fabric)."""
     engine = bundled.model_engine
     named = [(m, d) for m in bundled.catalog.models.values() for d in m.deployments.values()]
     assert len(named) >= 6 * 9
     for model, d in named:
         assert engine.deployment_problem(model, d.deployment) is None, (model.id, d.name)
         assert engine.fabric_problem(model, d.device, d.deployment) is None, (model.id, d.name)
+        if d.deployment.total == 1:
+            continue
         domain = bundled.catalog.devices[d.device].interconnect["scale_up"].chips
         assert domain is not None and d.deployment.total <= domain
 

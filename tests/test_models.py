@@ -286,7 +286,10 @@ def test_explain_model_derives_steps_sums_and_tokens() -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (("compile", "--model", "test-13c"), "unknown model 'test-13c' (known: gpt-oss-120b,"),
+        (
+            ("compile", "--model", "test-13c"),
+            "unknown model 'test-13c' (known: deepseek-v3, gemma-3-27b, gpt-oss-120b,",
+        ),
         (("compile", "--model", "test-13b", "--phase", "decod"), "unknown phase 'decod'"),
         (("compile", "--phase", "decode"), "--phase selects the phases of the models"),
         (("explain", "--model", "test-13b", "--device", "nvidia-h100-sxm"), "needs --phase"),

@@ -289,7 +289,7 @@ def test_deployment_rows_are_kept_per_device_between_serve_rebuilds(
         model = compiled.catalog.models[MODEL]
         page = deployments_page(site, model)
         assert page is not None
-        texts.append((model_page(site, model).markdown, page.markdown))
+        texts.append((model_page(site, model)[0].markdown, page.markdown))
     reused, made = serving.pages.last_round()
     kinds = {k for k, _ in reused}
     assert {"model page", "deployments page"} <= kinds

@@ -52,14 +52,26 @@ def _text(html: str) -> str:
 
 
 def test_a_page_per_model_and_the_index_links_each(site: Path, compiled: Compiled) -> None:
-    """Every bundled model has its page, chart files and downloads; the index links it."""
+    """Every bundled model has its page, chart files and downloads; the index links it. A
+    model of more than `STEPS_ON_PAGE` steps on one chip has its per-step sections and
+    their charts on a page of its own, which its page links."""
     index = (site / "models" / "index.html").read_text("utf-8")
     assert compiled.catalog.models
+    apart = 0
     for model in compiled.catalog.models:
-        assert (site / "models" / f"{model}.html").is_file()
+        page = (site / "models" / f"{model}.html").read_text("utf-8")
         assert (site / "models" / f"{model}.csv").is_file()
-        assert (site / "models" / f"{model}.roofline.vl.json").is_file()
+        steps = site / "models" / model / "steps.html"
+        if steps.is_file():
+            apart += 1
+            assert f'href="{model}/steps.html"' in page
+            assert 'id="decode-batch-crossovers"' not in page
+            assert 'id="decode-batch-crossovers"' in steps.read_text("utf-8")
+            assert (site / "models" / model / "steps.roofline.vl.json").is_file()
+        else:
+            assert (site / "models" / f"{model}.roofline.vl.json").is_file()
         assert f'href="{model}.html"' in index
+    assert apart >= 1
     assert 'href="tokens.html"' in index
     assert (site / "models" / "tokens.html").is_file()
 

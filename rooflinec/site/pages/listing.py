@@ -12,7 +12,7 @@ from rooflinec.site.pages.deployments import deployments_page
 from rooflinec.site.pages.devices import device_index, device_page
 from rooflinec.site.pages.frontier import frontier_pages
 from rooflinec.site.pages.kernels import kernel_index, kernel_page
-from rooflinec.site.pages.methods import method_examples_page, method_models_page, method_page
+from rooflinec.site.pages.methods import method_examples_pages, method_models_page, method_page
 from rooflinec.site.pages.models import model_index, model_page, tokens_pages
 from rooflinec.site.pages.reuse import for_device
 from rooflinec.site.pages.sources import sources_pages
@@ -31,7 +31,7 @@ def pages(site: Site) -> list[GeneratedPage]:
     out += kernel_index(site)
     out += [kernel_page(site, k) for k in catalog.kernels.values()]
     out += model_index(site)
-    out += [model_page(site, m) for m in catalog.models.values()]
+    out += [p for m in catalog.models.values() for p in model_page(site, m)]
     out += [p for m in catalog.models.values() if (p := deployments_page(site, m))]
     if site.frontier:
         out += [p for m in catalog.models.values() for p in frontier_pages(site, m)]
@@ -39,7 +39,7 @@ def pages(site: Site) -> list[GeneratedPage]:
     out += comparison_pages(site)
     out += [method_page(site, m) for m in catalog.methods.values()]
     out += [p for m in catalog.methods.values() if (p := method_models_page(site, m))]
-    out += [p for m in catalog.methods.values() if (p := method_examples_page(site, m))]
+    out += [p for m in catalog.methods.values() for p in method_examples_pages(site, m)]
     out += audit_pages(site)
     out += sources_pages(site)
     out.append(glossary_page(site))

@@ -5,7 +5,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from rooflinec.assemble.builder import METHOD_EXAMPLES_SUFFIX, METHOD_MODELS_SUFFIX
+from rooflinec.assemble.builder import (
+    METHOD_EXAMPLES_SUFFIX,
+    METHOD_MODEL_EXAMPLES_SUFFIX,
+    METHOD_MODELS_SUFFIX,
+)
 from rooflinec.catalog import Example, Method
 from rooflinec.engine.examples import run_example
 from rooflinec.formatting import format_number, format_percent, format_si
@@ -164,25 +168,41 @@ def examples_path(method: Method) -> str:
     return f"method/{method.id}{METHOD_EXAMPLES_SUFFIX}.md"
 
 
-def method_examples_page(site: Site, method: Method) -> GeneratedPage | None:
-    """`method/<id>-examples.md`: the method's reference examples, about cases and then
-    about models, each run against the compiled catalog (None without any). A page of
-    their own: each is a table of expected and computed values, and beside the method's
-    formulas, inputs and outputs (or its models section) they outgrow one page."""
-    chosen = [ex for ex in method.examples if ex.model is None]
-    chosen += [ex for ex in method.examples if ex.model is not None]
-    if not chosen:
-        return None
-    path = examples_path(method)
-    page = Page(path, site)
-    text = site.render(
-        "method-examples-page.md.j2",
-        page,
-        method=method,
-        examples=_examples(site, page, chosen),
-        method_href=page.href(f"method/{method.id}.md"),
-    )
-    return GeneratedPage(path, f"{method.title}: reference examples", text, page.slots, page.assets)
+def model_examples_path(method: Method) -> str:
+    return f"method/{method.id}{METHOD_MODEL_EXAMPLES_SUFFIX}.md"
+
+
+def method_examples_pages(site: Site, method: Method) -> list[GeneratedPage]:
+    """`method/<id>-examples.md`, the method's reference examples about kernel cases, and
+    `method/<id>-model-examples.md`, those about models, each run against the compiled
+    catalog (no page for none). Pages of their own: each example is a table of expected
+    and computed values, and beside the method's formulas, inputs and outputs (or its
+    models section) they outgrow one page; together they outgrow one too."""
+    out = []
+    for path, chosen, about in (
+        (examples_path(method), [ex for ex in method.examples if ex.model is None], "cases"),
+        (
+            model_examples_path(method),
+            [ex for ex in method.examples if ex.model is not None],
+            "models",
+        ),
+    ):
+        if not chosen:
+            continue
+        page = Page(path, site)
+        text = site.render(
+            "method-examples-page.md.j2",
+            page,
+            method=method,
+            about=about,
+            examples=_examples(site, page, chosen),
+            method_href=page.href(f"method/{method.id}.md"),
+        )
+        title = f"{method.title}: reference examples" + (
+            " about models" if about == "models" else ""
+        )
+        out.append(GeneratedPage(path, title, text, page.slots, page.assets))
+    return out
 
 
 def method_models_page(site: Site, method: Method) -> GeneratedPage | None:
@@ -202,7 +222,7 @@ def method_models_page(site: Site, method: Method) -> GeneratedPage | None:
         method=method,
         models=models,
         examples=[{"name": ex.name, "id": ex.id} for ex in about_models],
-        examples_href=page.href(examples_path(method)),
+        examples_href=page.href(model_examples_path(method)),
         method_href=page.href(f"method/{method.id}.md"),
     )
     return GeneratedPage(path, f"{method.title}: models", text, page.slots, page.assets)

@@ -145,14 +145,26 @@ def model_index(site: Site) -> list[GeneratedPage]:
 # --------------------------------------------------------------------------- a model
 
 
-def model_page(site: Site, model: Model) -> GeneratedPage:
+#: A model of more than this many steps on one chip has its per-step sections (each
+#: step's time, the steps on a roofline, the decode batch crossovers) on a page of their
+#: own, `models/ID/steps.md`: with them its page would pass the 50 KB a page may take.
+STEPS_ON_PAGE = 20
+
+
+def steps_path(model_id: str) -> str:
+    """Where a long model's per-step sections are (`STEPS_ON_PAGE`)."""
+    return f"models/{model_id}/steps.md"
+
+
+def model_page(site: Site, model: Model) -> list[GeneratedPage]:
     """`models/<id>.md`: parameters, phases, steps, passes per phase on the shown
     devices, the steps' times and their roofline, the decode crossovers, sources.
 
     The page reads the specs of the devices it shows, of those its measurements name and
     of the roofline's device, and the number of devices it runs on; a `serve` rebuild
     keeps it while those compare equal (`reuse.for_devices`). Its CSV, every pass on
-    every device, is made each build (from lines kept per device)."""
+    every device, is made each build (from lines kept per device). A model of more than
+    `STEPS_ON_PAGE` steps on one chip has a second page, its per-step sections."""
     cat = site.catalog
     devices = shown_devices(site, model)
     eligible = len(eligible_devices(site, model))
@@ -171,7 +183,7 @@ def model_page(site: Site, model: Model) -> GeneratedPage:
         extra=(tuple(devices), eligible),
     )
     csv = {f"models/{model.id}.csv": model_csv(site, model)}
-    return replace(made, assets={**made.assets, **csv})
+    return [replace(made[0], assets={**made[0].assets, **csv}), *made[1:]]
 
 
 def _experts_line(model: Model) -> dict[str, object] | None:
@@ -194,7 +206,7 @@ def _experts_line(model: Model) -> dict[str, object] | None:
     }
 
 
-def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> GeneratedPage:
+def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> list[GeneratedPage]:
     path = f"models/{model.id}.md"
     page = Page(path, site)
     cat = site.catalog
@@ -245,9 +257,18 @@ def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> 
     for phase in model.phases:
         rows = [model_rows(site).get((model.id, phase, d)) for d in devices]
         passes.append({"phase": phase, "cells": [_pass_cell(site, r) for r in rows]})
-    step_chart = _step_chart(site, page, model, focus_phase(model), devices)
-    roofline = _roofline(site, page, model)
-    crossovers = _crossover_table(site, page, model, devices)
+    deployments = deployment_rows(site, page, model, devices)
+    # The per-step sections: on this page, or on their own for a long model
+    apart = len(steps) > STEPS_ON_PAGE
+    detail = Page(steps_path(model.id), site) if apart else page
+    sections = {
+        "steps": steps,
+        # The sections link the deployments page: from the page they are on
+        "deployments": deployment_rows(site, detail, model, devices) if apart else deployments,
+        "step_chart": _step_chart(site, detail, model, focus_phase(model), devices),
+        "roofline": _roofline(site, detail, model),
+        "crossovers": _crossover_table(site, detail, model, devices),
+    }
     measured = []
     for m in model.measured:
         r = model_rows(site).get((model.id, m.phase, m.device))
@@ -266,7 +287,6 @@ def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> 
             }
         )
     memory = _memory_table(site, model)
-    deployments = deployment_rows(site, page, model, devices)
     text = site.render(
         "model.md.j2",
         page,
@@ -275,18 +295,15 @@ def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> 
         parameters=parameters,
         phases=phases,
         experts=_experts_line(model),
-        steps=steps,
         collectives=collectives,
         passes=passes,
         devices=[page.device_link(d) for d in devices],
         shown=len(devices),
         eligible=eligible,
-        step_chart=step_chart,
-        roofline=roofline,
-        crossovers=crossovers,
         measured=measured,
         memory=memory,
-        deployments=deployments,
+        details=page.href(steps_path(model.id)),
+        **{**sections, "deployments": deployments, **({"step_chart": None} if apart else {})},
         frontiers=[page.link(r, frontier_path(model.id, r)) for r in model.requests]
         if site.frontier
         else [],
@@ -295,7 +312,14 @@ def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> 
         sources=sources_context(site, page, model.id, model.sources, f"{path}#source-"),
         versions=sorted(model.versions, key=lambda v: -v.version),
     )
-    return GeneratedPage(path, model.name, text, page.slots, page.assets)
+    made = GeneratedPage(path, model.name, text, page.slots, page.assets)
+    if not apart:
+        return [made]
+    text = site.render("model_steps.md.j2", detail, model=model, back=detail.href(path), **sections)
+    steps_page = GeneratedPage(
+        detail.path, f"{model.name}: each step", text, detail.slots, detail.assets
+    )
+    return [made, steps_page]
 
 
 def _memory_table(site: Site, model: Model) -> dict[str, Any] | None:
