@@ -32,7 +32,6 @@ RESERVED_ID = re.compile(rf"(?:{'|'.join(GENERATED_PAGE_NAMES)})(?:-[0-9]+)?\Z")
 # whose id is another method's id and this suffix would replace it.
 METHOD_MODELS_SUFFIX = "-models"
 METHOD_EXAMPLES_SUFFIX = "-examples"
-METHOD_MODEL_EXAMPLES_SUFFIX = "-model-examples"
 
 
 class Builder:

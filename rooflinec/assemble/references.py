@@ -7,12 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rooflinec.assemble.builder import (
-    METHOD_EXAMPLES_SUFFIX,
-    METHOD_MODEL_EXAMPLES_SUFFIX,
-    METHOD_MODELS_SUFFIX,
-    Builder,
-)
+from rooflinec.assemble.builder import METHOD_EXAMPLES_SUFFIX, METHOD_MODELS_SUFFIX, Builder
 from rooflinec.assemble.ceilings import memory_ceilings
 from rooflinec.catalog import Catalog, Example, Model
 from rooflinec.loader import Document, PathKey
@@ -44,12 +39,11 @@ def cross_check(builder: Builder, catalog: Catalog) -> None:
 
 def _method_page_names(builder: Builder, catalog: Catalog) -> None:
     """No method is named as another method's page of models or of reference examples
-    (`method/<id>-models.md`, `method/<id>-examples.md`, `method/<id>-model-examples.md`)."""
+    (`method/<id>-models.md`, `method/<id>-examples.md`)."""
     for method in catalog.methods.values():
         for suffix, what in (
             (METHOD_MODELS_SUFFIX, "models"),
             (METHOD_EXAMPLES_SUFFIX, "examples"),
-            (METHOD_MODEL_EXAMPLES_SUFFIX, "model examples"),
         ):
             owner = method.id.removesuffix(suffix)
             if owner != method.id and owner in catalog.methods:

@@ -5,11 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from rooflinec.assemble.builder import (
-    METHOD_EXAMPLES_SUFFIX,
-    METHOD_MODEL_EXAMPLES_SUFFIX,
-    METHOD_MODELS_SUFFIX,
-)
+from rooflinec.assemble.builder import METHOD_EXAMPLES_SUFFIX, METHOD_MODELS_SUFFIX
 from rooflinec.catalog import Example, Method
 from rooflinec.engine.examples import run_example
 from rooflinec.formatting import format_number, format_percent, format_si
@@ -169,12 +165,13 @@ def examples_path(method: Method) -> str:
 
 
 def model_examples_path(method: Method) -> str:
-    return f"method/{method.id}{METHOD_MODEL_EXAMPLES_SUFFIX}.md"
+    # In the method's own folder: no other method's page can take the name
+    return f"method/{method.id}/model-examples.md"
 
 
 def method_examples_pages(site: Site, method: Method) -> list[GeneratedPage]:
     """`method/<id>-examples.md`, the method's reference examples about kernel cases, and
-    `method/<id>-model-examples.md`, those about models, each run against the compiled
+    `method/<id>/model-examples.md`, those about models, each run against the compiled
     catalog (no page for none). Pages of their own: each example is a table of expected
     and computed values, and beside the method's formulas, inputs and outputs (or its
     models section) they outgrow one page; together they outgrow one too."""
