@@ -47,6 +47,11 @@ class Builder:
         self.ids: dict[str, Location] = {}
         self.broken = broken if broken is not None else Broken()
         self.example_owners: list[tuple[Document, tuple[Example, ...]]] = []
+        # Kernels at a shape and width binding whose counts passed in some model's step
+        # (`rooflinec.assemble.models`): another model with the same step checks none again.
+        self.kernel_checks: set[
+            tuple[str, tuple[tuple[str, int], ...], tuple[tuple[str, str], ...]]
+        ] = set()
 
     def error(
         self,

@@ -61,12 +61,13 @@ class _Memo:
     same kernel at the same shape in several steps and phases), done once. Only what
     succeeded is kept: a problem is reported at every place it occurs."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, kernels: set[tuple[str, tuple[tuple[str, int], ...], tuple[tuple[str, str], ...]]]
+    ) -> None:
         self.formulas: dict[str, Formula] = {}
+        self.routed: dict[str, Formula] = {}  # `X` as the experts bind it (engine formulas)
         self.values: dict[tuple[str, int, int], dict[str, int]] = {}
-        self.kernels: set[tuple[str, tuple[tuple[str, int], ...], tuple[tuple[str, str], ...]]] = (
-            set()
-        )
+        self.kernels = kernels  # the build's own: shared by its models
 
 
 def build_model(
@@ -95,7 +96,7 @@ def build_model(
             tokens_by_phase[phase] = phases[phase]["b"] * spec.tokens_per_verify
     steps: list[ModelStep] = []
     seen: dict[str, int] = {}
-    memo = _Memo()
+    memo = _Memo(builder.kernel_checks)
     experts = _experts(builder, doc, parameters)
     routed = (
         None
@@ -282,16 +283,20 @@ def _formula(
 
 
 def _routed_formula(
-    builder: Builder, doc: Document, path: PathKey, text: str, names: list[str]
+    builder: Builder, doc: Document, path: PathKey, text: str, names: list[str], memo: _Memo
 ) -> Formula | None:
-    """The formula of `X` that `Experts.binding` writes (it may call `unpicked`)."""
+    """The formula of `X` that `Experts.binding` writes (it may call `unpicked`), parsed
+    once per model."""
     from rooflinec.formulas import parse_formula
 
+    hit = memo.routed.get(text)
+    if hit is not None:
+        return hit
     try:
-        return parse_formula(text, names, reserved=(), engine=True)
+        hit = memo.routed[text] = parse_formula(text, names, reserved=(), engine=True)
     except FormulaError as exc:
         builder.error(doc, path, f"experts: {exc.message}", code="models")
-        return None
+    return hit
 
 
 def _per_phase(
@@ -430,7 +435,7 @@ def _step(
             continue
         bound = symbol == ROUTED_SYMBOL and routed is not None
         formula = (
-            _routed_formula(builder, doc, (*path, "kernel"), raw, names)
+            _routed_formula(builder, doc, (*path, "kernel"), raw, names, memo)
             if bound
             else _formula(builder, doc, at, raw, names, memo)
         )
