@@ -192,14 +192,14 @@ def test_a_window_on_every_layer_bounds_the_cache(tmp_path: Path) -> None:
 def test_architectures_not_imported_yet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """One line naming the architecture, exit 1."""
     config = json.loads((FIXTURES / "llama-2-7b.json").read_text("utf-8"))
-    config["architectures"] = ["Gemma2ForCausalLM"]
-    path = tmp_path / "gemma2.json"
+    config["architectures"] = ["Qwen2MoeForCausalLM"]
+    path = tmp_path / "qwen2-moe.json"
     path.write_text(json.dumps(config, indent=2), "utf-8")
     code, out = run("import", "hf-config", str(path), "--id", "x", "--url", URL)
     err = capsys.readouterr().err
     assert (1, "") == (code, out)
     assert 1 == len(err.splitlines())
-    assert 'architecture "Gemma2ForCausalLM" is not imported yet' in err
+    assert 'architecture "Qwen2MoeForCausalLM" is not imported yet' in err
 
 
 def test_a_text_only_gemma3_takes_the_defaults(tmp_path: Path) -> None:
@@ -226,6 +226,49 @@ def test_a_text_only_gemma3_takes_the_defaults(tmp_path: Path) -> None:
     assert text.fit is not None and whole.fit is not None
     assert 2 * 423_060_336 == whole.fit.ledger.weights - text.fit.ledger.weights
     assert 52 == compiled.catalog.models["gemma-text"].parameters["local"]
+
+
+def test_gemma_2_alternates_and_takes_its_own_defaults(tmp_path: Path) -> None:
+    """A Gemma 2 9B config (its published sizes; no `tie_word_embeddings` or
+    `layer_types`, as it omits them) imports with every other layer over the window (21 of
+    42), no norms on the heads, and Gemma2Config's defaults quoted; its weights are the
+    published 9,241,705,984 parameters at BF16."""
+    config = {
+        "architectures": ["Gemma2ForCausalLM"],
+        "attn_logit_softcapping": 50.0,
+        "final_logit_softcapping": 30.0,
+        "head_dim": 256,
+        "hidden_activation": "gelu_pytorch_tanh",
+        "hidden_size": 3584,
+        "intermediate_size": 14336,
+        "max_position_embeddings": 8192,
+        "model_type": "gemma2",
+        "num_attention_heads": 16,
+        "num_hidden_layers": 42,
+        "num_key_value_heads": 8,
+        "query_pre_attn_scalar": 256,
+        "sliding_window": 4096,
+        "torch_dtype": "bfloat16",
+        "vocab_size": 256000,
+    }
+    path = tmp_path / "gemma2.json"
+    path.write_text(json.dumps(config, indent=2), "utf-8")
+    specs = tmp_path / "specs"
+    shutil.copytree(bundled_specs_dir(), specs)
+    code, _ = run(
+        "import", "hf-config", str(path), "--id", "gemma-2-9b", "--url", URL,
+        "--specs", str(specs), "--write",
+    )  # fmt: skip
+    assert 0 == code
+    text = (specs / "models" / "gemma-2-9b.yaml").read_text("utf-8")
+    assert "Gemma2Config's default" in text and "21 of 42 sliding" in text
+    compiled = compile_catalog(catalog_or_raise(specs))
+    model = compiled.catalog.models["gemma-2-9b"]
+    assert 21 == model.parameters["local"]
+    assert not {"q-norm", "k-norm"} & {s.id for s in model.steps}
+    row = compiled.model_engine.row("gemma-2-9b", "decode-b1-l2048", "nvidia-h100-sxm", "bf16")
+    assert row.fit is not None
+    assert 2 * 9_241_705_984 == row.fit.ledger.weights
 
 
 def test_write_refuses_an_existing_spec(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,8 +6,9 @@ with a comment quoting the config's key and value, and the steps, memory ledger 
 assumptions are those of the bundled spec of the same family (Llama 3 for the dense
 decoders, Mixtral for the routed experts, DeepSeek-V3 for latent attention with routed
 and shared experts, Gemma 3 27B for Gemma 3), so that a config imports to the figures of
-the spec written by hand. A Gemma 3 config may omit sizes transformers' Gemma3TextConfig
-gives defaults for; the parameter's comment then quotes the default.
+the spec written by hand; Gemma 2 takes Gemma 3's steps without the norms on the heads.
+A Gemma config may omit sizes transformers' Gemma2Config or Gemma3TextConfig gives
+defaults for; the parameter's comment then quotes the default.
 
 A `sliding_window` gives attention over the window (kernel attention-kv-window) and a
 KV ledger of `min(L, W)` keys, on every layer or on those `layer_types` names
@@ -15,7 +16,7 @@ KV ledger of `min(L, W)` keys, on every layer or on those `layer_types` names
 the expert steps and the ledger their own width.
 
 Reading is strict: a file that is not one JSON object, a size that is not a positive
-whole number, an architecture not imported (or imported later: Gemma 2) is one
+whole number, an architecture not imported (or imported later: Qwen2-MoE) is one
 `FILE:LINE: error: ...` line, at the member's line (inside `text_config` or
 `vision_config` where it is nested); nothing is written.
 """
@@ -43,12 +44,13 @@ FAMILIES: dict[str, str] = {
     "Qwen3MoeForCausalLM": "experts",
     "GptOssForCausalLM": "experts",
     "DeepseekV3ForCausalLM": "mla",
+    "Gemma2ForCausalLM": "gemma",
     "Gemma3ForCausalLM": "gemma",
     "Gemma3ForConditionalGeneration": "gemma",
 }
 # Architectures recognised but not imported yet, with what they need.
 LATER: dict[str, str] = {
-    "Gemma2ForCausalLM": "a GeGLU MLP and norms after attention and the MLP",
+    "Qwen2MoeForCausalLM": "a shared expert behind its own sigmoid gate beside the routed ones",
 }
 # float16 and bfloat16 are both two bytes, and one peak on the chips the catalog quotes:
 # precisions.yaml names them together ("BF16 or FP16").
@@ -401,24 +403,46 @@ def _latent(
     )
 
 
-# The defaults of transformers' Gemma3TextConfig that a Gemma 3 config may omit, as
-# configuration_gemma3.py writes them (quoted in the parameter's comment).
-GEMMA3_DEFAULTS: dict[str, tuple[int | str | bool, str]] = {
-    "vocab_size": (262_208, "vocab_size=262_208"),
-    "sliding_window_pattern": (6, "sliding_window_pattern=6"),
-    "hidden_activation": ("gelu_pytorch_tanh", 'hidden_activation="gelu_pytorch_tanh"'),
-    "tie_word_embeddings": (True, "tie_word_embeddings=True"),
-    "max_position_embeddings": (131_072, "max_position_embeddings=131_072"),
+# The defaults of transformers' Gemma2Config and Gemma3TextConfig that a config may
+# omit, as configuration_gemma2.py and configuration_gemma3.py write them (quoted in the
+# parameter's comment): the class, and per key the value and how the file writes it.
+GEMMA_DEFAULTS: dict[str, tuple[str, dict[str, tuple[int | str | bool, str]]]] = {
+    "Gemma2ForCausalLM": (
+        "Gemma2Config",
+        {
+            "vocab_size": (256_000, "vocab_size: int = 256000"),
+            "head_dim": (256, "head_dim: int = 256"),
+            "sliding_window": (4096, "sliding_window: int | None = 4096"),
+            "hidden_activation": (
+                "gelu_pytorch_tanh",
+                'hidden_activation: str = "gelu_pytorch_tanh"',
+            ),
+            "tie_word_embeddings": (True, "tie_word_embeddings: bool = True"),
+            "max_position_embeddings": (8192, "max_position_embeddings: int = 8192"),
+        },
+    ),
+    "Gemma3": (
+        "Gemma3TextConfig",
+        {
+            "vocab_size": (262_208, "vocab_size=262_208"),
+            "sliding_window_pattern": (6, "sliding_window_pattern=6"),
+            "hidden_activation": ("gelu_pytorch_tanh", 'hidden_activation="gelu_pytorch_tanh"'),
+            "tie_word_embeddings": (True, "tie_word_embeddings=True"),
+            "max_position_embeddings": (131_072, "max_position_embeddings=131_072"),
+        },
+    ),
 }
 
 
 def _gemma(
     data: dict[str, Any], arch: str, name: str, fail: Callable[[str, str], ConfigError]
 ) -> Imported:
-    """A Gemma 3 config: the text model's sizes (under `text_config` for the multimodal
-    Gemma3ForConditionalGeneration), Gemma3TextConfig's defaults for what it omits, every
-    sixth layer global and the others over the sliding window, a GeGLU MLP, and the
-    SigLIP vision tower's sizes (held in memory, not run)."""
+    """A Gemma 2 or 3 config: the text model's sizes (under `text_config` for the
+    multimodal Gemma3ForConditionalGeneration), transformers' defaults for what it omits,
+    the layers over the sliding window (every other one in Gemma 2, five of six in Gemma 3,
+    or those `layer_types` names), a GeGLU MLP, and the SigLIP vision tower's sizes (held
+    in memory, not run)."""
+    owner, defaults = GEMMA_DEFAULTS[arch if arch.startswith("Gemma2") else "Gemma3"]
     text = data.get("text_config", {}) if arch == "Gemma3ForConditionalGeneration" else data
     if not isinstance(text, dict):
         raise fail("text_config", '"text_config" must be an object of the text model\'s sizes')
@@ -436,8 +460,8 @@ def _gemma(
 
     def given(block: dict[str, Any], key: str, what: str, where: str = "") -> int:
         if key not in block:
-            if key in GEMMA3_DEFAULTS and not where:
-                return int(GEMMA3_DEFAULTS[key][0])
+            if key in defaults and not where:
+                return int(defaults[key][0])
             raise ConfigError(name, 1, f'no {where}"{key}" ({what}) in the config')
         value = block[key]
         if type(value) is not int or not 1 <= value <= MAX_SIZE:
@@ -448,14 +472,14 @@ def _gemma(
             )
         return value
 
+    def default(key: str) -> str:
+        return f'no "{key}": {owner}\'s default, {defaults[key][1]}'
+
     def member(pname: str, key: str, what: str, where: str = "") -> Parameter:
         block = (vision or {}) if where else text
         value = given(block, key, what, where)
         if key not in block:
-            default = GEMMA3_DEFAULTS[key][1]
-            return Parameter(
-                pname, value, key, f'no "{key}": Gemma3TextConfig\'s default, {default}'
-            )
+            return Parameter(pname, value, key, default(key))
         return Parameter(pname, value, key, f'{where}"{key}": {value}')
 
     params = [
@@ -474,20 +498,8 @@ def _gemma(
             path("num_key_value_heads"),
             f"{hq} query heads do not share {hkv} key-value heads evenly",
         )
-    if "layer_types" in text:
-        raise fail(path("layer_types"), "a Gemma 3 config with layer_types is not imported yet")
-    pattern = given(text, "sliding_window_pattern", "layers per global layer")
-    local = layers - layers // pattern
-    if "sliding_window_pattern" in text:
-        quoted = f'"sliding_window_pattern": {pattern}, {local} of {layers} sliding'
-    else:
-        quoted = (
-            f'no "sliding_window_pattern": Gemma3TextConfig\'s default,'
-            f" {GEMMA3_DEFAULTS['sliding_window_pattern'][1]} (every sixth layer global),"
-            f" {local} of {layers} sliding"
-        )
-    params.append(Parameter("local", local, "sliding_window_pattern", quoted))
-    act = text.get("hidden_activation", GEMMA3_DEFAULTS["hidden_activation"][0])
+    params.append(_gemma_local(text, layers, owner, defaults, given, path, fail))
+    act = text.get("hidden_activation", defaults["hidden_activation"][0])
     if act != "gelu_pytorch_tanh":
         raise fail(
             path("hidden_activation"),
@@ -496,7 +508,7 @@ def _gemma(
         )
     tied = data.get("tie_word_embeddings", text.get("tie_word_embeddings", True))
     if tied is not True:
-        raise fail("tie_word_embeddings", "untied embeddings are not imported for Gemma 3")
+        raise fail("tie_word_embeddings", "untied embeddings are not imported for Gemma")
     if vision is not None:
         if vision.get("vision_use_head", False) is not False:
             raise fail(
@@ -519,7 +531,14 @@ def _gemma(
     if dtype not in PRECISIONS:
         known = ", ".join(PRECISIONS)
         raise fail("torch_dtype", f"weights of type {_shown(dtype)}: rooflinec imports {known}")
-    context = text.get("max_position_embeddings", GEMMA3_DEFAULTS["max_position_embeddings"][0])
+    notes = []
+    if arch.startswith("Gemma2"):
+        notes.append(
+            "The tanh soft-capping of the attention scores and of the logits"
+            " (attn_logit_softcapping, final_logit_softcapping) is not counted: a few"
+            " operations a score and a logit."
+        )
+    context = text.get("max_position_embeddings", defaults["max_position_embeddings"][0])
     return Imported(
         arch,
         "gemma",
@@ -528,9 +547,60 @@ def _gemma(
         "torch_dtype",
         True,
         context if type(context) is int and context >= 1 else None,
-        (),
+        tuple(notes),
         "mixed",
     )
+
+
+def _gemma_local(
+    text: dict[str, Any],
+    layers: int,
+    owner: str,
+    defaults: dict[str, tuple[int | str | bool, str]],
+    given: Callable[[dict[str, Any], str, str], int],
+    path: Callable[[str], str],
+    fail: Callable[[str, str], ConfigError],
+) -> Parameter:
+    """`local`, the layers over the sliding window: those `layer_types` names
+    `sliding_attention`, else Gemma 3's five of every six (`sliding_window_pattern`, layer
+    i global when i + 1 is a multiple of it) or Gemma 2's every other one (layer i
+    sliding when i is even), as transformers' configurations default them."""
+    kinds = text.get("layer_types")
+    if kinds is not None:
+        if (
+            not isinstance(kinds, list)
+            or len(kinds) != layers
+            or any(not isinstance(k, str) or k not in LAYER_KINDS for k in kinds)
+        ):
+            raise fail(
+                path("layer_types"),
+                f'"layer_types" must name each of the {layers} layers "sliding_attention" or'
+                ' "full_attention"',
+            )
+        local = sum(1 for k in kinds if LAYER_KINDS[k])
+        return Parameter(
+            "local", local, "layer_types", f'"layer_types": {local} of {layers} sliding_attention'
+        )
+    if "sliding_window_pattern" not in defaults:  # Gemma 2
+        local = layers - layers // 2
+        return Parameter(
+            "local",
+            local,
+            "layer_types",
+            f'no "layer_types": {owner}\'s default, "sliding_attention" if bool((i + 1) % 2)'
+            f" (every other layer global), {local} of {layers} sliding",
+        )
+    pattern = given(text, "sliding_window_pattern", "layers per global layer")
+    local = layers - layers // pattern
+    if "sliding_window_pattern" in text:
+        quoted = f'"sliding_window_pattern": {pattern}, {local} of {layers} sliding'
+    else:
+        quoted = (
+            f'no "sliding_window_pattern": {owner}\'s default,'
+            f" {defaults['sliding_window_pattern'][1]} (every sixth layer global),"
+            f" {local} of {layers} sliding"
+        )
+    return Parameter("local", local, "sliding_window_pattern", quoted)
 
 
 # A layer kind of `layer_types` and whether it attends over the sliding window.
@@ -672,7 +742,13 @@ def _steps(m: Imported) -> list[str]:
         wb = m.weight_width or m.precision
         return ["  - " + step.replace("{wb}", wb) for step in _template("steps-mla.txt")]
     if m.family == "gemma":
-        return ["  - " + step for step in _template("steps-gemma.txt")]
+        # Gemma 2 has no norms on the heads' queries and keys
+        heads = m.architecture.startswith("Gemma3")
+        return [
+            "  - " + step
+            for step in _template("steps-gemma.txt")
+            if heads or not step.startswith(("{id: q-norm,", "{id: k-norm,"))
+        ]
     d_text = "d" if m.has("d") else "(h/hq)"
     qo = "hq*d" if m.has("d") else "h"  # the queries' and the attention output's width
     bare = "d" if m.has("d") else "h/hq"  # the head size as a value of its own
@@ -709,7 +785,13 @@ def _memory(m: Imported) -> list[str]:
         )
         return [
             "  weights: >-",
-            "    (layers/pp*(2*h*hq*d + 2*h*hkv*d + 3*h*f)/tp + layers/pp*(4*h + 2*d) + V*h/tp + h"
+            "    (layers/pp*(2*h*hq*d + 2*h*hkv*d + 3*h*f)/tp"
+            + (
+                " + layers/pp*(4*h + 2*d)"
+                if m.architecture.startswith("Gemma3")
+                else " + layers/pp*4*h"
+            )
+            + " + V*h/tp + h"
             + vision
             + ")*w",
             "  kv: 2*b*(local*min(L, W) + (layers - local)*L)/pp*max(hkv/tp, 1)*d*w",
@@ -798,14 +880,17 @@ def _description(m: Imported, ident: str) -> str:
 
 def _gemma_description(m: Imported, ident: str) -> str:
     v = m.value
+    gemma3 = m.architecture.startswith("Gemma3")
+    owner = "Gemma3TextConfig" if gemma3 else "Gemma2Config"
+    heads = ", and on each head's queries and keys" if gemma3 else ""
     text = (
         f"{ident}, imported from its config.json ({m.architecture}) and the defaults of"
-        f" transformers' Gemma3TextConfig: {v('layers')} decoder layers of hidden size {v('h')}"
-        f" with {v('hq')} query heads of {v('d')} sharing {v('hkv')} key-value heads, every"
-        f" sixth layer attending over every key and the other {v('local')} over a sliding"
-        f" window of {v('W')}; a GeGLU MLP (tanh-approximated GELU) of intermediate size"
-        f" {v('f')}; RMSNorm before and after both attention and the MLP, and on each head's"
-        f" queries and keys; a {v('V')}-token vocabulary with tied input and output embeddings."
+        f" transformers' {owner}: {v('layers')} decoder layers of hidden size {v('h')}"
+        f" with {v('hq')} query heads of {v('d')} sharing {v('hkv')} key-value heads,"
+        f" {v('layers') - v('local')} layers attending over every key and the other"
+        f" {v('local')} over a sliding window of {v('W')}; a GeGLU MLP (tanh-approximated"
+        f" GELU) of intermediate size {v('f')}; RMSNorm before and after both attention and"
+        f" the MLP{heads}; a {v('V')}-token vocabulary with tied input and output embeddings."
     )
     if m.has("vl"):
         text += (
@@ -933,6 +1018,8 @@ def _assumptions(m: Imported) -> list[str]:
         tags.add("full" if m.window == "none" else f"window-{m.window}")
     if m.has("vl"):
         tags.add("vision")
+    if m.family == "gemma":
+        tags.add("gemma2" if m.architecture.startswith("Gemma2") else "gemma3")
     for width in (m.expert_width, m.weight_width):
         if width is not None:
             tags.add(width)
