@@ -263,8 +263,6 @@ def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> 
     detail = Page(steps_path(model.id), site) if apart else page
     sections = {
         "steps": steps,
-        # The sections link the deployments page: from the page they are on
-        "deployments": deployment_rows(site, detail, model, devices) if apart else deployments,
         "step_chart": _step_chart(site, detail, model, focus_phase(model), devices),
         "roofline": _roofline(site, detail, model),
         "crossovers": _crossover_table(site, detail, model, devices),
@@ -303,7 +301,9 @@ def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> 
         measured=measured,
         memory=memory,
         details=page.href(steps_path(model.id)),
-        **{**sections, "deployments": deployments, **({"step_chart": None} if apart else {})},
+        # A long model's page keeps its steps table and links the sections' own page
+        **(sections if not apart else {**sections, "step_chart": None}),
+        deployments=deployments,
         frontiers=[page.link(r, frontier_path(model.id, r)) for r in model.requests]
         if site.frontier
         else [],
@@ -315,7 +315,15 @@ def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> 
     made = GeneratedPage(path, model.name, text, page.slots, page.assets)
     if not apart:
         return [made]
-    text = site.render("model_steps.md.j2", detail, model=model, back=detail.href(path), **sections)
+    text = site.render(
+        "model_steps.md.j2",
+        detail,
+        model=model,
+        back=detail.href(path),
+        # The sections link the deployments page: from the page they are on
+        deployments=deployment_rows(site, detail, model, devices),
+        **sections,
+    )
     steps_page = GeneratedPage(
         detail.path, f"{model.name}: each step", text, detail.slots, detail.assets
     )
