@@ -54,6 +54,21 @@ def imported(config: str, ident: str) -> str:
     return text
 
 
+def written(tmp_path: Path, config: dict[str, object], ident: str) -> Path:
+    """A copy of the bundled catalog with `config` imported into it as `ident`
+    (`import hf-config --write`): its specs folder."""
+    path = tmp_path / f"{ident}.json"
+    path.write_text(json.dumps(config, indent=2), "utf-8")
+    specs = tmp_path / "specs"
+    shutil.copytree(bundled_specs_dir(), specs)
+    code, _ = run(
+        "import", "hf-config", str(path), "--id", ident, "--url", URL,
+        "--specs", str(specs), "--write",
+    )  # fmt: skip
+    assert 0 == code
+    return specs
+
+
 @pytest.fixture(scope="module")
 def with_imports(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bundled catalog and, beside each bundled model, its import as ID-imported."""
@@ -209,15 +224,7 @@ def test_a_text_only_gemma3_takes_the_defaults(tmp_path: Path) -> None:
     data = json.loads((FIXTURES / "gemma-3-27b.json").read_text("utf-8"))
     config = {"architectures": ["Gemma3ForCausalLM"], **data["text_config"]}
     config["torch_dtype"] = "bfloat16"
-    path = tmp_path / "gemma3-text.json"
-    path.write_text(json.dumps(config, indent=2), "utf-8")
-    specs = tmp_path / "specs"
-    shutil.copytree(bundled_specs_dir(), specs)
-    code, _ = run(
-        "import", "hf-config", str(path), "--id", "gemma-text", "--url", URL,
-        "--specs", str(specs), "--write",
-    )  # fmt: skip
-    assert 0 == code
+    specs = written(tmp_path, config, "gemma-text")
     compiled = compile_catalog(catalog_or_raise(specs))
     engine = compiled.model_engine
     text = engine.row("gemma-text", "decode-b1-l8192", "nvidia-h100-sxm", "bf16")
@@ -251,15 +258,7 @@ def test_gemma_2_alternates_and_takes_its_own_defaults(tmp_path: Path) -> None:
         "torch_dtype": "bfloat16",
         "vocab_size": 256000,
     }
-    path = tmp_path / "gemma2.json"
-    path.write_text(json.dumps(config, indent=2), "utf-8")
-    specs = tmp_path / "specs"
-    shutil.copytree(bundled_specs_dir(), specs)
-    code, _ = run(
-        "import", "hf-config", str(path), "--id", "gemma-2-9b", "--url", URL,
-        "--specs", str(specs), "--write",
-    )  # fmt: skip
-    assert 0 == code
+    specs = written(tmp_path, config, "gemma-2-9b")
     text = (specs / "models" / "gemma-2-9b.yaml").read_text("utf-8")
     assert "Gemma2Config's default" in text and "21 of 42 sliding" in text
     compiled = compile_catalog(catalog_or_raise(specs))
