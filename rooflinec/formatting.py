@@ -117,6 +117,13 @@ def exact_decimal(value: Fraction) -> str | None:
     return f"{sign}{whole}.{frac}" if frac else f"{sign}{whole}"
 
 
+def width_text(value: Fraction) -> str:
+    """Bytes per value exactly, as a derivation shows a width: every digit of a finite
+    decimal ('0.53125' for MXFP4, '1.000244140625' for FP8 with a scale per 128 x 128
+    block), else the fraction ('4097/4096'); rounding would hide what a scale adds."""
+    return exact_decimal(value) or f"{value.numerator}/{value.denominator}"
+
+
 def format_percent(fraction: Real, digits: int = 3) -> str:
     """A fraction as a percentage with `digits` significant figures: 1/2 -> '50%'."""
     special = _non_finite(fraction)

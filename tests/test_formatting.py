@@ -188,3 +188,14 @@ def test_format_si_mantissa_in_range(value: Fraction, digits: int) -> None:
     printed = mantissa * scale[prefix]
     assert len(number.replace(".", "").strip("0")) <= digits
     assert abs(printed - value) <= value / 10 ** (digits - 1) / 2
+
+
+def test_width_text_shows_every_digit_of_a_width() -> None:
+    """A derivation's bytes per value are exact: a block scale's share is not rounded
+    away (FP8 with an FP32 scale per 128 x 128 block is not '1 B')."""
+    from rooflinec.formatting import width_text
+
+    assert "2" == width_text(Fraction(2))
+    assert "0.53125" == width_text(Fraction(17, 32))
+    assert "1.000244140625" == width_text(Fraction(4097, 4096))
+    assert "4/3" == width_text(Fraction(4, 3))

@@ -13,7 +13,7 @@ from rooflinec.catalog import LEVEL_NAMES, Catalog
 from rooflinec.engine.cells import Result
 from rooflinec.engine.evaluate import width_values
 from rooflinec.engine.terms import COMPUTE, LATENCY
-from rooflinec.formatting import format_number, format_percent, format_si
+from rooflinec.formatting import format_number, format_percent, format_si, width_text
 
 
 def _exact(value: Fraction) -> str:
@@ -40,7 +40,7 @@ def explain(catalog: Catalog, result: Result) -> str:
     add("1. Shape and precision")
     for name, value in (result.shape or case.shape).items():
         add(f"   {name} = {value:,}    ({kernel.symbols[name]})")
-    add(f"   w = {format_number(precision.bytes)} B per value ({precision.label})")
+    add(f"   w = {width_text(precision.bytes)} B per value ({precision.label})")
     for line in width_lines(catalog, kernel.widths, case.widths):
         add(f"   {line}")
     add("")
@@ -148,7 +148,7 @@ def width_lines(catalog: Catalog, widths: dict[str, str], bound: dict[str, str])
         else:
             p = catalog.precisions[pid]
             out.append(
-                f"{name} = {format_number(p.bytes)} B per value    ({meaning}; bound to"
+                f"{name} = {width_text(p.bytes)} B per value    ({meaning}; bound to"
                 f" {p.id}, {p.label})"
             )
     return out

@@ -14,7 +14,7 @@ from rooflinec.engine.cells import Result
 from rooflinec.engine.compiler import Compiled
 from rooflinec.engine.models import CollectiveBound, CollectiveStep, ModelEngine, ModelResult
 from rooflinec.engine.terms import COMPUTE, LATENCY
-from rooflinec.formatting import format_number, format_percent, format_si
+from rooflinec.formatting import format_number, format_percent, format_si, width_text
 from rooflinec.outputs.model_rows import fit_text
 from rooflinec.prose.explain import width_lines
 
@@ -197,7 +197,7 @@ def explain_model(compiled: Compiled, row: ModelResult) -> str:
         add(f"       shape: {shape}")
         add(f"       {_bound_value('count', step.count.text, s.count)}")
         w = catalog.precisions[s.precision].bytes
-        add(f"       w = {format_number(w)} B per value ({s.precision})")
+        add(f"       w = {width_text(w)} B per value ({s.precision})")
         for text in width_lines(catalog, kernel.widths, step.widths):
             add(f"       {text}")
         add(f"       {s_unit} per run = {kernel.flops.text} = {_exact(one.flops)}")
@@ -328,7 +328,7 @@ def memory_lines(compiled: Compiled, row: ModelResult) -> list[str]:
     add = out.append
     w = catalog.precisions[row.precision].bytes
     bound = "".join(
-        f", {n} = {format_number(catalog.precisions[p].bytes)} B ({p})"
+        f", {n} = {width_text(catalog.precisions[p].bytes)} B ({p})"
         for n, p in ledger.widths.items()
     )
     # The ledger's formulas read the row's own degrees (each chip holds its share).
@@ -338,7 +338,7 @@ def memory_lines(compiled: Compiled, row: ModelResult) -> list[str]:
         if set(values.values()) == {1}
         else ", ".join(f"{k} = {v:,}" for k, v in values.items())
     )
-    add(f"   w = {format_number(w)} B per value ({row.precision}){bound}; {degrees}")
+    add(f"   w = {width_text(w)} B per value ({row.precision}){bound}; {degrees}")
     m = fit.ledger
     add(f"   weights = {ledger.weights.text} = {_bytes(m.weights)}")
     if ledger.kv is not None:
