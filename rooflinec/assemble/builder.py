@@ -34,6 +34,10 @@ METHOD_MODELS_SUFFIX = "-models"
 METHOD_EXAMPLES_SUFFIX = "-examples"
 
 
+#: A kernel at a shape under a width binding: (kernel id, shape items, width items).
+KernelCheck = tuple[str, tuple[tuple[str, int], ...], tuple[tuple[str, str], ...]]
+
+
 class Builder:
     """What the typing of every kind of file shares; every problem goes to the collector.
 
@@ -49,9 +53,7 @@ class Builder:
         self.example_owners: list[tuple[Document, tuple[Example, ...]]] = []
         # Kernels at a shape and width binding whose counts passed in some model's step
         # (`rooflinec.assemble.models`): another model with the same step checks none again.
-        self.kernel_checks: set[
-            tuple[str, tuple[tuple[str, int], ...], tuple[tuple[str, str], ...]]
-        ] = set()
+        self.kernel_checks: set[KernelCheck] = set()
 
     def error(
         self,

@@ -15,7 +15,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from rooflinec.assemble.builder import Builder
+from rooflinec.assemble.builder import Builder, KernelCheck
 from rooflinec.assemble.cases import bind_widths
 from rooflinec.assemble.kernels import reserved_reason
 from rooflinec.assemble.reserve import reserve_share
@@ -61,9 +61,7 @@ class _Memo:
     same kernel at the same shape in several steps and phases), done once. Only what
     succeeded is kept: a problem is reported at every place it occurs."""
 
-    def __init__(
-        self, kernels: set[tuple[str, tuple[tuple[str, int], ...], tuple[tuple[str, str], ...]]]
-    ) -> None:
+    def __init__(self, kernels: set[KernelCheck]) -> None:
         self.formulas: dict[str, Formula] = {}
         self.routed: dict[str, Formula] = {}  # `X` as the experts bind it (engine formulas)
         self.values: dict[tuple[str, int, int], dict[str, int]] = {}

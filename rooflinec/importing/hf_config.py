@@ -179,14 +179,7 @@ def interpret(path: Path) -> Imported:
     def whole(key: str, what: str) -> int:
         if key not in data:
             raise ConfigError(name, 1, f'no "{key}" ({what}) in the config')
-        value = data[key]
-        if type(value) is not int or not 1 <= value <= MAX_SIZE:
-            raise fail(
-                key,
-                f'"{key}" ({what}) must be a whole number from 1 to {MAX_SIZE:,},'
-                f" not {_shown(value)}",
-            )
-        return value
+        return _size(data[key], f'"{key}" ({what})', key, fail)
 
     def member(pname: str, key: str, what: str) -> Parameter:
         value = whole(key, what)
@@ -305,6 +298,16 @@ def interpret(path: Path) -> Imported:
         windowed,
         expert_width,
     )
+
+
+def _size(value: Any, shown: str, key: str, fail: Callable[[str, str], ConfigError]) -> int:
+    """A config's width, count or vocabulary: a whole number from 1 to `MAX_SIZE`, or an
+    error at `key`'s line naming it as `shown`."""
+    if type(value) is not int or not 1 <= value <= MAX_SIZE:
+        raise fail(
+            key, f"{shown} must be a whole number from 1 to {MAX_SIZE:,}, not {_shown(value)}"
+        )
+    return value
 
 
 def _latent(
@@ -463,14 +466,7 @@ def _gemma(
             if key in defaults and not where:
                 return int(defaults[key][0])
             raise ConfigError(name, 1, f'no {where}"{key}" ({what}) in the config')
-        value = block[key]
-        if type(value) is not int or not 1 <= value <= MAX_SIZE:
-            raise fail(
-                path(key, where),
-                f'{where}"{key}" ({what}) must be a whole number from 1 to {MAX_SIZE:,},'
-                f" not {_shown(value)}",
-            )
-        return value
+        return _size(block[key], f'{where}"{key}" ({what})', path(key, where), fail)
 
     def default(key: str) -> str:
         return f'no "{key}": {owner}\'s default, {defaults[key][1]}'
@@ -565,22 +561,8 @@ def _gemma_local(
     `sliding_attention`, else Gemma 3's five of every six (`sliding_window_pattern`, layer
     i global when i + 1 is a multiple of it) or Gemma 2's every other one (layer i
     sliding when i is even), as transformers' configurations default them."""
-    kinds = text.get("layer_types")
-    if kinds is not None:
-        if (
-            not isinstance(kinds, list)
-            or len(kinds) != layers
-            or any(not isinstance(k, str) or k not in LAYER_KINDS for k in kinds)
-        ):
-            raise fail(
-                path("layer_types"),
-                f'"layer_types" must name each of the {layers} layers "sliding_attention" or'
-                ' "full_attention"',
-            )
-        local = sum(1 for k in kinds if LAYER_KINDS[k])
-        return Parameter(
-            "local", local, "layer_types", f'"layer_types": {local} of {layers} sliding_attention'
-        )
+    if "layer_types" in text:
+        return _sliding_layers(text["layer_types"], layers, path("layer_types"), fail)
     if "sliding_window_pattern" not in defaults:  # Gemma 2
         local = layers - layers // 2
         return Parameter(
@@ -620,38 +602,48 @@ def _window(
     if data.get("sliding_window") is None or data.get("use_sliding_window", True) is False:
         return "none"
     layers = params[0].value
-    kinds = data.get("layer_types")
-    if kinds is None:
+    if data.get("layer_types") is None:
         params.append(member("W", "sliding_window", "the sliding window"))
         return "all"
+    local = _sliding_layers(data["layer_types"], layers, "layer_types", fail)
+    if local.value == 0:
+        return "none"
+    params.append(member("W", "sliding_window", "the sliding window"))
+    if local.value == layers:
+        return "all"
+    params.append(local)
+    return "mixed"
+
+
+def _sliding_layers(
+    kinds: Any, layers: int, key: str, fail: Callable[[str, str], ConfigError]
+) -> Parameter:
+    """`local`, the layers `layer_types` names `sliding_attention`, once it names each of
+    the `layers` one of `LAYER_KINDS` (else an error at `key`'s line)."""
     if (
         not isinstance(kinds, list)
         or len(kinds) != layers
         or any(not isinstance(k, str) or k not in LAYER_KINDS for k in kinds)
     ):
         raise fail(
-            "layer_types",
+            key,
             f'"layer_types" must name each of the {layers} layers "sliding_attention" or'
             ' "full_attention"',
         )
     local = sum(1 for k in kinds if LAYER_KINDS[k])
-    if local == 0:
-        return "none"
-    params.append(member("W", "sliding_window", "the sliding window"))
-    if local == layers:
-        return "all"
-    alternate = kinds[0] != kinds[1] and all(k == kinds[i % 2] for i, k in enumerate(kinds))
-    pattern = "alternate" if alternate else "mix"
-    params.append(
-        Parameter(
-            "local",
-            local,
-            "layer_types",
-            f'"layer_types": "sliding_attention" and "full_attention" {pattern},'
-            f" {local} of {layers} sliding",
-        )
+    alternate = (
+        len(kinds) > 1
+        and kinds[0] != kinds[1]
+        and all(k == kinds[i % 2] for i, k in enumerate(kinds))
     )
-    return "mixed"
+    pattern = "alternate" if alternate else "mix"
+    return Parameter(
+        "local",
+        local,
+        "layer_types",
+        f'"layer_types": "sliding_attention" and "full_attention" {pattern},'
+        f" {local} of {layers} sliding",
+    )
 
 
 def _quantized(
