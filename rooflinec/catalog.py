@@ -528,6 +528,43 @@ class ModelMeasured:
     location: Location
 
 
+#: The metrics a serving result may give, in the order they are shown.
+SERVING_METRICS = ("ttft", "itl", "output_rate", "user_rate", "energy")
+
+
+@dataclass(frozen=True)
+class ServingResult:
+    """Requests of `input` and `output` tokens served on a deployment of `device` and
+    measured by a benchmark (a model's `measured` entry with `input` and `output`).
+
+    `metrics` holds the figures the source gives, exactly, in SI units: `ttft` and `itl`
+    in s, `output_rate` (the whole deployment's) and `user_rate` (one request's) in
+    tokens/s, `energy` in J per generated token; `texts` the same figures as written.
+    `concurrency` is the requests kept in flight, `batch` a static batch; neither: all
+    requests queued at once (offline). `speculation` is the draft of a `technique` that
+    changes the work per token; `assumed` the fields the source does not state."""
+
+    device: str
+    deployment: Deployment
+    precision: str
+    kv: str | None
+    input: int
+    output: int
+    concurrency: int | None
+    batch: int | None
+    engine: str
+    metrics: dict[str, Fraction]
+    texts: dict[str, str]
+    technique: str | None
+    speculation: Speculation | None
+    assumed: tuple[str, ...]
+    source: str
+    quote: str
+    note: str | None
+    location: Location
+    index: int  # its place in the model's `measured` list
+
+
 @dataclass(frozen=True)
 class LedgerTerm:
     """One term of a memory ledger: a byte-count formula, or a quantity written with its
@@ -734,6 +771,8 @@ class Model:
     experts: Experts | None = None  # routed experts (`experts:`), binding X of moe-linear steps
     # The phases that are verify passes of speculative decoding (a phase's `speculation:`)
     speculation: dict[str, Speculation] = field(default_factory=dict)
+    # Measured serving results (`measured` entries with `input` and `output`)
+    serving: tuple[ServingResult, ...] = ()
 
     def variables(self, phase: str, deployment: Deployment = ONE_CHIP) -> dict[str, int]:
         """The parameters, the phase's variables and the deployment's: what every formula

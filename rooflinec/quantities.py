@@ -67,6 +67,8 @@ class Dimension(enum.Enum):
     OPS = "ops"  # operation count, OP
     POWER = "power"  # W
     PRICE = "price"  # USD/s (written per hour, USD/h)
+    TOKEN_RATE = "token rate"  # tokens/s: a serving result's output or per-user rate
+    ENERGY = "energy"  # J per generated token
 
     @property
     def description(self) -> str:
@@ -89,6 +91,8 @@ _DESCRIPTIONS: dict[Dimension, str] = {
     Dimension.OPS: "an operation count",
     Dimension.POWER: "a power",
     Dimension.PRICE: "a price per hour",
+    Dimension.TOKEN_RATE: "a token rate",
+    Dimension.ENERGY: "an energy per token",
 }
 
 _EXAMPLES: dict[Dimension, str] = {
@@ -101,6 +105,8 @@ _EXAMPLES: dict[Dimension, str] = {
     Dimension.OPS: "8.6 GFLOP",
     Dimension.POWER: "700 W",
     Dimension.PRICE: "2.99 USD/h",
+    Dimension.TOKEN_RATE: "51.67 tokens/s",
+    Dimension.ENERGY: "0.45 J/token",
 }
 
 # Hints listing what each dimension accepts; shown when a unit is unknown.
@@ -124,6 +130,8 @@ _ACCEPTED: dict[Dimension, str] = {
     "as in '8.6 GFLOP'",
     Dimension.POWER: "a power is written W with a prefix k M, as in '700 W' or '1.2 kW'",
     Dimension.PRICE: "a price is written in US dollars per hour, as in '2.99 USD/h'",
+    Dimension.TOKEN_RATE: "a token rate is written tokens/s (prefix k M), as in '51.67 tokens/s'",
+    Dimension.ENERGY: "an energy per token is written J/token (prefix m k), as in '0.45 J/token'",
 }
 
 # What a link's bandwidth accepts, where bits are allowed too.
@@ -135,7 +143,7 @@ _ACCEPTED_LINK = (
 _ACCEPTED_ANY = (
     "accepted units: rates (TFLOP/s, TOPS), bandwidths (TB/s, GiBps), sizes (GB, MiB), "
     "times (ms, µs), intensities (FLOP/B), operation counts (GFLOP), powers (W), "
-    "prices (USD/h) and shares (%)"
+    "prices (USD/h), token rates (tokens/s), energies (J/token) and shares (%)"
 )
 
 
@@ -271,6 +279,12 @@ def _build_units() -> dict[str, _Unit]:
     for prefix in _POWER_PREFIXES:
         add(prefix + "W", _Unit(Dimension.POWER, Fraction(_DECIMAL[prefix]), None, False))
     add("USD/h", _Unit(Dimension.PRICE, Fraction(1, 3600), None, False))
+    # Serving results: generated tokens per second, and joules per generated token.
+    for prefix in ("", "k", "M"):
+        scale = Fraction(_DECIMAL[prefix])
+        add(prefix + "tokens/s", _Unit(Dimension.TOKEN_RATE, scale, None, False))
+    for prefix, scale in (("", Fraction(1)), ("m", Fraction(1, 1000)), ("k", Fraction(1000))):
+        add(prefix + "J/token", _Unit(Dimension.ENERGY, scale, None, False))
     return units
 
 

@@ -52,6 +52,8 @@ _DIMENSION_DEFINITIONS = {
     "measuredShare": Dimension.SHARE,
     "power": Dimension.POWER,
     "price": Dimension.PRICE,
+    "tokenRate": Dimension.TOKEN_RATE,
+    "energyPerToken": Dimension.ENERGY,
 }
 # The one definition whose values may be in bits (an interconnect's bandwidth), and the
 # one share that may exceed 100 % (a measured collective's, which a lint flags).

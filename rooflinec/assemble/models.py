@@ -39,6 +39,7 @@ from rooflinec.catalog import (
     NamedDeployment,
     Precision,
     RequestShape,
+    ServingResult,
     Speculation,
     model_names,
 )
@@ -123,6 +124,7 @@ def build_model(
             steps.append(step)
     sources = builder.sources(doc)
     measured = _measured(builder, doc, phases, sources, precisions)
+    serving = _serving(builder, doc, sources, precisions)
     memory = _memory(builder, doc, names, parameters, phases, precisions)
     deployments = _deployments(builder, doc)
     requests = _requests(doc)
@@ -156,6 +158,7 @@ def build_model(
         requests,
         experts,
         speculation,
+        serving,
     )
 
 
@@ -609,6 +612,8 @@ def _measured(
 ) -> tuple[ModelMeasured, ...]:
     out: list[ModelMeasured] = []
     for j, m in enumerate(doc.data.get("measured") or []):
+        if SERVING_KEYS & m.keys():
+            continue  # a serving result (`_serving`)
         path: PathKey = ("measured", j)
         builder.source_ref(doc, (*path, "source"), m["source"], sources)
         builder.precision_ref(doc, (*path, "precision"), m["precision"], precisions)
@@ -633,6 +638,95 @@ def _measured(
                 m["source"],
                 m.get("note"),
                 doc.locate(path),
+            )
+        )
+    return tuple(out)
+
+
+# The keys that make a `measured` entry a serving result (the schema's `if`).
+SERVING_KEYS = frozenset({"input", "output"})
+_SERVING_DIMENSIONS = {
+    "ttft": Dimension.TIME,
+    "itl": Dimension.TIME,
+    "output_rate": Dimension.TOKEN_RATE,
+    "user_rate": Dimension.TOKEN_RATE,
+    "energy": Dimension.ENERGY,
+}
+
+
+def _serving(
+    builder: Builder,
+    doc: Document,
+    sources: dict[str, Any],
+    precisions: dict[str, Precision],
+) -> tuple[ServingResult, ...]:
+    """The `measured` entries with `input` and `output`: serving results, each figure
+    parsed with its unit (greater than zero), the deployment a split that is one and the KV
+    cache no narrower than the precision the bound counts it at."""
+    out: list[ServingResult] = []
+    for j, m in enumerate(doc.data.get("measured") or []):
+        if not SERVING_KEYS & m.keys():
+            continue
+        path: PathKey = ("measured", j)
+        before = len(builder.out.errors)
+        builder.source_ref(doc, (*path, "source"), m["source"], sources)
+        builder.precision_ref(doc, (*path, "precision"), m["precision"], precisions)
+        kv = m.get("kv")
+        if kv is not None:
+            builder.precision_ref(doc, (*path, "kv"), kv, precisions, compute=False)
+            at, cache = precisions.get(m["precision"]), precisions.get(kv)
+            if at is not None and cache is not None and cache.bytes < at.bytes:
+                builder.error(
+                    doc,
+                    (*path, "kv"),
+                    f"a KV cache at {kv} is narrower than the precision {m['precision']}, which"
+                    " the bound counts it at: the bound would not be one (give the precision"
+                    f" {kv}, or leave kv out)",
+                    code="measured",
+                )
+        deployment = Deployment(m.get("tp", 1), m.get("pp", 1), m.get("ep", 1), m.get("chips"))
+        problem = deployment.problem()
+        if problem is not None:
+            builder.error(doc, path, f"serving result {j}: {problem}", code="measured")
+        metrics: dict[str, Fraction] = {}
+        texts: dict[str, str] = {}
+        for name, dimension in _SERVING_DIMENSIONS.items():
+            if name not in m:
+                continue
+            parsed = builder.quantity(doc, (*path, name), m[name], dimension)
+            if parsed is not None:
+                metrics[name], texts[name] = parsed[0], str(m[name])
+        spec = m.get("speculation")
+        if spec is not None and m.get("technique") is None:
+            builder.error(
+                doc,
+                (*path, "speculation"),
+                "a draft (speculation) belongs to a technique: name it in `technique`",
+                code="measured",
+            )
+        if len(builder.out.errors) > before:
+            continue
+        out.append(
+            ServingResult(
+                m["device"],
+                deployment,
+                m["precision"],
+                kv,
+                m["input"],
+                m["output"],
+                m.get("concurrency"),
+                m.get("batch"),
+                m["engine"],
+                metrics,
+                texts,
+                m.get("technique"),
+                None if spec is None else Speculation(spec["k"], Fraction(1)),
+                tuple(m.get("assumed") or ()),
+                m["source"],
+                m["quote"],
+                m.get("note"),
+                doc.locate(path),
+                j,
             )
         )
     return tuple(out)

@@ -115,6 +115,16 @@ def _model_refs(builder: Builder, catalog: Catalog, model: Model) -> None:
             m.precision,
             precision_known=m.precision in catalog.precisions,
         )
+    for r in model.serving:
+        _device_ref(
+            builder,
+            catalog,
+            doc,
+            ("measured", r.index),
+            r.device,
+            r.precision,
+            precision_known=r.precision in catalog.precisions,
+        )
     _named_deployments(builder, catalog, model)
 
 
