@@ -377,6 +377,8 @@ PATTERN_EXAMPLES = {
     ),
     _NUMBER + "[kM]?W *$(?![\\s\\S])": "700 W",
     _NUMBER + "USD/h *$(?![\\s\\S])": "2.99 USD/h",
+    _NUMBER + "[kM]?tokens/s *$(?![\\s\\S])": "51.67 tokens/s",
+    _NUMBER + "[mk]?J/token *$(?![\\s\\S])": "0.45 J/token",
     _NUMBER + "[m\\u00b5\\u03bcunp]?s *$(?![\\s\\S])": "1.4 ms",
     _NUMBER + "[kKMGTPE]?(FLOP|OP) *$(?![\\s\\S])": "4.33 TFLOP",
     "^ *[0-9][0-9.]*[ \\u00a0\\u2009\\u202f]*% *$(?![\\s\\S])": "92%",

@@ -24,7 +24,7 @@ from types import FrameType
 from typing import TextIO
 
 from rooflinec import __version__
-from rooflinec.cli import commands
+from rooflinec.cli import commands, validate
 from rooflinec.cli.extras import EXTRA_OF_MODULE, missing_extra_message
 from rooflinec.cli.options import (
     DEFAULT_ADDRESS,
@@ -445,6 +445,13 @@ def _plan(p: argparse.ArgumentParser) -> None:
     _specs(p)
 
 
+def _validate(p: argparse.ArgumentParser) -> None:
+    _repeated(p, "--model", "models", "M", "a model (repeatable; default: every model)")
+    _repeated(p, "--device", "devices", "D", "a device (repeatable; default: every device)")
+    _format(p, ["text", "json", "csv"], "text", "text (default), json or csv")
+    _specs(p)
+
+
 def _diff(p: argparse.ArgumentParser) -> None:
     p.add_argument("base", nargs="?", metavar="BASE_REF", help="a git ref (default: merge base)")
     _specs(p)
@@ -625,6 +632,22 @@ COMMANDS: tuple[Command, ...] = (
         "derives it. --format json: model, input, output, targets, plans, frontier.",
         arguments=_plan,
         run=commands.cmd_plan,
+    ),
+    Command(
+        "validate",
+        help="compare bounds with measured serving results",
+        description="Set every measured serving result of the models (a `measured` entry "
+        "with input and output) beside its bound: ttft, itl and tokens/s per user at batch "
+        "1, output tokens/s at the most sequences that can be resident (a static batch at "
+        "its batch), from the passes' time_overlapped; the ratio (1 or more when the bound "
+        "holds), the regime of the pass that sets the bound, and a calibrated estimate (the "
+        "bound times the geometric mean of the ratios of its device, metric and regime), "
+        "labelled as such. Then per device, metric and regime the points, median and worst "
+        "ratio, and the estimate's leave-one-out error (median and worst absolute "
+        "percentage error) beside the bound's own. Energy is shown, not bounded. --format "
+        "json: points, summary, estimate_error, bound_error (see the README).",
+        arguments=_validate,
+        run=validate.cmd_validate,
     ),
     Command(
         "diff",

@@ -60,6 +60,7 @@ NAV: list[dict[str, str]] = [
     {"Devices": "devices/index.md"},
     {"Kernels": "kernels/index.md"},
     {"Models": "models/index.md"},
+    {"Accuracy": "accuracy.md"},
     {"Comparison": "comparison.md"},
     {"Method": "method/roofline.md"},
     {"Sources": "sources.md"},

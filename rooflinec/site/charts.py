@@ -65,6 +65,7 @@ __all__ = [
     "kernel_chart",
     "model_steps_chart",
     "render_svg",
+    "serving_chart",
     "spec_json",
     "tokens_chart",
     "vega_bundle",
@@ -1348,3 +1349,55 @@ def vega_bundle() -> str:
     bundle: str = vl_convert.javascript_bundle()  # type: ignore[call-arg]  # stub: snippet=None
     _store(path.parent, path, bundle)
     return bundle
+
+
+def serving_chart(name: str, title: str, unit: str, rows: Sequence[dict[str, Any]]) -> Chart:
+    """Bound against measured for one metric of the serving results, log–log, one colour
+    per device, with the diagonal where the two are equal: a time's bound lies on or
+    below it, a rate's on or above.
+
+    `rows` are `{"device", "model", "measured", "bound", "ratio", "measured_label",
+    "bound_label"}` (figures in `unit`, floats; labels as the page prints them)."""
+    values = [float(r[k]) for r in rows for k in ("measured", "bound")] or [1.0]
+    domain = (_decade_floor(min(values)), _decade_ceil(max(values) * 1.01))
+    x = _log_field("measured:Q", domain, f"Measured ({unit})", "~s", grid=True)
+    y = _log_field("bound:Q", domain, f"Bound ({unit})", "~s", grid=True)
+    devices = sorted({str(r["device"]) for r in rows})
+    colour = _field(
+        "device:N",
+        sort=devices,
+        scale={"range": list(COMPARISON_PALETTE)},
+        legend={"title": "Device", "orient": "bottom", "columns": 2, "labelLimit": 240},
+    )
+    tips = _tooltips(
+        [
+            ("model:N", "model"),
+            ("device:N", "device"),
+            ("measured_label:N", "measured"),
+            ("bound_label:N", "bound"),
+            ("ratio:Q", "ratio"),
+        ]
+    )
+    diagonal = {
+        "data": {"values": [{"measured": domain[0], "bound": domain[0]},
+                            {"measured": domain[1], "bound": domain[1]}]},
+        "mark": {"type": "line", "strokeDash": [4, 3], "color": "#555555"},
+        "encoding": {"x": x, "y": y},
+    }  # fmt: skip
+    body = {
+        "layer": [
+            diagonal,
+            {
+                "mark": {"type": "point", "filled": True, "size": 50, "opacity": 0.8},
+                "encoding": {"x": x, "y": y, "color": colour, "tooltip": tips},
+            },
+        ]
+    }
+    spec = _fetched_spec(name, rows, title, HEIGHT - 60, body)
+    description = (
+        f"Scatter chart of {title}: the bound against the measured figure, in {unit}, on log "
+        f"scales, {len(rows)} points coloured by device ({len(devices)}), with a dashed "
+        "diagonal where they are equal. The same data is in the tables of the accuracy pages."
+    )
+    hint = "Hover a point for its model, device and ratio."
+    return Chart(name, title, description, spec, hint=hint)
