@@ -696,6 +696,14 @@ def _serving(
             parsed = builder.quantity(doc, (*path, name), m[name], dimension)
             if parsed is not None:
                 metrics[name], texts[name] = parsed[0], str(m[name])
+        if "concurrency" in m and "batch" in m:
+            builder.error(
+                doc,
+                (*path, "batch"),
+                "a serving result has a concurrency (requests kept in flight) or a static"
+                " batch (requests that start and finish together), not both",
+                code="measured",
+            )
         spec = m.get("speculation")
         if spec is not None and m.get("technique") is None:
             builder.error(

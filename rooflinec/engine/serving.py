@@ -41,6 +41,7 @@ from rooflinec.engine.memory import device_capacity, ledger_terms
 from rooflinec.engine.models import DeploymentError, ModelEngine, ModelResult, RunPoint
 from rooflinec.engine.requests import _pass, _varying_steps, decode_sum, pass_time, series
 from rooflinec.errors import Diagnostic
+from rooflinec.formatting import format_number, format_si
 from rooflinec.formulas import EvaluationError, FormulaError
 
 if TYPE_CHECKING:
@@ -434,5 +435,5 @@ def serving_diagnostics(engine: ModelEngine) -> list[Diagnostic]:
 
 def _shown(metric: str, value: Fraction) -> str:
     if metric in TIMES:
-        return f"{float(value) * 1000:.4g} ms"
-    return f"{float(value):.4g} tokens/s"
+        return format_si(value, "s")
+    return f"{format_number(value)} tokens/s"
