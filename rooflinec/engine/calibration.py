@@ -49,10 +49,7 @@ def fits(p: ServingPoint) -> bool:
     far that is, not how far the plain bound is)."""
     ratio = p.ratio
     return (
-        ratio is not None
-        and ratio > 0
-        and p.metric in TIMES | RATES
-        and p.result.technique is None
+        ratio is not None and ratio > 0 and p.metric in TIMES | RATES and p.result.technique is None
     )
 
 
