@@ -25,7 +25,7 @@ and beats its bound is a `check` error.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
@@ -183,6 +183,7 @@ class _Bounds:
         self.prefills: dict[tuple[object, ...], ModelResult] = {}
         self.decodes: dict[tuple[object, ...], Fraction] = {}
         self.work: dict[tuple[object, ...], tuple[dict[str, Fraction], Fraction]] = {}
+        self.regimes: dict[tuple[object, ...], str] = {}
 
     def prefill(
         self, figures: DeviceFigures, precision: str, deployment: Deployment, batch: int, n: int
@@ -216,6 +217,10 @@ class _Bounds:
     ) -> str:
         """The limit of the decode pass at L = input + ⌈output/2⌉ (+ the draft)."""
         keys = shape.input + math.ceil(shape.output / 2) + shape.drafted
+        key = (figures.id, precision, deployment, batch, shape.drafted + 1, keys)
+        hit = self.regimes.get(key)
+        if hit is not None:
+            return hit
         row = _pass(
             self.engine,
             self.model,
@@ -224,7 +229,8 @@ class _Bounds:
             precision,
             deployment,
         )
-        return row.limited_by
+        found = self.regimes[key] = row.limited_by
+        return found
 
     def rate(
         self,
@@ -349,8 +355,6 @@ def _points_of(bounds: _Bounds, result: ServingResult) -> list[ServingPoint]:
                 itl = bounds.itl(figures, precision, deployment, shape)
                 for metric, value in (("itl", itl), ("user_rate", 1 / itl)):
                     bound[metric], batch[metric] = value, 1
-                one = bounds.regime(figures, precision, deployment, 1, shape)
-                regime["itl"] = regime["user_rate"] = regime["energy"] = one
             else:
                 problem = "one output token: no decode pass follows the first token"
         if "output_rate" in wanted:
@@ -360,9 +364,6 @@ def _points_of(bounds: _Bounds, result: ServingResult) -> list[ServingPoint]:
             else:
                 bound["output_rate"] = bounds.rate(figures, precision, deployment, resident, shape)
                 batch["output_rate"] = resident
-                regime["output_rate"] = bounds.regime(
-                    figures, precision, deployment, resident, shape
-                )
     except (DeploymentError, EvaluationError, FormulaError, ZeroDivisionError) as exc:
         problem = str(exc)
     out.extend(each(bound, batch, regime, problem))
@@ -371,23 +372,58 @@ def _points_of(bounds: _Bounds, result: ServingResult) -> list[ServingPoint]:
 
 # ---------------------------------------------------------------------- all results
 
-_POINTS: WeakKeyDictionary[ModelEngine, tuple[ServingPoint, ...]] = WeakKeyDictionary()
+_POINTS: WeakKeyDictionary[ModelEngine, dict[bool, tuple[ServingPoint, ...]]] = WeakKeyDictionary()
 
 
-def serving_points(engine: ModelEngine) -> tuple[ServingPoint, ...]:
+def serving_points(engine: ModelEngine, *, regimes: bool = True) -> tuple[ServingPoint, ...]:
     """Every metric of every model's serving results with its bound, in catalog order;
-    found once per engine."""
-    hit = _POINTS.get(engine)
-    if hit is None:
+    found once per engine. `regimes=False` leaves out the decode passes' regimes (one
+    more pass each, which `check` does not read): a point's `regime` is then the
+    prefill's for `ttft` and None otherwise."""
+    known = _POINTS.setdefault(engine, {})
+    hit = known.get(regimes)
+    if hit is not None:
+        return hit
+    plain = known.get(False)
+    if plain is None:
         out: list[ServingPoint] = []
         for model in engine.catalog.models.values():
-            if not model.serving:
-                continue
-            bounds = _Bounds(engine, model)
-            for result in model.serving:
-                out.extend(_points_of(bounds, result))
-        hit = _POINTS[engine] = tuple(out)
-    return hit
+            if model.serving:
+                bounds = _Bounds(engine, model)
+                out.extend(p for r in model.serving for p in _points_of(bounds, r))
+        plain = known[False] = tuple(out)
+    if not regimes:
+        return plain
+    found = known[True] = _with_regimes(engine, plain)
+    return found
+
+
+def _with_regimes(
+    engine: ModelEngine, points: tuple[ServingPoint, ...]
+) -> tuple[ServingPoint, ...]:
+    """The points with the regime of the decode pass at L = input + ⌈output/2⌉ at each
+    one's batch (the energy's and the per-user figures' at batch 1)."""
+    out: list[ServingPoint] = []
+    kept: dict[str, _Bounds] = {}
+    for p in points:
+        if p.regime is not None or (p.batch is None and p.metric != "energy"):
+            out.append(p)
+            continue
+        r = p.result
+        figures = engine.devices.get(r.device)
+        if figures is None or (r.output < 2 and p.metric != "output_rate"):
+            out.append(p)
+            continue
+        bounds = kept.get(p.model)
+        if bounds is None:
+            bounds = kept[p.model] = _Bounds(engine, engine.catalog.models[p.model])
+        shape = RequestShape(r.input, r.output, r.speculation)
+        try:
+            regime = bounds.regime(figures, r.precision, r.deployment, p.batch or 1, shape)
+        except (DeploymentError, EvaluationError, FormulaError, ZeroDivisionError):
+            regime = None
+        out.append(replace(p, regime=regime))
+    return tuple(out)
 
 
 def _degrees(d: Deployment) -> str:
@@ -399,7 +435,7 @@ def serving_diagnostics(engine: ModelEngine) -> list[Diagnostic]:
     """A serving result that beats its bound without naming a technique, or that cannot
     be bounded, is an error at its entry; energy is not checked."""
     out: list[Diagnostic] = []
-    for p in serving_points(engine):
+    for p in serving_points(engine, regimes=False):
         r = p.result
         where = (
             f"model '{p.model}' on '{r.device}' ({_degrees(r.deployment)}, {r.precision},"
