@@ -299,6 +299,9 @@ def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> 
         shown=len(devices),
         eligible=eligible,
         measured=measured,
+        serving=len(model.serving),
+        serving_devices=len({r.device for r in model.serving}),
+        serving_link=page.href("accuracy/" + model.id + ".md"),
         memory=memory,
         details=page.href(steps_path(model.id)),
         # A long model's page keeps its steps table and links the sections' own page
