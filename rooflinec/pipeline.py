@@ -64,6 +64,12 @@ def checked(
         return None, diagnostics, count
     compiled = compile_catalog(catalog)
     diagnostics = [*diagnostics, *compiled.diagnostics, *check_examples(compiled)]
+    if any(model.serving for model in catalog.models.values()):
+        from rooflinec.engine.serving import serving_diagnostics
+
+        # A serving result better than its bound: `check` and `build` refuse it;
+        # `validate` and `compile` still show it, beside its bound.
+        diagnostics += serving_diagnostics(compiled.model_engine)
     for lint in lint_catalog(catalog):
         diagnostics.append(lint if not strict else _as_error(lint))
     diagnostics.sort(key=Diagnostic.sort_key)

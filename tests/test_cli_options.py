@@ -23,6 +23,7 @@ def test_the_table_lists_every_command_once_in_help_order() -> None:
         "import",
         "solve",
         "plan",
+        "validate",
         "diff",
         "publish",
         "export",

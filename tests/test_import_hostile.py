@@ -1,9 +1,11 @@
 """`rooflinec import` under hostile exports: bad files refused at their line (and column),
 never a crash, never a hang, never a spec touched.
 
-Each `tests/cases/imports/KIND/NAME.csv` is an export of KIND (csv, ncu, rocprof), and
-each `tests/cases/imports/hf-config/NAME.json` a Hugging Face config.json, that must be
-refused; its `NAME.expect` holds the command's extra arguments and the errors:
+Each `tests/cases/imports/KIND/NAME.csv` is an export of KIND (csv, ncu, rocprof), each
+`tests/cases/imports/hf-config/NAME.json` a Hugging Face config.json, and each
+`tests/cases/imports/serving/NAME.json|csv` a serving benchmark's results (imported into a
+copy of the bundled catalog), that must be refused; its `NAME.expect` holds the command's
+extra arguments and the errors:
 
     args: --device gpu-b --match axpy_kernel=axpy-big
     expect: 3:60: gpu__time_duration.sum '0,2' could be a decimal comma
@@ -35,6 +37,7 @@ from rooflinec.cli.main import main
 from rooflinec.importing import Lines, read_rows, resolve
 from rooflinec.importing.rows import NumberError, number
 from tests.measuredspecs import write_measured
+from tests.specfactory import copy_bundled
 
 CASES = Path(__file__).parent / "cases" / "imports"
 FIXTURES = Path(__file__).parent / "fixtures" / "imports"
@@ -51,6 +54,12 @@ def today(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def specs(tmp_path: Path) -> Path:
     return write_measured(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def bundled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the bundled catalog, whose models serving results are imported into."""
+    return copy_bundled(tmp_path_factory.mktemp("bundled"))
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -98,7 +107,9 @@ def parse_case(export: Path) -> Case:
     return Case(export.parent.name, export, tuple(args), tuple(expects), code)
 
 
-BAD = sorted([*CASES.glob("*/*.csv"), *CASES.glob("hf-config/*.json")])
+BAD = sorted(
+    [*CASES.glob("*/*.csv"), *CASES.glob("hf-config/*.json"), *CASES.glob("serving/*.json")]
+)
 
 
 def test_every_case_has_its_expectations() -> None:
@@ -106,16 +117,17 @@ def test_every_case_has_its_expectations() -> None:
     exports = {p.with_suffix("") for p in BAD}
     expects = {p.with_suffix("") for p in CASES.glob("*/*.expect")}
     assert exports == expects
-    assert {"csv", "ncu", "rocprof", "hf-config"} == {p.parent.name for p in exports}
+    assert {"csv", "ncu", "rocprof", "hf-config", "serving"} == {p.parent.name for p in exports}
 
 
 @pytest.mark.parametrize("export", BAD, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_bad_export_is_refused_at_its_line(
-    specs: Path, capsys: pytest.CaptureFixture[str], export: Path
+    request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str], export: Path
 ) -> None:
     """Exit 1 (or the case's), every expected error at its line and column, one located
     line per error, nothing written although --write is given."""
     case = parse_case(export)
+    specs = request.getfixturevalue("bundled" if case.kind == "serving" else "specs")
     before = snapshot(specs)
     code, out = run("import", case.kind, str(export), "--specs", str(specs), *case.args,
                     "--write")  # fmt: skip

@@ -322,3 +322,33 @@ def test_plain_bound_of_a_result_is_what_replace_gives(bundled: Compiled) -> Non
         RequestShape(r.input, r.output),
     )
     assert two.itl is not None and four.itl is not None and four.itl < two.itl
+
+
+def test_readme_says_how_far_the_bound_and_the_estimate_sit(
+    bundled: Compiled, points: tuple[ServingPoint, ...]
+) -> None:
+    """The README's first paragraph prints the Accuracy page's numbers: the results, the
+    figures, the median ratio in all and per metric, and both median errors."""
+    from rooflinec.outputs.accuracy import accuracy
+    from tests.specfactory import REPO
+
+    intro = (REPO / "README.md").read_text("utf-8").split("\n## ")[0]
+    intro = " ".join(intro.split())
+    found = accuracy(points)
+    plain = [p for p in points if p.ratio is not None and p.result.technique is None]
+
+    def median(metric: str | None) -> str:
+        ratios = [float(p.ratio) for p in plain if metric in (None, p.metric) and p.ratio]
+        return f"{statistics.median(ratios):.3g}x"
+
+    results = sum(len(m.serving) for m in bundled.catalog.models.values())
+    devices = len({p.device for p in points})
+    assert found.bound_all is not None and found.estimate_all is not None
+    assert f"beside {results} public measured serving results" in intro
+    words = ["", "one", "two", "three", "four", "five", "six"]
+    assert f"({len(plain)} figures on {words[devices]} devices)" in intro
+    assert f"a median {median(None)} from its bound" in intro
+    assert f"output rates {median('output_rate')}, inter-token latencies {median('itl')}" in intro
+    assert f"times to first token {median('ttft')}" in intro
+    assert f"a median {found.estimate_all.median_ape * 100:.3g} % from measurement" in intro
+    assert f"where the bound is {found.bound_all.median_ape * 100:.3g} %" in intro

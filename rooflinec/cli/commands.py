@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from rooflinec.catalog import Catalog, Deployment, Device, Model, RequestShape, Speculation
     from rooflinec.engine.cells import Result
     from rooflinec.engine.compiler import Compiled
+    from rooflinec.importing.rows import ExportError
     from rooflinec.outputs.request_rows import RequestRow
 
 
@@ -673,11 +674,55 @@ def cmd_report(opts: Options, out: TextIO) -> int:
 
 
 def cmd_import(opts: Options, out: TextIO) -> int:
+    if opts.kind == "serving":
+        return _import_serving(opts, out)
+    given = _serving_flags(opts)
+    if given:
+        raise UsageError(f"{given[0]} is a flag of `import serving`")
     if opts.kind == "hf-config":
         return _import_hf_config(opts, out)
     if opts.model_id is not None or opts.url is not None:
         raise UsageError("--id and --url name the model of `import hf-config`")
     return _import_measured(opts, out)
+
+
+def _serving_flags(opts: Options) -> list[str]:
+    """The flags only `import serving` takes that the command line gives."""
+    flags = {
+        "--model": opts.models,
+        "--format": opts.serving_format,
+        "--tp": opts.tp,
+        "--pp": opts.pp,
+        "--ep": opts.ep,
+        "--chips": opts.chips,
+        "--kv": opts.kv,
+        "--input": opts.input,
+        "--output": opts.output,
+        "--concurrency": opts.concurrency,
+        "--batch": opts.batch,
+        "--engine": opts.engine,
+    }
+    return [flag for flag, value in flags.items() if value]
+
+
+def _recovered(folder: Path) -> int | None:
+    """Finish or undo the import a run killed while replacing files left (its journal),
+    before the specs are read, so they are read whole: None when done (said on stderr),
+    else the exit code of a journal that cannot be finished."""
+    from rooflinec.importing.write import recover
+
+    try:
+        done = recover(folder)
+    except OSError as exc:
+        where = exc.filename or folder
+        sys.stderr.write(
+            one_line(f"{where}: error: cannot finish or roll back a killed import"
+                     f" ({exc.strerror}): check the spec files") + "\n"
+        )  # fmt: skip
+        return EXIT_SPEC
+    if done is not None:
+        sys.stderr.write(done + "\n")
+    return None
 
 
 def _import_measured(opts: Options, out: TextIO) -> int:
@@ -696,22 +741,8 @@ def _import_measured(opts: Options, out: TextIO) -> int:
     from rooflinec.lints import current_date
 
     folder = specs_folder(opts.specs)
-    if opts.write:
-        from rooflinec.importing.write import recover
-
-        # A run killed while replacing files left a journal: finish or undo it before
-        # the specs are read, so they are read whole.
-        try:
-            done = recover(folder)
-        except OSError as exc:
-            where = exc.filename or folder
-            sys.stderr.write(
-                one_line(f"{where}: error: cannot finish or roll back a killed import"
-                         f" ({exc.strerror}): check the kernel files") + "\n"
-            )  # fmt: skip
-            return EXIT_SPEC
-        if done is not None:
-            sys.stderr.write(done + "\n")
+    if opts.write and (code := _recovered(folder)) is not None:
+        return code
     catalog = catalog_or_raise(folder)
     matches = parse_matches(opts.matches)
     if opts.file is None or not opts.file.is_file():
@@ -778,6 +809,124 @@ def _import_measured(opts: Options, out: TextIO) -> int:
 
 
 _NOTES = 20  # kernels skipped by --match named one by one; the rest are counted
+
+MAX_CONCURRENCY = 10**15  # the schema's largest whole number
+
+
+def _import_serving(opts: Options, out: TextIO) -> int:
+    """`import serving FILE --model M`: a model's serving results from a benchmark's
+    output, printed as YAML or (`--write`) added to the model's spec in place."""
+    from rooflinec.assemble import catalog_or_raise
+    from rooflinec.catalog import Deployment
+    from rooflinec.importing.rows import ExportError
+    from rooflinec.importing.serving import (
+        MAX_BYTES,
+        MAX_TEXT,
+        ServingDefaults,
+        default_source_id,
+        detect_format,
+        read_serving,
+        render_serving,
+        serving_source,
+        text_problem,
+    )
+    from rooflinec.lints import current_date
+
+    if opts.matches or opts.model_id is not None or opts.url is not None:
+        raise UsageError("--match, --id and --url are not flags of `import serving`")
+    if not opts.models:
+        raise UsageError("import serving needs --model M: the model spec the results are for")
+    typed = (("--tp", opts.tp), ("--pp", opts.pp), ("--ep", opts.ep), ("--chips", opts.chips))
+    degrees = {flag: _degree(flag, text) for flag, text in typed}
+    problem = Deployment(
+        degrees["--tp"] or 1, degrees["--pp"] or 1, degrees["--ep"] or 1, degrees["--chips"]
+    ).problem()
+    if problem is not None:
+        raise UsageError(f"not a deployment: {problem}")
+    if opts.concurrency is not None and opts.batch is not None:
+        raise UsageError(
+            "--concurrency and --batch: a run keeps requests in flight or serves a static"
+            " batch, not both"
+        )
+    engine = opts.engine
+    if engine is not None and (wrong := text_problem(engine, MAX_TEXT)) is not None:
+        raise UsageError(f"--engine {_shown(engine)} {wrong}")
+    defaults = ServingDefaults(
+        model=opts.models[0],
+        device=opts.devices[0] if opts.devices else None,
+        tp=degrees["--tp"],
+        pp=degrees["--pp"],
+        ep=degrees["--ep"],
+        chips=degrees["--chips"],
+        precision=opts.precisions[0] if opts.precisions else None,
+        kv=opts.kv,
+        input=None if opts.input is None else _tokens("--input", opts.input, 1),
+        output=None if opts.output is None else _tokens("--output", opts.output, 1),
+        concurrency=None
+        if opts.concurrency is None
+        else _whole("--concurrency", opts.concurrency, MAX_CONCURRENCY, "a concurrency"),
+        batch=None
+        if opts.batch is None
+        else _whole("--batch", opts.batch, MAX_CONCURRENCY, "a batch"),
+        engine=engine,
+        source=opts.source,
+        commas="decimal" if opts.decimal_comma else "thousands" if opts.thousands_comma else "ask",
+    )
+    if opts.file is None or not opts.file.is_file():
+        raise UsageError(f"results file not found: {opts.file}")
+    path = str(opts.file)
+    try:
+        with open(opts.file, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)  # a larger file is refused, never read whole
+        fmt = detect_format(path, data, opts.serving_format)
+        read_serving(path, data, fmt, defaults)  # the file's own problems, before the specs
+    except ExportError as exc:
+        return _problems(exc)
+    except OSError as exc:
+        sys.stderr.write(one_line(f"{path}: error: cannot read it ({exc.strerror})") + "\n")
+        return EXIT_SPEC
+    folder = specs_folder(opts.specs)
+    if opts.write and (code := _recovered(folder)) is not None:
+        return code
+    catalog = catalog_or_raise(folder)
+    _known("model", opts.models, catalog.models)
+    _known("device", opts.devices, catalog.devices)
+    _known("precision", [*opts.precisions, *([opts.kv] if opts.kv else [])], catalog.precisions)
+    model = catalog.models[defaults.model]
+    try:  # again, the ids a plain CSV names checked against the catalog
+        entries = read_serving(path, data, fmt, defaults, catalog)
+    except ExportError as exc:
+        return _problems(exc)
+    sid = opts.source or default_source_id(fmt, path)
+    # The source to add: none when --source names one of the spec's (cited as it is), or
+    # when no entry cites it (a plain CSV's lines may each name one of the spec's).
+    cited = opts.source is not None and sid in model.sources
+    source = None
+    if not cited and any(e["source"] == sid for e in entries):
+        source = serving_source(fmt, path, current_date(), sid)
+    if not opts.write:
+        out.write(render_serving(entries, source))
+        return EXIT_OK
+    from rooflinec.importing.serving import write_serving
+
+    try:
+        changed = write_serving(catalog, folder, model.id, entries, source)
+    except OSError as exc:
+        where = exc.filename or folder
+        sys.stderr.write(
+            one_line(f"{where}: error: cannot write ({exc.strerror}): no spec was changed") + "\n"
+        )
+        return EXIT_SPEC
+    for file in changed:
+        out.write(f"{file}: serving results added (source {sid})\n")
+    return EXIT_OK
+
+
+def _problems(exc: ExportError) -> int:
+    """Each problem of an export on its line of stderr: exit 1."""
+    for problem in exc.problems:
+        sys.stderr.write(f"{problem}\n")
+    return EXIT_SPEC
 
 
 def _cut(name: str, limit: int = 120) -> str:

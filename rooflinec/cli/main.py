@@ -290,13 +290,16 @@ def _report(p: argparse.ArgumentParser) -> None:
 def _import(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "kind",
-        choices=["csv", "ncu", "rocprof", "hf-config"],
-        metavar="csv|ncu|rocprof|hf-config",
+        choices=["csv", "ncu", "rocprof", "hf-config", "serving"],
+        metavar="csv|ncu|rocprof|hf-config|serving",
         help="csv (the plain form), ncu (an Nsight Compute CSV export) or rocprof"
         " (rocprof-compute's pmc_perf.csv): measured entries; hf-config: a model spec"
-        " from a Hugging Face config.json",
+        " from a Hugging Face config.json; serving: a model's serving results from a"
+        " serving benchmark's output",
     )
-    p.add_argument("file", type=Path, metavar="FILE", help="the export (or config.json) to read")
+    p.add_argument(
+        "file", type=Path, metavar="FILE", help="the export (config.json, results) to read"
+    )
     p.add_argument(
         "--id",
         dest="model_id",
@@ -333,7 +336,8 @@ def _import(p: argparse.ArgumentParser) -> None:
         "--write",
         action="store_true",
         help="add the entries to the kernel specs in place (default: print them as YAML);"
-        " hf-config: write models/ID.yaml (never over an existing file)",
+        " hf-config: write models/ID.yaml (never over an existing file); serving: add the"
+        " results to the model's spec",
     )
     p.add_argument(
         "--source",
@@ -343,6 +347,7 @@ def _import(p: argparse.ArgumentParser) -> None:
         " name, e.g. ncu-run); a different source of that id already in a kernel file is"
         " never replaced",
     )
+    _import_serving(p)
     commas = p.add_mutually_exclusive_group()
     commas.add_argument(
         "--decimal-comma",
@@ -353,6 +358,33 @@ def _import(p: argparse.ArgumentParser) -> None:
         "--thousands-comma",
         action="store_true",
         help="read a comma in a number as a thousands separator ('1,234' is 1234)",
+    )
+
+
+def _import_serving(p: argparse.ArgumentParser) -> None:
+    """The flags of `import serving`: what the results file does not say of the run."""
+    _once(p, "--model", "models", "M", "serving: the model spec the results are for (required)")
+    p.add_argument(
+        "--format",
+        dest="serving_format",
+        choices=["vllm", "genai-perf", "csv"],
+        help="serving: vllm (benchmark_serving's --save-result JSON), genai-perf (its"
+        " profile_export_genai_perf.csv) or csv (the plain form); default: told from the file",
+    )
+    for flag, what in (
+        ("--tp", "tensor-parallel degree"),
+        ("--pp", "pipeline-parallel degree"),
+        ("--ep", "expert-parallel degree"),
+        ("--chips", "chips serving (default lcm(tp, ep) × pp)"),
+    ):
+        p.add_argument(flag, metavar="N", help=f"serving: the run's {what}")
+    p.add_argument("--kv", metavar="P", help="serving: the KV cache's precision (default: P's)")
+    p.add_argument("--input", metavar="N", help="serving: input (prompt) tokens per request")
+    p.add_argument("--output", metavar="N", help="serving: output (generated) tokens per request")
+    p.add_argument("--concurrency", metavar="N", help="serving: requests kept in flight")
+    p.add_argument("--batch", metavar="N", help="serving: requests of one static batch")
+    p.add_argument(
+        "--engine", metavar="TEXT", help="serving: the engine and its version, as 'vLLM 0.6.3'"
     )
 
 
@@ -573,7 +605,7 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "import",
-        help="measured entries from a profiler's export",
+        help="measured entries from a profiler's export or a serving benchmark's results",
         description="Read FILE, a plain CSV of measured runs (columns case, device, "
         "precision, time, launches, flops, bytes.dram, bytes.l2, bytes.l1; times with "
         "units), an Nsight Compute CSV export (raw or details page) or rocprof-compute's "
@@ -590,7 +622,14 @@ COMMANDS: tuple[Command, ...] = (
         "Face config.json (Llama, Mistral, Mixtral, Qwen2, Qwen3, Qwen3-MoE): its sizes as "
         "parameters, each quoting the config, and the steps, memory ledger and phases of the "
         "bundled specs of its family; --write writes it to models/ID.yaml, refusing an "
-        "existing file (exit 2). Another architecture is one line naming it, exit 1.",
+        "existing file (exit 2). Another architecture is one line naming it, exit 1. "
+        "`import serving FILE --model M` prints (--write: adds to the model's spec, with a "
+        "measurement source) serving results from vLLM's benchmark_serving --save-result "
+        "JSON, genai-perf's profile_export_genai_perf.csv or the plain serving CSV "
+        "(--format says which; default: told from the file); --device, --tp/--pp/--ep/"
+        "--chips, --precision, --kv, --input, --output, --concurrency, --batch and --engine "
+        "give what the file does not say, and one that says otherwise than the file is an "
+        "error.",
         arguments=_import,
         run=commands.cmd_import,
     ),

@@ -77,6 +77,13 @@ class Options:
     thousands_comma: bool = False
     model_id: str | None = None  # import hf-config: the model's id
     url: str | None = None  # import hf-config: the config's address
+    # import serving (with `models`, `devices`, `precisions`, the deployment's `tp`, `pp`,
+    # `ep`, `chips` and the request's `input`, `output`, `batch`): as typed, checked by the
+    # command (one line); `serving_format` None: told from the file
+    serving_format: str | None = None
+    kv: str | None = None
+    concurrency: str | None = None
+    engine: str | None = None
     # diff
     base: str | None = None
     require_bump: bool = False

@@ -224,10 +224,6 @@ def compile_catalog(catalog: Catalog) -> Compiled:
     compiled = Compiled(catalog, figures, counts, ())
     diagnostics = _measure(compiled)
     diagnostics += compiled.model_engine.measured_diagnostics()
-    if any(model.serving for model in catalog.models.values()):
-        from rooflinec.engine.serving import serving_diagnostics
-
-        diagnostics += serving_diagnostics(compiled.model_engine)
     return Compiled(catalog, figures, counts, tuple(diagnostics))
 
 
