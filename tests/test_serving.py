@@ -352,3 +352,27 @@ def test_readme_says_how_far_the_bound_and_the_estimate_sit(
     assert f"times to first token {median('ttft')}" in intro
     assert f"a median {found.estimate_all.median_ape * 100:.3g} % from measurement" in intro
     assert f"where the bound is {found.bound_all.median_ape * 100:.3g} %" in intro
+
+
+def test_output_rate_place_on_the_frontier(bundled: Compiled) -> None:
+    """An output rate's place on the frontier is the request's tokens/s per user at the
+    bound's batch (as `compile --batch` derives it) beside the bound per chip."""
+    shown = serving_points(bundled.model_engine)
+    p = _find(shown, "S1-03", "output_rate")
+    r = p.result
+    assert p.batch == 25
+    found = evaluate_request(
+        bundled.model_engine,
+        p.model,
+        r.device,
+        r.precision,
+        r.deployment,
+        25,
+        RequestShape(r.input, r.output),
+    )
+    assert found.tokens_per_second_per_user == p.user_rate_at_batch
+    assert p.bound is not None and p.chip_rate == p.bound / 2
+    # `check` reads neither the frontier place nor the decode regimes
+    plain = _find(serving_points(bundled.model_engine, regimes=False), "S1-03", "output_rate")
+    assert plain.user_rate_at_batch is None and plain.regime is None
+    assert plain.bound == p.bound

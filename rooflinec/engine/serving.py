@@ -83,6 +83,18 @@ class ServingPoint:
     batch: int | None
     regime: str | None
     problem: str | None = None
+    # The place of an output-rate bound on the latency–throughput frontier: the tokens
+    # per second each request gets at the bound's batch (1 / its decode passes' mean
+    # time), beside the bound's tokens per second per chip; None elsewhere (and for
+    # `check`, which does not read it).
+    user_rate_at_batch: Fraction | None = None
+
+    @property
+    def chip_rate(self) -> Fraction | None:
+        """An output rate's bound per chip of the deployment."""
+        if self.metric != "output_rate" or self.bound is None:
+            return None
+        return self.bound / self.result.deployment.total
 
     @property
     def ratio(self) -> Fraction | None:
@@ -197,13 +209,20 @@ class _Bounds:
         return hit
 
     def itl(
-        self, figures: DeviceFigures, precision: str, deployment: Deployment, shape: RequestShape
+        self,
+        figures: DeviceFigures,
+        precision: str,
+        deployment: Deployment,
+        shape: RequestShape,
+        batch: int = 1,
     ) -> Fraction:
-        """The batch-1 decode passes' mean time per token, s."""
-        key = (figures.id, precision, deployment, shape)
+        """The decode passes' mean time per token of each request at `batch`, s."""
+        key = (figures.id, precision, deployment, shape, batch)
         hit = self.decodes.get(key)
         if hit is None:
-            total = decode_sum(self.engine, self.model, figures, precision, deployment, 1, shape)
+            total = decode_sum(
+                self.engine, self.model, figures, precision, deployment, batch, shape
+            )
             hit = self.decodes[key] = total.total / shape.tokens_per_pass / (shape.output - 1)
         return hit
 
@@ -377,9 +396,9 @@ _POINTS: WeakKeyDictionary[ModelEngine, dict[bool, tuple[ServingPoint, ...]]] = 
 
 def serving_points(engine: ModelEngine, *, regimes: bool = True) -> tuple[ServingPoint, ...]:
     """Every metric of every model's serving results with its bound, in catalog order;
-    found once per engine. `regimes=False` leaves out the decode passes' regimes (one
-    more pass each, which `check` does not read): a point's `regime` is then the
-    prefill's for `ttft` and None otherwise."""
+    found once per engine. `regimes=False` leaves out what `check` does not read: the
+    decode passes' regimes (a point's `regime` is then the prefill's for `ttft`, else
+    None) and the output rates' places on the frontier (`user_rate_at_batch`)."""
     known = _POINTS.setdefault(engine, {})
     hit = known.get(regimes)
     if hit is not None:
@@ -402,7 +421,8 @@ def _with_regimes(
     engine: ModelEngine, points: tuple[ServingPoint, ...]
 ) -> tuple[ServingPoint, ...]:
     """The points with the regime of the decode pass at L = input + ⌈output/2⌉ at each
-    one's batch (the energy's and the per-user figures' at batch 1)."""
+    one's batch (the energy's and the per-user figures' at batch 1), and each output
+    rate's tokens per second per user at its batch."""
     out: list[ServingPoint] = []
     kept: dict[str, _Bounds] = {}
     for p in points:
@@ -418,11 +438,14 @@ def _with_regimes(
         if bounds is None:
             bounds = kept[p.model] = _Bounds(engine, engine.catalog.models[p.model])
         shape = RequestShape(r.input, r.output, r.speculation)
+        user: Fraction | None = None
         try:
             regime = bounds.regime(figures, r.precision, r.deployment, p.batch or 1, shape)
+            if p.metric == "output_rate" and p.batch is not None and r.output > 1:
+                user = 1 / bounds.itl(figures, r.precision, r.deployment, shape, p.batch)
         except (DeploymentError, EvaluationError, FormulaError, ZeroDivisionError):
             regime = None
-        out.append(replace(p, regime=regime))
+        out.append(replace(p, regime=regime, user_rate_at_batch=user))
     return tuple(out)
 
 

@@ -6,17 +6,21 @@ JSON:
 
     {"points": [{"model", "device", "chips", "tp", "pp", "ep", "precision", "kv", "input",
                  "output", "concurrency", "batch", "engine", "metric", "unit",
-                 "measured", "bound", "ratio", "regime", "bound_batch", "estimate",
-                 "estimate_scope", "technique", "assumed", "source", "entry", "problem"}],
+                 "measured", "bound", "ratio", "regime", "bound_batch",
+                 "bound_user_rate", "bound_chip_rate", "estimate", "estimate_scope",
+                 "technique", "assumed", "source", "entry", "problem"}],
      "summary": [{"device", "metric", "regime", "points", "median_ratio", "worst_ratio"}],
      "estimate_error": {"all": {"median_ape", "worst_ape"},
                         "by_device": {D: {"median_ape", "worst_ape"}}},   # leave-one-out
      "bound_error": {"all": ..., "by_device": ...}}                         # the bound's own
 
-Times in s, rates in tokens/s, energy in J per token. `ratio` is 1 or more where the
-bound holds (measured / bound for a time, bound / measured for a rate); `worst_ratio` is
-the group's farthest from 1. `estimate` is fitted on every point (`estimate_scope`: the
-group its factor is from); `estimate_error` refits without each point in turn.
+Times in s, rates in tokens/s, energy in J per token. An output rate's place on the
+latency–throughput frontier: at its bound's batch (`bound_batch`), each request's
+tokens/s (`bound_user_rate`) and the bound's tokens/s per chip (`bound_chip_rate`).
+`ratio` is 1 or more where the bound holds (measured / bound for a time, bound /
+measured for a rate); `worst_ratio` is the group's farthest from 1. `estimate` is
+fitted on every point (`estimate_scope`: the group its factor is from);
+`estimate_error` refits without each point in turn.
 """
 
 from __future__ import annotations
@@ -85,6 +89,8 @@ POINT_FIELDS = (
     "ratio",
     "regime",
     "bound_batch",
+    "bound_user_rate",
+    "bound_chip_rate",
     "estimate",
     "estimate_scope",
     "technique",
@@ -200,6 +206,8 @@ def _point(p: ServingPoint, e: Estimate | None) -> dict[str, Any]:
         "ratio": None if ratio is None else float(ratio),
         "regime": p.regime,
         "bound_batch": p.batch,
+        "bound_user_rate": None if p.user_rate_at_batch is None else float(p.user_rate_at_batch),
+        "bound_chip_rate": None if p.chip_rate is None else float(p.chip_rate),
         "estimate": None if e is None else e.value,
         "estimate_scope": None if e is None else e.scope,
         "technique": r.technique,

@@ -68,6 +68,16 @@ def _split(p: ServingPoint) -> str:
     return f"{d.total} (tp {d.tp}, pp {d.pp}, ep {d.ep})"
 
 
+def _frontier(p: ServingPoint) -> str:
+    """An output rate's place on the frontier: its bound's batch, each request's tokens/s
+    there and the bound's tokens/s per chip."""
+    if p.user_rate_at_batch is None or p.chip_rate is None or p.batch is None:
+        return "-"
+    user = format_number(float(p.user_rate_at_batch), 3)
+    chip = format_number(float(p.chip_rate), 4)
+    return f"batch {p.batch:,}: {user} per user, {chip} per chip"
+
+
 def _charts(site: Site, a: Accuracy) -> list[charts.Chart]:
     names = {d: site.catalog.devices[d].name for d in site.catalog.devices}
     out = []
@@ -181,6 +191,7 @@ def _model_page(
                     "-" if p.bound is None else metric_text(p.metric, float(p.bound)),
                     "-" if ratio is None else format_number(float(ratio), 3),
                     p.regime or "-",
+                    _frontier(p),
                     "-" if e is None else metric_text(p.metric, e.value),
                     r.technique or "-",
                     ", ".join(r.assumed) or "-",
