@@ -95,9 +95,14 @@ def windowed_llama(root: Path, window: int = 512) -> Path:
 
 
 def without_named_deployments(specs: Path) -> None:
-    """The models of `specs` without their `deployments:` (for a copy of the bundled
-    catalog that keeps only some devices: the named systems are on the others)."""
+    """The models of `specs` without their `deployments:` and their measured serving
+    results (for a copy of the bundled catalog that keeps only some devices: the named
+    systems and the measured servers are on the others)."""
     for path in (specs / "models").glob("*.yaml"):
         text = path.read_text("utf-8")
         # The mapping's indented lines, up to the next top-level key.
-        path.write_text(re.sub(r"(?m)^deployments:\n(?:[ #].*\n|\n)*", "", text), "utf-8")
+        text = re.sub(r"(?m)^deployments:\n(?:[ #].*\n|\n)*", "", text)
+        # A serving result is one flow mapping a line, with `input:`; a list left empty
+        # goes with them.
+        text = re.sub(r"(?m)^  - \{[^\n]*\binput: [^\n]*\n", "", text)
+        path.write_text(re.sub(r"(?m)^measured:\n(?=\S|\n)", "", text), "utf-8")

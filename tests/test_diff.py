@@ -113,7 +113,7 @@ def test_require_bump(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_added_and_removed_specs(repo: Path) -> None:
     """A removed device and an added kernel with its case are listed as such."""
     specs = repo / "specs"
-    (specs / "devices" / "nvidia-l40s.yaml").unlink()
+    (specs / "devices" / "nvidia-rtx-4090.yaml").unlink()
     kernel = (specs / "kernels" / "elementwise.yaml").read_text("utf-8")
     kernel = kernel.replace("id: elementwise-binary", "id: elementwise-copy")
     kernel = kernel.replace("id: elementwise-add", "id: elementwise-copy-1g")
@@ -121,7 +121,7 @@ def test_added_and_removed_specs(repo: Path) -> None:
     code, text = run(repo, "HEAD", "--format", "json")
     doc = json.loads(text)
     assert 0 == code
-    assert ["nvidia-l40s"] == doc["removed"]["device"]
+    assert ["nvidia-rtx-4090"] == doc["removed"]["device"]
     assert (["elementwise-copy"], ["elementwise-copy-1g"]) == (
         doc["added"]["kernel"],
         doc["added"]["case"],

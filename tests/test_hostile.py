@@ -81,10 +81,12 @@ versions:
 """
 
 
-# A measured pass of the model, and the source it cites.
+# A measured pass of the model, a measured serving result, and the source they cite.
 MEASURED = """
 measured:
   - {device: gpu-a, phase: decode, precision: bf16, time: 40 ms, source: run}
+  - {device: gpu-a, precision: bf16, input: 64, output: 8, concurrency: 1, engine: test 1.0,
+     ttft: 4 s, itl: 60 ms, output_rate: 10 tokens/s, source: run, quote: "| 1 | 4000 | 60 |"}
 
 sources:
   run: {title: A run, publisher: Test, read: 2026-01-15, kind: measurement, tool: Nsight Systems}
@@ -178,6 +180,7 @@ COMMANDS: tuple[Run, ...] = (
             *("--min-user-rate", "20", "--max-ttft", "500ms", "--specs", "{specs}"),
         ),
     ),
+    Run("validate", ("validate", "--specs", "{specs}", "--format", "json")),
     Run("export", ("export", "--specs", "{specs}", "--format", "json")),
     Run("diff", ("diff", "HEAD", "--specs", "{specs}", "--format", "json"), repository=True),
     *_imports("csv", "plain.csv"),

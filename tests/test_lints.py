@@ -72,6 +72,8 @@ class Slip:
     marker: str  # the flagged value: the diagnostic points at its first character
     code: str
     breaks_example: bool = False  # the method's reference example fails too (H100 SXM)
+    # a bundled serving result then beats its bound: `check` fails on it too, as it should
+    breaks_bound: bool = False
 
     def plant(self, root: Path) -> tuple[Path, str]:
         """Copy the catalog under `root`, plant the slip; return (specs, FILE:LINE:COL)."""
@@ -148,6 +150,7 @@ SLIPS = [
         "  dram:",
         "4.8 GB/s",
         "lint-plausibility",
+        breaks_bound=True,
     ),
     Slip(
         "A100 dense figure whose sparse alternative is removed",
@@ -297,6 +300,7 @@ SLIPS = [
         "sustained:",
         "0.0001%",
         "lint-sustained",
+        breaks_bound=True,
     ),
     Slip(
         "sustained memory share under 10 %",
@@ -305,6 +309,7 @@ SLIPS = [
         "sustained:",
         "9%",
         "lint-sustained",
+        breaks_bound=True,
     ),
     Slip(
         "FP16-accumulate rate in a GeForce BF16 column",
@@ -439,8 +444,8 @@ def test_planted_slip_fails_strict_at_its_line(slip: Slip, tmp_path: Path) -> No
 
 @pytest.mark.parametrize(
     "slip",
-    [s for s in SLIPS if not s.breaks_example],
-    ids=[s.name for s in SLIPS if not s.breaks_example],
+    [s for s in SLIPS if not s.breaks_example and not s.breaks_bound],
+    ids=[s.name for s in SLIPS if not s.breaks_example and not s.breaks_bound],
 )
 def test_planted_slip_is_a_warning_without_strict(slip: Slip, tmp_path: Path) -> None:
     """Without --strict the slip is a warning at its line, and check passes."""
@@ -678,3 +683,16 @@ def test_any_calendar_date_survives_check_and_compile(day: str, tmp_path: Path) 
     buffer = io.StringIO()
     assert 0 == main(["compile", "--specs", str(specs), "--format", "json"], out=buffer)
     assert '"nvidia-l40s"' in buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    "slip", [s for s in SLIPS if s.breaks_bound], ids=[s.name for s in SLIPS if s.breaks_bound]
+)
+def test_planted_slip_under_a_serving_result_fails_its_bound(slip: Slip, tmp_path: Path) -> None:
+    """A slip that slows a device the bundled serving results ran on makes one of them
+    beat its bound: the lint warns, and the measured result turns it into an error."""
+    specs, where = slip.plant(tmp_path)
+    code, output = check(specs, strict=False)
+    assert 1 == code
+    assert f"{where}: warning: {slip.code}: " in output
+    assert "better than its bound" in output

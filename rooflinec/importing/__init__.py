@@ -1,5 +1,7 @@
 """`rooflinec import`: profiler exports turned into `measured` entries of kernel specs,
-and (`hf_config`) a Hugging Face config.json turned into a model spec.
+(`hf_config`) a Hugging Face config.json turned into a model spec, and (`serving`) a
+serving benchmark's results (vLLM, genai-perf, a plain CSV) turned into a model's
+serving results.
 
 Readers (`plain`, `ncu`, `rocprof`) turn one file, read line by line (`rows.Lines`),
 into a stream of `Row`s, one per launch or line, each with the line it came from; every
