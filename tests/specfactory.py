@@ -103,6 +103,14 @@ def without_named_deployments(specs: Path) -> None:
         # The mapping's indented lines, up to the next top-level key.
         text = re.sub(r"(?m)^deployments:\n(?:[ #].*\n|\n)*", "", text)
         # A serving result is one flow mapping a line, with `input:`; a list left empty
-        # goes with them.
-        text = re.sub(r"(?m)^  - \{[^\n]*\binput: [^\n]*\n", "", text)
-        path.write_text(re.sub(r"(?m)^measured:\n(?=\S|\n)", "", text), "utf-8")
+        # goes with them, and so do the sources they alone cited.
+        serving = re.compile(r"(?m)^  - \{[^\n]*\binput: [^\n]*\n")
+        cited = {
+            m.group(1) for m in re.finditer(r"\bsource: ([\w.-]+)", "".join(serving.findall(text)))
+        }
+        text = serving.sub("", text)
+        text = re.sub(r"(?m)^measured:\n(?=\S|\n)", "", text)
+        for sid in cited:
+            if not re.search(rf"\bsource: {re.escape(sid)}\b", text):
+                text = re.sub(rf"(?m)^  {re.escape(sid)}:\n(?:    .*\n|      .*\n)*", "", text)
+        path.write_text(text, "utf-8")

@@ -11,6 +11,7 @@ as such), the technique and the fields assumed, each with its source and its ent
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,8 @@ from rooflinec.site import charts
 from rooflinec.site.escape import md_row
 from rooflinec.site.pages.common import GeneratedPage
 from rooflinec.site.pages.model import Page
+from rooflinec.site.pages.models import serving_sources
+from rooflinec.site.pages.parts import sources_context
 
 if TYPE_CHECKING:
     from rooflinec.engine.calibration import ErrorSummary
@@ -171,12 +174,15 @@ def _model_page(
     page = Page(path, site)
     model = site.catalog.models[model_id]
     model_path = f"models/{model_id}.md"
+    first = model_accuracy_path(model_id)
+    listed = serving_sources(model)  # on the first page of the results, not the model's
     rows: list[Markup] = []
     for i in indices:
         p, e = a.points[i], a.estimates[i]
         r = p.result
         ratio = p.ratio
-        source = page.link(r.source, f"{model_path}#source-{r.source}")
+        home = first if r.source in listed else model_path
+        source = page.link(r.source, f"{home}#source-{r.source}")
         rows.append(
             md_row(
                 [
@@ -206,8 +212,11 @@ def _model_page(
         model=model,
         model_link=page.link(model.name, model_path),
         accuracy=page.link("Accuracy", ACCURACY_PATH),
-        file=model.document.file,
+        file=f"models/{posixpath.basename(model.document.file)}",
         rows=rows,
+        sources=sources_context(site, page, model_id, listed, f"{first}#source-")
+        if part == 1
+        else [],
         parts=[
             page.link(f"part {n}", model_accuracy_path(model_id, n)) if n != part else f"part {n}"
             for n in range(1, parts + 1)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from rooflinec.catalog import LEVELS, Model, ModelStep, Speculation
+from rooflinec.catalog import LEVELS, Model, ModelStep, Source, Speculation
 from rooflinec.engine.memory import evaluate_fit
 from rooflinec.engine.step_crossover import BATCH, decode_phases, step_crossover
 from rooflinec.engine.terms import LIMITED_BY
@@ -210,7 +210,7 @@ def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> 
     path = f"models/{model.id}.md"
     page = Page(path, site)
     cat = site.catalog
-    source_links = [page.link(sid, f"{path}#source-{sid}") for sid in model.sources]
+    source_links = [page.link(sid, f"{path}#source-{sid}") for sid in own_sources(model)]
     parameters = [
         {"name": name, "value": f"{value:,}", "sources": source_links}
         for name, value in model.parameters.items()
@@ -312,7 +312,9 @@ def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> 
         else [],
         csv=f"{model.id}.csv",
         tokens=page.href(TOKENS_PAGE),
-        sources=sources_context(site, page, model.id, model.sources, f"{path}#source-"),
+        sources=sources_context(
+            site, page, model.id, own_sources(model), f"{path}#source-"
+        ),
         versions=sorted(model.versions, key=lambda v: -v.version),
     )
     made = GeneratedPage(path, model.name, text, page.slots, page.assets)
@@ -658,3 +660,17 @@ def _speculation_text(spec: Speculation | None) -> str:
 def _tokens_text(value: int | Fraction) -> str:
     """Tokens per pass: a whole number, or to four digits for a verify pass."""
     return f"{value:,}" if isinstance(value, int) else format_number(value, 4)
+
+
+def serving_sources(model: Model) -> dict[str, Source]:
+    """The sources only the model's measured serving results cite: listed on its page of
+    them (`accuracy/<id>.md`), where the results are, not on the model's page."""
+    cited = {r.source for r in model.serving}
+    others = {m.source for m in model.measured}
+    return {sid: s for sid, s in model.sources.items() if sid in cited and sid not in others}
+
+
+def own_sources(model: Model) -> dict[str, Source]:
+    """The sources the model's page lists: all but `serving_sources`."""
+    serving = serving_sources(model)
+    return {sid: s for sid, s in model.sources.items() if sid not in serving}
