@@ -312,9 +312,7 @@ def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> 
         else [],
         csv=f"{model.id}.csv",
         tokens=page.href(TOKENS_PAGE),
-        sources=sources_context(
-            site, page, model.id, own_sources(model), f"{path}#source-"
-        ),
+        sources=sources_context(site, page, model.id, own_sources(model), f"{path}#source-"),
         versions=sorted(model.versions, key=lambda v: -v.version),
     )
     made = GeneratedPage(path, model.name, text, page.slots, page.assets)
