@@ -795,8 +795,19 @@ def _import_measured(opts: Options, out: TextIO) -> int:
         return EXIT_OK
     from rooflinec.importing.write import write_entries
 
+    return _written(
+        lambda: write_entries(catalog, folder, entries, source),
+        folder,
+        out,
+        f"measured entries added (source {source[0]})",
+    )
+
+
+def _written(write: Callable[[], list[Path]], folder: Path, out: TextIO, done: str) -> int:
+    """Runs an import's `--write`; each file it changed on a line with `done`, or the one
+    line of an OS error (nothing changed: the writes are all or nothing)."""
     try:
-        changed = write_entries(catalog, folder, entries, source)
+        changed = write()
     except OSError as exc:
         where = exc.filename or folder
         sys.stderr.write(
@@ -804,7 +815,7 @@ def _import_measured(opts: Options, out: TextIO) -> int:
         )
         return EXIT_SPEC
     for file in changed:
-        out.write(f"{file}: measured entries added (source {source[0]})\n")
+        out.write(f"{file}: {done}\n")
     return EXIT_OK
 
 
@@ -909,17 +920,12 @@ def _import_serving(opts: Options, out: TextIO) -> int:
         return EXIT_OK
     from rooflinec.importing.serving import write_serving
 
-    try:
-        changed = write_serving(catalog, folder, model.id, entries, source)
-    except OSError as exc:
-        where = exc.filename or folder
-        sys.stderr.write(
-            one_line(f"{where}: error: cannot write ({exc.strerror}): no spec was changed") + "\n"
-        )
-        return EXIT_SPEC
-    for file in changed:
-        out.write(f"{file}: serving results added (source {sid})\n")
-    return EXIT_OK
+    return _written(
+        lambda: write_serving(catalog, folder, model.id, entries, source),
+        folder,
+        out,
+        f"serving results added (source {sid})",
+    )
 
 
 def _problems(exc: ExportError) -> int:

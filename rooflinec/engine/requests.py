@@ -55,6 +55,8 @@ __all__ = [
     "Piece",
     "RequestResult",
     "RequestShape",
+    "decode_curve",
+    "decode_keys",
     "decode_sum",
     "evaluate_request",
     "joules_per_token",
@@ -430,6 +432,39 @@ def _one_by_one(
     return DecodeSum(total, tuple(pieces), False)
 
 
+def decode_keys(shape: RequestShape) -> tuple[int, int]:
+    """The keys of a request's first and last decode pass: L = input + 1 .. input +
+    output - 1, shifted by the draft under speculation (last < first: none)."""
+    drafted = shape.drafted
+    return shape.input + 1 + drafted, shape.input + shape.output - 1 + drafted
+
+
+def decode_curve(
+    engine: ModelEngine,
+    model: Model,
+    precision: str,
+    deployment: Deployment,
+    batch: int,
+    shape: RequestShape,
+    closed: bool = True,
+) -> tuple[_Curve | None, list[_Segment] | None]:
+    """The varying steps of a request's decode passes and their polynomials on the runs
+    of L (both None where the passes must be taken one by one: `closed=False`, or not a
+    polynomial in L). Raises `DeploymentError` when that is more passes than
+    `MAX_ONE_BY_ONE`."""
+    first, last = decode_keys(shape)
+    tokens = shape.drafted + 1
+    curve = _varying_steps(engine, model, precision, deployment, batch, tokens) if closed else None
+    segments = None if curve is None else curve.segments(first, last)
+    if (curve is None or segments is None) and last - first + 1 > MAX_ONE_BY_ONE:
+        raise DeploymentError(
+            f"model '{model.id}': its decode passes are not a polynomial in L, and"
+            f" {last - first + 1:,} of them are more than the {MAX_ONE_BY_ONE:,}"
+            " evaluated one by one"
+        )
+    return curve, segments
+
+
 def decode_sum(
     engine: ModelEngine,
     model: Model,
@@ -445,20 +480,12 @@ def decode_sum(
     output - 1, s = 1; under speculation, verify passes of s = k + 1 at k more keys each),
     in closed form where the formulas allow (`closed=False`: each pass in turn, always).
     The sum is of the passes' times: a token's share of a verify pass is the caller's."""
-    drafted = shape.drafted
-    tokens = drafted + 1
-    first, last = shape.input + 1 + drafted, shape.input + shape.output - 1 + drafted
+    tokens = shape.drafted + 1
+    first, last = decode_keys(shape)
     if last < first:
         return DecodeSum(_ZERO, (), True)
-    curve = _varying_steps(engine, model, precision, deployment, batch, tokens) if closed else None
-    segments = None if curve is None else curve.segments(first, last)
+    curve, segments = decode_curve(engine, model, precision, deployment, batch, shape, closed)
     if curve is None or segments is None:
-        if last - first + 1 > MAX_ONE_BY_ONE:
-            raise DeploymentError(
-                f"model '{model.id}': its decode passes are not a polynomial in L, and"
-                f" {last - first + 1:,} of them are more than the {MAX_ONE_BY_ONE:,}"
-                " evaluated one by one"
-            )
         return _one_by_one(
             engine, model, figures, precision, deployment, batch, tokens, first, last
         )

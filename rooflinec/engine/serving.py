@@ -39,7 +39,14 @@ from rooflinec.catalog import (
 )
 from rooflinec.engine.memory import device_capacity, ledger_terms
 from rooflinec.engine.models import DeploymentError, ModelEngine, ModelResult, RunPoint
-from rooflinec.engine.requests import _pass, _varying_steps, decode_sum, pass_time, series
+from rooflinec.engine.requests import (
+    _pass,
+    decode_curve,
+    decode_keys,
+    decode_sum,
+    pass_time,
+    series,
+)
 from rooflinec.errors import Diagnostic
 from rooflinec.formatting import format_number, format_si
 from rooflinec.formulas import EvaluationError, FormulaError
@@ -144,13 +151,11 @@ def _decode_work(
     steps that do not vary with L times the passes, the others as series of their
     polynomials in L (`requests._Curve`), or each pass in turn where they are not."""
     flops: dict[str, Fraction] = {}
-    drafted = shape.drafted
-    tokens = drafted + 1
-    first, last = shape.input + 1 + drafted, shape.input + shape.output - 1 + drafted
+    tokens = shape.drafted + 1
+    first, last = decode_keys(shape)
     if last < first:
         return flops, _ZERO
-    curve = _varying_steps(engine, model, precision, deployment, batch, tokens)
-    segments = None if curve is None else curve.segments(first, last)
+    curve, segments = decode_curve(engine, model, precision, deployment, batch, shape)
     if curve is None or segments is None:
         dram = _ZERO
         for keys in range(first, last + 1):

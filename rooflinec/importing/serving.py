@@ -1373,30 +1373,10 @@ def write_serving(
 def _edited_model(
     path: Path, entries: list[dict[str, Any]], source: tuple[str, dict[str, Any]] | None
 ) -> str:
-    from rooflinec.importing.write import _dump, _refused, _same_source
+    from rooflinec.importing.write import _same_source, round_trip
 
-    raw = path.read_bytes().decode("utf-8")
-    crlf = "\r\n" in raw
-    text = raw.replace("\r\n", "\n")
-    if "\r" in text or (crlf and "\n" in raw.replace("\r\n", "")):
-        raise _refused(
-            path,
-            1,
-            1,
-            "mixed line ends: make them all LF or all CRLF (or add the entries by hand; run"
-            " without --write to print them)",
-        )
-    final = text.endswith("\n")
-    whole = text if final else text + "\n"
-    data = yaml().load(whole)
-    if _dump(yaml().load(whole)) != whole:
-        raise _refused(
-            path,
-            0,
-            0,
-            "its layout would change on a round trip (indentation or line width): add the"
-            " entries by hand (run without --write to print them)",
-        )
+    read = round_trip(path)
+    data = read.data
     measured = data.get("measured")
     if isinstance(measured, CommentedSeq) and not measured and measured.fa.flow_style():
         measured.fa.set_block_style()  # `measured: []`: one entry a line, as the specs have
@@ -1436,10 +1416,7 @@ def _edited_model(
             last = sources[list(sources)[-1]] if sources else None
             sources[sid] = CommentedMap(fields)
             _move_blank_lines(last, sources[sid])
-    out = _dump(data)
-    if not final:
-        out = out[:-1]
-    return out.replace("\n", "\r\n") if crlf else out
+    return read.text()
 
 
 def _move_blank_lines(before: Any, after: CommentedMap) -> None:

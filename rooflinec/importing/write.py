@@ -75,9 +75,26 @@ def _dump(data: Any) -> str:
     return buffer.getvalue()
 
 
-def _edited(
-    path: Path, entries: list[Entry], source: tuple[str, dict[str, Any]], units: Mapping[str, str]
-) -> str:
+@dataclasses.dataclass(frozen=True)
+class RoundTrip:
+    """A spec file read for an edit in place: its data (ruamel's round-trip types) and
+    how to write it back as it was, line ends and final newline included."""
+
+    data: Any
+    crlf: bool
+    final: bool
+
+    def text(self) -> str:
+        """The data, dumped, with the file's own line ends and final newline."""
+        out = _dump(self.data)
+        if not self.final:
+            out = out[:-1]
+        return out.replace("\n", "\r\n") if self.crlf else out
+
+
+def round_trip(path: Path) -> RoundTrip:
+    """The spec at `path` read for an edit in place; `SpecError` when its line ends are
+    mixed or a plain round trip would change its layout (the edit would show as more)."""
     raw = path.read_bytes().decode("utf-8")
     crlf = "\r\n" in raw
     text = raw.replace("\r\n", "\n")
@@ -100,6 +117,14 @@ def _edited(
             "its layout would change on a round trip (indentation or line width): add the"
             " entries by hand (run without --write to print them)",
         )
+    return RoundTrip(data, crlf, final)
+
+
+def _edited(
+    path: Path, entries: list[Entry], source: tuple[str, dict[str, Any]], units: Mapping[str, str]
+) -> str:
+    read = round_trip(path)
+    data = read.data
     sid, fields = source
     sources = data.get("sources")
     if sources is None:
@@ -126,10 +151,7 @@ def _edited(
             measured[same[0]] = item
         else:
             measured.append(item)
-    out = _dump(data)
-    if not final:
-        out = out[:-1]
-    return out.replace("\n", "\r\n") if crlf else out
+    return read.text()
 
 
 def _same_source(path: Path, sources: Any, sid: str, fields: dict[str, Any]) -> None:
