@@ -1352,25 +1352,27 @@ def vega_bundle() -> str:
 
 
 def serving_chart(name: str, title: str, unit: str, rows: Sequence[dict[str, Any]]) -> Chart:
-    """Bound against measured for one metric of the serving results, log–log, one colour
-    per device, with the diagonal where the two are equal: a time's bound lies on or
-    below it, a rate's on or above.
+    """Bound against measured for the serving results, log–log, one colour per metric,
+    with the diagonal where the two are equal: a time's bound lies on or below it, a
+    rate's on or above.
 
-    `rows` are `{"device", "model", "measured", "bound", "ratio", "measured_label",
-    "bound_label"}` (figures in `unit`, floats; labels as the page prints them)."""
+    `rows` are `{"metric", "device", "model", "measured", "bound", "ratio",
+    "measured_label", "bound_label"}` (figures in `unit`, floats; labels as the page
+    prints them)."""
     values = [float(r[k]) for r in rows for k in ("measured", "bound")] or [1.0]
     domain = (_decade_floor(min(values)), _decade_ceil(max(values) * 1.01))
     x = _log_field("measured:Q", domain, f"Measured ({unit})", "~s", grid=True)
     y = _log_field("bound:Q", domain, f"Bound ({unit})", "~s", grid=True)
-    devices = sorted({str(r["device"]) for r in rows})
+    metrics = sorted({str(r["metric"]) for r in rows})
     colour = _field(
-        "device:N",
-        sort=devices,
+        "metric:N",
+        sort=metrics,
         scale={"range": list(COMPARISON_PALETTE)},
-        legend={"title": "Device", "orient": "bottom", "columns": 2, "labelLimit": 240},
+        legend={"title": "Metric", "orient": "bottom", "columns": 2, "labelLimit": 240},
     )
     tips = _tooltips(
         [
+            ("metric:N", "metric"),
             ("model:N", "model"),
             ("device:N", "device"),
             ("measured_label:N", "measured"),
@@ -1396,7 +1398,7 @@ def serving_chart(name: str, title: str, unit: str, rows: Sequence[dict[str, Any
     spec = _fetched_spec(name, rows, title, HEIGHT - 60, body)
     description = (
         f"Scatter chart of {title}: the bound against the measured figure, in {unit}, on log "
-        f"scales, {len(rows)} points coloured by device ({len(devices)}), with a dashed "
+        f"scales, {len(rows)} points coloured by metric ({len(metrics)}), with a dashed "
         "diagonal where they are equal. The same data is in the tables of the accuracy pages."
     )
     hint = "Hover a point for its model, device and ratio."
