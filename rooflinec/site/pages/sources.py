@@ -9,6 +9,7 @@ from markupsafe import Markup
 from rooflinec.catalog import Source
 from rooflinec.provenance import STALE_MONTHS, source_info
 from rooflinec.site.escape import external_link, md
+from rooflinec.site.pages.accuracy import model_accuracy_path
 from rooflinec.site.pages.audit import audit_layout, audit_path, read_text
 from rooflinec.site.pages.catalog_pages import spec_target
 from rooflinec.site.pages.common import (
@@ -18,6 +19,7 @@ from rooflinec.site.pages.common import (
     GeneratedPage,
 )
 from rooflinec.site.pages.model import Page, pages_by_size
+from rooflinec.site.pages.models import serving_sources
 
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site
@@ -98,6 +100,15 @@ def _entry_text(site: Site, page: Page, e: dict[str, Any]) -> Markup:
     return Markup(hit)
 
 
+def _source_target(site: Site, kind: str, ident: str, sid: str) -> str:
+    """Where a spec lists source `sid`: its page, or for a source only a model's serving
+    results cite, the first page of those results."""
+    model = site.catalog.models.get(ident) if kind == "model" else None
+    if model is not None and sid in serving_sources(model):
+        return f"{model_accuracy_path(ident)}#source-{sid}"
+    return f"{spec_target(kind, ident)}#source-{sid}"
+
+
 def _source_entry(site: Site, page: Page, e: dict[str, Any]) -> dict[str, Any]:
     uses = []
     for kind, ident, name, sid, read, is_stale in e["uses"][:MAX_USES]:
@@ -105,14 +116,12 @@ def _source_entry(site: Site, page: Page, e: dict[str, Any]) -> dict[str, Any]:
         if len(cited) > MAX_CITED:
             more = len(cited) - MAX_CITED
             target = (
-                audit_path(ident)
-                if kind == "device"
-                else f"{spec_target(kind, ident)}#source-{sid}"
+                audit_path(ident) if kind == "device" else _source_target(site, kind, ident, sid)
             )
             cited = [*cited[:MAX_CITED], page.link(f"{more} more", target)]
         uses.append(
             {
-                "spec": page.link(name, f"{spec_target(kind, ident)}#source-{sid}"),
+                "spec": page.link(name, _source_target(site, kind, ident, sid)),
                 "kind": kind,
                 "read": read,
                 "stale": is_stale,
