@@ -47,6 +47,7 @@ __all__ = [
     "device_capacity",
     "evaluate_fit",
     "largest_batch_at",
+    "largest_cache_batch",
     "ledger_terms",
 ]
 
@@ -470,6 +471,13 @@ def largest_batch_at(terms: LedgerTerms, capacity: Fraction, L: int) -> int | No
                 return whole
     room = capacity - terms.ledger.reserve * capacity - terms.weights
     return _max_batch(terms, room, L)
+
+
+def largest_cache_batch(terms: LedgerTerms, room: Fraction, L: int) -> int | None:
+    """The largest b (to `MAX_SEARCH`) whose KV cache at `L` fits in `room`, B, with no
+    reserve and no activations: the most sequences that can be resident beside what
+    `room` leaves out (None: one does not fit)."""
+    return _largest(lambda b: terms.kv_at(b, L) <= room)
 
 
 def _max_batch(terms: _Terms, room: Fraction, L: int) -> int | None:

@@ -37,7 +37,7 @@ from rooflinec.catalog import (
     RequestShape,
     ServingResult,
 )
-from rooflinec.engine.memory import device_capacity, ledger_terms
+from rooflinec.engine.memory import device_capacity, largest_cache_batch, ledger_terms
 from rooflinec.engine.models import DeploymentError, ModelEngine, ModelResult, RunPoint
 from rooflinec.engine.requests import (
     _pass,
@@ -127,10 +127,18 @@ class ServingPoint:
 # ---------------------------------------------------------------------- work sums
 
 
-def _plan_work(plan: Plan, flops: dict[str, Fraction], scale: int | Fraction = 1) -> Fraction:
-    """Adds a pass's operations per precision to `flops` (times `scale`); its DRAM bytes."""
+def _plan_work(
+    plan: Plan,
+    flops: dict[str, Fraction],
+    scale: int | Fraction = 1,
+    skip: frozenset[int] = frozenset(),
+) -> Fraction:
+    """Adds a pass's operations per precision to `flops` (times `scale`); its DRAM bytes.
+    The steps at the positions in `skip` are left out."""
     dram = _ZERO
     for entry in plan.steps:
+        if entry.position in skip:
+            continue
         counts = entry.counts
         flops[entry.precision] = flops.get(entry.precision, _ZERO) + counts.total_flops * scale
         dram += counts.total_bytes.get(_DRAM, _ZERO) * scale
@@ -140,7 +148,6 @@ def _plan_work(plan: Plan, flops: dict[str, Fraction], scale: int | Fraction = 1
 def _decode_work(
     engine: ModelEngine,
     model: Model,
-    figures: DeviceFigures,
     precision: str,
     deployment: Deployment,
     batch: int,
@@ -156,26 +163,16 @@ def _decode_work(
     if last < first:
         return flops, _ZERO
     curve, segments = decode_curve(engine, model, precision, deployment, batch, shape)
+    # Operations and bytes are the same on every device: the passes' plans, not rows.
     if curve is None or segments is None:
         dram = _ZERO
         for keys in range(first, last + 1):
-            row = _pass(
-                engine, model, RunPoint(batch, tokens, keys), figures, precision, deployment
-            )
-            assert row.plan is not None
-            dram += _plan_work(row.plan, flops)
+            plan = engine.plan(model, RunPoint(batch, tokens, keys), precision, deployment)
+            dram += _plan_work(plan, flops)
         return flops, dram
-    row = _pass(engine, model, RunPoint(batch, tokens, first), figures, precision, deployment)
-    assert row.plan is not None
-    varying = {s.index for s in curve.steps}
-    passes = last - first + 1
-    dram = _ZERO
-    for entry in row.plan.steps:
-        if entry.position in varying:
-            continue
-        counts = entry.counts
-        flops[entry.precision] = flops.get(entry.precision, _ZERO) + counts.total_flops * passes
-        dram += counts.total_bytes.get(_DRAM, _ZERO) * passes
+    plan = engine.plan(model, RunPoint(batch, tokens, first), precision, deployment)
+    varying = frozenset(s.index for s in curve.steps)
+    dram = _plan_work(plan, flops, last - first + 1, skip=varying)
     for a, c, polys in segments:
         for step, (fpoly, traffic) in zip(curve.steps, polys, strict=True):
             flops[step.precision] = (
@@ -268,15 +265,12 @@ class _Bounds:
         key = (precision, deployment, batch, shape)
         work = self.work.get(key)
         if work is None:
-            flops, dram = _decode_work(
-                self.engine, self.model, figures, precision, deployment, batch, shape
-            )
+            flops, dram = _decode_work(self.engine, self.model, precision, deployment, batch, shape)
             per = shape.tokens_per_pass
             flops = {p: f / per for p, f in flops.items()}
             dram /= per
-            prefill = self.prefill(figures, precision, deployment, batch, shape.input).plan
-            assert prefill is not None
-            _plan_work(prefill, flops)
+            prefill = RunPoint(batch, shape.input, shape.input)
+            _plan_work(self.engine.plan(self.model, prefill, precision, deployment), flops)
             work = self.work[key] = (flops, dram)
         flops, dram = work
         compute = sum((f / figures.peaks[p] for p, f in flops.items()), _ZERO)
@@ -311,16 +305,7 @@ class _Bounds:
         )
         if terms is None:
             return None, "the memory ledger does not evaluate for this deployment"
-        room = capacity - terms.weights
-        per = terms.kv_at(1, keys)
-        if per <= 0:
-            return cap, None
-        if terms.kv_at(2, keys) == 2 * per:  # the cache is a line through 0 in b
-            most = int(room // per) if room > 0 else 0
-        else:
-            most = 0
-            while most < cap and terms.kv_at(most + 1, keys) <= room:
-                most += 1
+        most = largest_cache_batch(terms, capacity - terms.weights, keys) or 0
         return max(1, min(cap, most)), None
 
 

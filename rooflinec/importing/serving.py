@@ -60,7 +60,7 @@ from rooflinec.importing.rows import (
     shown,
     table_rows,
 )
-from rooflinec.importing.sources import source_id
+from rooflinec.importing.sources import local_source, source_id
 from rooflinec.quantities import Dimension, QuantityError, parse_quantity
 
 if TYPE_CHECKING:
@@ -199,29 +199,17 @@ def default_source_id(fmt: str, path: str) -> str:
 def serving_source(
     fmt: str, path: str, today: datetime.date, sid: str | None = None
 ) -> tuple[str, dict[str, Any]]:
-    """(id, fields) of the measurement source recording an import of `path` (as
-    `sources.measurement_source` does for a profiler's export): its note names the
-    file's path, so that two runs' files of one name make different sources."""
-    from rooflinec.assemble.files import display_path
-
+    """(id, fields) of the measurement source recording an import of `path`, as
+    `sources.measurement_source` does for a profiler's export."""
     tool = TOOLS[fmt]
-    name = Path(path).name
-    where = display_path(Path(os.path.abspath(path)))
-    if len(where) > MAX_QUOTE:  # a note holds at most 2000 characters
-        where = "…" + where[-MAX_QUOTE:]
-    return sid or default_source_id(fmt, path), {
-        "title": f"{tool} results {name}",
-        "publisher": "local measurement",
-        "read": today,
-        "kind": "measurement",
-        "tool": tool,
-        "note": (
-            f"Imported by rooflinec from {where} on {today.isoformat()}. Set `read` to the date"
-            " of the run, add the benchmark's version to `tool` and its command line (and"
-            " the server's) as `command`, and add the run's report as `url` where there is"
-            " one."
-        ),
-    }
+    return sid or default_source_id(fmt, path), local_source(
+        tool,
+        f"{tool} results {Path(path).name}",
+        path,
+        today,
+        "add the benchmark's version to `tool` and its command line (and the server's) as"
+        " `command`",
+    )
 
 
 def text_problem(text: str, limit: int) -> str | None:

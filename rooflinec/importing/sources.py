@@ -21,28 +21,40 @@ def source_id(kind: str, path: str) -> str:
 
 
 def measurement_source(kind: str, path: str, today: datetime.date) -> tuple[str, dict[str, Any]]:
-    """(id, fields) of the source recording an import of `path`.
+    """(id, fields) of the source recording an import of `path`."""
+    tool = TOOLS[kind]
+    return source_id(kind, path), local_source(
+        tool,
+        f"{tool} export {Path(path).name}",
+        path,
+        today,
+        "add the profiler's version to `tool` and the profiling command as `command`",
+    )
 
-    The note names the export's path, not just its name: `day1/report.csv` and
+
+def local_source(
+    tool: str, title: str, path: str, today: datetime.date, wanted: str
+) -> dict[str, Any]:
+    """The fields of a `measurement` source recording an import of `path` by `tool`,
+    its note asking for what the file does not say (`wanted`).
+
+    The note names the file's path, not just its name: `day1/report.csv` and
     `day2/report.csv` make different sources of one id, which `--write` then refuses to
     merge, instead of one run's entries silently taking the other's place.
     """
     from rooflinec.assemble.files import display_path
 
-    tool = TOOLS[kind]
-    name = Path(path).name
     where = display_path(Path(os.path.abspath(path)))
     if len(where) > _MAX_SHOWN:  # a note holds at most 2000 characters
         where = "…" + where[-_MAX_SHOWN:]
-    return source_id(kind, path), {
-        "title": f"{tool} export {name}",
+    return {
+        "title": title,
         "publisher": "local measurement",
         "read": today,
         "kind": "measurement",
         "tool": tool,
         "note": (
             f"Imported by rooflinec from {where} on {today.isoformat()}. Set `read` to the date"
-            " of the run, add the profiler's version to `tool` and the profiling command as"
-            " `command`, and add the run's report as `url` where there is one."
+            f" of the run, {wanted}, and add the run's report as `url` where there is one."
         ),
     }
