@@ -36,7 +36,6 @@ from typing import Any
 from rooflinec.engine.calibration import (
     ErrorSummary,
     Estimate,
-    absolute_error,
     calibrate,
     estimate_errors,
     leave_one_out,
@@ -55,6 +54,7 @@ __all__ = [
     "accuracy_data",
     "accuracy_text",
     "metric_text",
+    "percent_text",
 ]
 
 #: Each metric as the outputs name it, and its SI unit.
@@ -65,8 +65,13 @@ METRIC_NAMES = {
     "user_rate": "tokens/s per user",
     "energy": "energy per token",
 }
-_UNITS = {"ttft": "s", "itl": "s", "output_rate": "tokens/s", "user_rate": "tokens/s"}
-_UNITS["energy"] = "J/token"
+_UNITS = {
+    "ttft": "s",
+    "itl": "s",
+    "output_rate": "tokens/s",
+    "user_rate": "tokens/s",
+    "energy": "J/token",
+}
 
 POINT_FIELDS = (
     "model",
@@ -281,7 +286,8 @@ def metric_text(metric: str, value: float) -> str:
     return f"{format_number(value)} tokens/s"
 
 
-def _percent(value: float) -> str:
+def percent_text(value: float) -> str:
+    """A share as the outputs and the page print it: `28.7 %`."""
     return f"{format_number(value * 100, 3)} %"
 
 
@@ -289,7 +295,7 @@ def error_line(name: str, s: ErrorSummary | None) -> str:
     if s is None:
         return f"{name}: no point"
     return (
-        f"{name}: median {_percent(s.median_ape)}, worst {_percent(s.worst_ape)}"
+        f"{name}: median {percent_text(s.median_ape)}, worst {percent_text(s.worst_ape)}"
         f" over {s.points} point{'' if s.points == 1 else 's'}"
     )
 
@@ -361,12 +367,3 @@ def accuracy_text(a: Accuracy) -> str:
     for device, s in a.estimate_by_device.items():
         lines.append(error_line(f"  {device}", s))
     return "\n".join(lines) + "\n"
-
-
-def bound_error(points: Sequence[ServingPoint]) -> list[float]:
-    """Each bounded point's |bound − measured| / measured."""
-    return [
-        absolute_error(float(p.bound), float(p.measured))
-        for p in points
-        if p.bound is not None and p.metric in TIMES | RATES
-    ]

@@ -19,7 +19,13 @@ from markupsafe import Markup
 
 from rooflinec.engine.serving import ServingPoint, serving_points
 from rooflinec.formatting import format_number
-from rooflinec.outputs.accuracy import METRIC_NAMES, Accuracy, accuracy, metric_text
+from rooflinec.outputs.accuracy import (
+    METRIC_NAMES,
+    Accuracy,
+    accuracy,
+    metric_text,
+    percent_text,
+)
 from rooflinec.site import charts
 from rooflinec.site.escape import md_row
 from rooflinec.site.pages.common import GeneratedPage
@@ -47,14 +53,10 @@ def model_accuracy_path(model_id: str, part: int = 1) -> str:
     return f"accuracy/{model_id}.md" if part == 1 else f"accuracy/{model_id}-{part}.md"
 
 
-def _percent(value: float) -> str:
-    return f"{format_number(value * 100, 3)} %"
-
-
 def _error_cells(s: ErrorSummary | None) -> list[str]:
     if s is None:
         return ["-", "-", "0"]
-    return [_percent(s.median_ape), _percent(s.worst_ape), str(s.points)]
+    return [percent_text(s.median_ape), percent_text(s.worst_ape), str(s.points)]
 
 
 def _load(p: ServingPoint) -> str:
@@ -158,7 +160,7 @@ def _main_page(site: Site, a: Accuracy, models: Sequence[str]) -> GeneratedPage:
         devices=len(devices),
         bound=a.bound_all,
         estimate=a.estimate_all,
-        percent=_percent,
+        percent=percent_text,
         chart=None if (found := _chart(site, a)) is None else page.chart(found),
         groups=groups,
         errors=errors,
