@@ -61,6 +61,7 @@ NAV: list[dict[str, str]] = [
     {"Kernels": "kernels/index.md"},
     {"Models": "models/index.md"},
     {"Accuracy": "accuracy.md"},
+    {"Calculator": "calculator.md"},
     {"Comparison": "comparison.md"},
     {"Method": "method/roofline.md"},
     {"Sources": "sources.md"},

@@ -14,6 +14,7 @@ from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.site import charts
 from rooflinec.site.pages import reuse
 from rooflinec.site.pages.audit import audit_layout, audit_path
+from rooflinec.site.pages.calculator import calculator_link
 from rooflinec.site.pages.common import (
     MAX_CASES,
     MAX_ROWS,
@@ -237,6 +238,7 @@ def device_page(site: Site, device: Device) -> GeneratedPage:
         page,
         device=device,
         audit=page.href(audit_path(device.id)),
+        calculator=calculator_link(page, device=device.id),
         glance={
             "precision": cat.precisions[p_glance].label,
             "peak": site.rate(fig.peaks[p_glance], p_glance),

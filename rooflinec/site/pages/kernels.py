@@ -16,6 +16,7 @@ from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.site import charts
 from rooflinec.site.escape import md_row
 from rooflinec.site.pages import reuse
+from rooflinec.site.pages.calculator import calculator_link
 from rooflinec.site.pages.common import MAX_ATTAINABLE, MAX_CASES, GeneratedPage, level_name
 from rooflinec.site.pages.crossover_cell import crossover_cell
 from rooflinec.site.pages.grid_summary import grid_summaries
@@ -153,6 +154,7 @@ def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
         "kernel.md.j2",
         page,
         kernel=kernel,
+        calculator=calculator_link(page, kernel=kernel.id) if cases else None,
         formulas=formulas,
         symbols=[
             *sorted(kernel.symbols.items()),

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from rooflinec.site.pages.accuracy import accuracy_pages
 from rooflinec.site.pages.audit import audit_pages
+from rooflinec.site.pages.calculator import calculator_page
 from rooflinec.site.pages.catalog_pages import changelog_pages, comparison_pages, glossary_page
 from rooflinec.site.pages.changes import changes_pages
 from rooflinec.site.pages.common import GeneratedPage
@@ -38,6 +39,7 @@ def pages(site: Site) -> list[GeneratedPage]:
         out += [p for m in catalog.models.values() for p in frontier_pages(site, m)]
     out += tokens_pages(site)
     out += accuracy_pages(site)
+    out.append(calculator_page(site))
     out += comparison_pages(site)
     out += [method_page(site, m) for m in catalog.methods.values()]
     out += [p for m in catalog.methods.values() if (p := method_models_page(site, m))]

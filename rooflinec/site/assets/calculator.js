@@ -1,0 +1,1111 @@
+/* rooflinec calculator: a visitor's chip and kernels on the roofline, in the browser.
+ *
+ * The build writes every kernel's formulas as the safe parser's validated tree (JSON,
+ * inline in the page, `#rooflinec-calculator-data`); this script checks each tree against
+ * the parser's limits and evaluates it: no formula text is parsed here and nothing is
+ * `eval`ed. Every number is an exact rational of BigInts; the bound is decided on exact
+ * times with the method's tie order (compute, then the levels in order; the latency
+ * floor only when strictly slower). Floats appear only in the chart. Typed figures are
+ * parsed as specs parse them, with the command line's messages. Every input lives in the
+ * address's fragment, so a link reproduces the calculation. No request leaves the page
+ * (the chart runtime is a file beside it). */
+(function () {
+  "use strict";
+
+  var root = document.getElementById("rooflinec-calculator");
+  var dataNode = document.getElementById("rooflinec-calculator-data");
+  if (!root || !dataNode) { return; }
+  var DATA = JSON.parse(dataNode.textContent);
+  var self = document.currentScript;
+  var base = self && self.src ? self.src.replace(/[^\/]*$/, "") : "";
+
+  /* ------------------------------------------------------------ exact rationals */
+
+  var ZERO = BigInt(0), ONE = BigInt(1), TWO = BigInt(2), TEN = BigInt(10);
+
+  function gcd(a, b) {
+    if (a < ZERO) { a = -a; }
+    if (b < ZERO) { b = -b; }
+    while (b !== ZERO) { var t = a % b; a = b; b = t; }
+    return a;
+  }
+  function rat(n, d) {
+    if (d === undefined) { d = ONE; }
+    if (d < ZERO) { n = -n; d = -d; }
+    var g = gcd(n, d);
+    if (g > ONE) { n = n / g; d = d / g; }
+    return { n: n, d: d };
+  }
+  function int(v) { return { n: BigInt(v), d: ONE }; }
+  function parseRat(text) {
+    var parts = String(text).split("/");
+    return rat(BigInt(parts[0]), parts.length > 1 ? BigInt(parts[1]) : ONE);
+  }
+  function add(a, b) { return rat(a.n * b.d + b.n * a.d, a.d * b.d); }
+  function sub(a, b) { return rat(a.n * b.d - b.n * a.d, a.d * b.d); }
+  function mul(a, b) { return rat(a.n * b.n, a.d * b.d); }
+  function div(a, b) { return rat(a.n * b.d, a.d * b.n); }
+  function cmp(a, b) {
+    var x = a.n * b.d, y = b.n * a.d;
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  function isZero(a) { return a.n === ZERO; }
+  function floorDiv(n, d) { // d > 0
+    var q = n / d;
+    return (n % d !== ZERO && n < ZERO) ? q - ONE : q;
+  }
+  function floor(a) { return int(floorDiv(a.n, a.d)); }
+  function ceil(a) { return int(-floorDiv(-a.n, a.d)); }
+  function pow(a, e) {
+    var n = ONE, d = ONE;
+    for (var i = 0; i < e; i++) { n *= a.n; d *= a.d; }
+    return rat(n, d);
+  }
+  function pow10(e) { var p = ONE; for (var i = 0; i < e; i++) { p *= TEN; } return p; }
+  function ratText(a) { return a.d === ONE ? String(a.n) : a.n + "/" + a.d; }
+  function toFloat(a) {
+    var n = a.n, d = a.d;
+    var big = BigInt("1" + "0".repeat(300));
+    while (n > big || -n > big || d > big) { n = n / TEN; d = d / TEN; }
+    if (d === ZERO) { return NaN; }
+    return Number(n) / Number(d);
+  }
+
+  /* --------------------------------------------- messages as the command line quotes */
+
+  // Python's repr() of a string: what the command line's messages quote.
+  function pyRepr(s) {
+    var quote = s.indexOf("'") >= 0 && s.indexOf('"') < 0 ? '"' : "'";
+    var out = quote;
+    for (var ch of s) {
+      var code = ch.codePointAt(0);
+      if (ch === "\\") { out += "\\\\"; }
+      else if (ch === quote) { out += "\\" + ch; }
+      else if (ch === "\n") { out += "\\n"; }
+      else if (ch === "\r") { out += "\\r"; }
+      else if (ch === "\t") { out += "\\t"; }
+      else if (ch !== " " && /[\p{C}\p{Z}]/u.test(ch)) {
+        out += code < 0x100 ? "\\x" + code.toString(16).padStart(2, "0")
+          : code < 0x10000 ? "\\u" + code.toString(16).padStart(4, "0")
+          : "\\U" + code.toString(16).padStart(8, "0");
+      } else { out += ch; }
+    }
+    return out + quote;
+  }
+  // A token as a message quotes it: repr-quoted, cut short if very long.
+  function shown(token) {
+    return pyRepr(token.length > 40 ? token.slice(0, 37) + "..." : token);
+  }
+  function CalcError(message) { this.message = message; }
+  function fail(message, hint) {
+    throw new CalcError(hint ? message + "; hint: " + hint : message);
+  }
+  function thousands(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
+
+  /* -------------------------------------------- quantities, parsed as specs parse them */
+
+  var MAX_LENGTH = 64, MAX_EXPONENT = 30;
+  var DIM = {
+    rate: ["a compute rate", "989.5 TFLOP/s", "a compute rate is written FLOP/s, FLOPS or FLOPs (OP/s, OPS or OPs for integer work) with a prefix k M G T P E, as in '989.5 TFLOP/s' or '1979 TOPS'"],
+    bandwidth: ["a bandwidth", "3.35 TB/s", "a bandwidth is written B/s or Bps with a decimal prefix k M G T P E or a binary prefix Ki Mi Gi Ti Pi Ei, as in '3.35 TB/s' or '800 GiBps'"],
+    bytes: ["a size in bytes", "80 GB", "a size is written B with a decimal prefix k M G T P E or a binary prefix Ki Mi Gi Ti Pi Ei, as in '80 GB' or '96 MiB'"],
+    time: ["a time", "1.4 ms", "a time is written s, ms, µs (or us), ns or ps, as in '1.4 ms'"],
+    share: ["a share", "92%", "a share is written in per cent, as in '92%'"],
+    intensity: ["an arithmetic intensity", "295.4 FLOP/B", "an arithmetic intensity is written FLOP/B or OP/B, as in '295.4 FLOP/B'"],
+    ops: ["an operation count", "8.6 GFLOP", "an operation count is written FLOP or OP with a prefix k M G T P E, as in '8.6 GFLOP'"],
+    power: ["a power", "700 W", "a power is written W with a prefix k M, as in '700 W' or '1.2 kW'"],
+    price: ["a price per hour", "2.99 USD/h", "a price is written in US dollars per hour, as in '2.99 USD/h'"],
+    "token rate": ["a token rate", "51.67 tokens/s", "a token rate is written tokens/s (prefix k M), as in '51.67 tokens/s'"],
+    energy: ["an energy per token", "0.45 J/token", "an energy per token is written J/token (prefix m k), as in '0.45 J/token'"]
+  };
+  var UNITS = {};
+  (function build() {
+    var decimal = [["", 0], ["k", 3], ["K", 3], ["M", 6], ["G", 9], ["T", 12], ["P", 15], ["E", 18]];
+    var binary = [["Ki", 10], ["Mi", 20], ["Gi", 30], ["Ti", 40], ["Pi", 50], ["Ei", 60]];
+    function put(name, dim, factor) { UNITS[name] = { dim: dim, factor: factor }; }
+    decimal.forEach(function (p) {
+      var f = int(pow10(p[1]));
+      ["FLOP/s", "FLOPS", "FLOPs", "FLOP/sec", "OP/s", "OPS", "OPs", "OP/sec"].forEach(function (b) { put(p[0] + b, "rate", f); });
+      ["FLOP", "OP"].forEach(function (b) { put(p[0] + b, "ops", f); });
+      ["B/s", "Bps", "B/sec"].forEach(function (b) { put(p[0] + b, "bandwidth", f); });
+      put(p[0] + "B", "bytes", f);
+    });
+    binary.forEach(function (p) {
+      var f = int(ONE << BigInt(p[1]));
+      ["B/s", "Bps", "B/sec"].forEach(function (b) { put(p[0] + b, "bandwidth", f); });
+      put(p[0] + "B", "bytes", f);
+    });
+    [["", 0], ["m", 3], ["µ", 6], ["μ", 6], ["u", 6], ["n", 9], ["p", 12]].forEach(function (p) {
+      put(p[0] + "s", "time", rat(ONE, pow10(p[1])));
+    });
+    put("FLOP/B", "intensity", int(1));
+    put("OP/B", "intensity", int(1));
+    put("%", "share", rat(ONE, BigInt(100)));
+    [["", 0], ["k", 3], ["M", 6]].forEach(function (p) { put(p[0] + "W", "power", int(pow10(p[1]))); });
+    put("USD/h", "price", rat(ONE, BigInt(3600)));
+    [["", 0], ["k", 3], ["M", 6]].forEach(function (p) { put(p[0] + "tokens/s", "token rate", int(pow10(p[1]))); });
+    [["", int(1)], ["m", rat(ONE, BigInt(1000))], ["k", int(1000)]].forEach(function (p) { put(p[0] + "J/token", "energy", p[1]); });
+  })();
+  var BY_UPPER = {};
+  Object.keys(UNITS).forEach(function (u) { (BY_UPPER[u.toUpperCase()] = BY_UPPER[u.toUpperCase()] || []).push(u); });
+  var SPACE = /[ \t\u00a0\u2009\u202f]+/y;
+  var SPACES = " \t\u00a0\u2009\u202f";
+  var NUMBER = /([0-9]+(?:,[0-9]{3})*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?/y;
+  var DIGITS = "0123456789";
+
+  function parseQuantity(text, dim, positive) {
+    var example = DIM[dim][1];
+    if (text.length > MAX_LENGTH) {
+      fail("quantity is too long (" + text.length + " characters; at most " + MAX_LENGTH + ")",
+        "write just a number and its unit, as in '" + example + "'");
+    }
+    var start = text.length - text.replace(/^\s+/, "").length;
+    var body = text.trim();
+    var end = start + body.length;
+    if (!body) { fail("empty quantity: expected " + DIM[dim][0] + " such as '" + example + "'"); }
+    var parsed = parseNumber(text, start, end, example);
+    var value = parsed[0], pos = parsed[1];
+    SPACE.lastIndex = pos;
+    var space = SPACE.exec(text.slice(0, end));
+    if (space) { pos = SPACE.lastIndex; }
+    else if (pos === end) {
+      fail("missing unit: expected " + DIM[dim][0] + " such as '" + example + "'",
+        "units are never implicit: write the unit after the number");
+    } else if (text[pos] !== "%") { afterNumber(text, pos, end); }
+    var unitText = text.slice(pos, end);
+    var unit = Object.prototype.hasOwnProperty.call(UNITS, unitText) ? UNITS[unitText] : null;
+    if (!unit) { unknownUnit(text, pos, unitText, dim); }
+    if (unit.dim !== dim) { mismatch(unitText, unit, dim); }
+    if (unit.dim === "share" && !(value.n > ZERO && cmp(value, int(100)) <= 0)) {
+      fail("a sustained share is between 0 and 100 %, got " + pyRepr(text.slice(start, end)),
+        isZero(value) ? "0% would remove the ceiling altogether; leave the figure out instead"
+          : "a device cannot sustain more than its data-sheet figure");
+    }
+    if (positive && isZero(value)) {
+      fail(DIM[unit.dim][0] + " must be greater than zero, got " + pyRepr(text.slice(start, end)));
+    }
+    return mul(value, unit.factor);
+  }
+
+  function parseNumber(text, start, end, example) {
+    var first = text[start];
+    if (DIGITS.indexOf(first) < 0) { notANumber(text, start, end, example); }
+    NUMBER.lastIndex = start;
+    var m = NUMBER.exec(text.slice(0, end));
+    var intPart = m[1], frac = m[2], exp = m[3];
+    if (intPart.indexOf(",") >= 0) {
+      var groups = intPart.split(",");
+      if (groups[0].length > 3) {
+        fail("misplaced thousands separator: commas group digits by three, as in '1,979'");
+      }
+      if (groups[0][0] === "0") {
+        fail("a number with thousands separators cannot start with 0",
+          "the decimal point is written '.', as in '0.5'");
+      }
+    }
+    if (intPart.length > 1 && intPart[0] === "0" && intPart.indexOf(",") < 0) {
+      fail("the number " + pyRepr(intPart) + " has a leading zero",
+        "write " + (intPart.replace(/^0+/, "") || "0") + ", without it");
+    }
+    var exponent = 0;
+    if (exp !== undefined) {
+      var expDigits = exp.replace(/^[+-]/, "").replace(/^0+/, "");
+      if (expDigits.length > 2 || Number(expDigits || "0") > MAX_EXPONENT) {
+        fail("exponent out of range: at most e+" + MAX_EXPONENT + " and at least e-" + MAX_EXPONENT,
+          "use a unit prefix instead, as in '" + example + "'");
+      }
+      exponent = (exp[0] === "-" ? -1 : 1) * Number(expDigits || "0");
+    }
+    frac = frac || "";
+    var mantissa = BigInt(intPart.replace(/,/g, "") + frac);
+    var scale = exponent - frac.length;
+    var value = scale >= 0 ? int(mantissa * pow10(scale)) : rat(mantissa, pow10(-scale));
+    var pos = NUMBER.lastIndex;
+    if (pos < end) { checkNumberEnd(text, pos, end, frac !== "", exp !== undefined, intPart); }
+    return [value, pos];
+  }
+
+  function checkNumberEnd(text, pos, end, hasFrac, hasExp, intPart) {
+    var ch = text[pos], nxt = pos + 1 < end ? text[pos + 1] : "";
+    if (DIGITS.indexOf(ch) >= 0 || ch === ",") {
+      fail("misplaced thousands separator: commas group digits by three, as in '1,979'");
+    }
+    if (ch === ".") {
+      fail(hasExp ? "the exponent must be a whole number"
+        : hasFrac ? "a number has at most one decimal point" : "digits must follow the decimal point");
+    }
+    if (ch === "_") { fail("underscores are not accepted in numbers", "write 1000 or 1,000"); }
+    if ("xXoO".indexOf(ch) >= 0 && intPart === "0" && !hasFrac && !hasExp) {
+      fail("only decimal numbers are accepted");
+    }
+    if ((ch === "e" || ch === "E") && !hasExp && (nxt === "" || "+-".indexOf(nxt) >= 0 || SPACES.indexOf(nxt) >= 0)) {
+      fail("the exponent needs digits, as in '1.5e3'");
+    }
+  }
+
+  function notANumber(text, start, end, example) {
+    var first = text[start];
+    if (/^[+-]?(?:nan|inf(?:inity)?)\b/i.test(text.slice(start, end))) {
+      fail("expected a finite number: NaN and infinity are not quantities");
+    }
+    if (first === "-" || first === "\u2212") {
+      fail("negative numbers are not accepted: a quantity is never negative");
+    }
+    if (first === "+") { fail("write the number without a '+' sign", "as in '" + example + "'"); }
+    if (first === "." && start + 1 < end && DIGITS.indexOf(text[start + 1]) >= 0) {
+      fail("write a leading zero before the decimal point, as in '0.5'");
+    }
+    if (/\p{L}/u.test(first) || first === "%" || first === "/") {
+      fail("missing number: expected a number before the unit, as in '" + example + "'");
+    }
+    fail("expected a number, got " + pyRepr(first), "as in '" + example + "'");
+  }
+
+  function afterNumber(text, pos, end) {
+    var ch = text[pos];
+    if (/\p{L}/u.test(ch)) {
+      fail("missing space between the number and the unit",
+        "write '" + text.slice(0, pos).trim() + " " + text.slice(pos, end) + "'");
+    }
+    fail("unexpected character " + pyRepr(ch) + " after the number");
+  }
+
+  function unknownUnit(text, pos, unitText, dim) {
+    var message = "unknown unit " + pyRepr(unitText);
+    if (/[ \t\u00a0\u2009\u202f]/.test(unitText)) {
+      var joined = unitText.replace(/[ \t\u00a0\u2009\u202f]/g, "");
+      if (UNITS[joined]) { fail(message, "write the unit without spaces: '" + joined + "'"); }
+      var head = unitText.split(/[ \t\u00a0\u2009\u202f]+/)[0];
+      if (UNITS[head]) {
+        fail("unexpected text after the unit: " + pyRepr(unitText.slice(head.length).trim()),
+          "a quantity is just a number and its unit; put remarks in a 'note'");
+      }
+    }
+    if (unitText.indexOf("b") >= 0 && UNITS[unitText.replace(/b/g, "B")]) {
+      fail(message, "bytes are written B; b would be bits, which only an interconnect's bandwidth" +
+        " accepts (did you mean '" + unitText.replace(/b/g, "B") + "'?)");
+    }
+    var candidates = (BY_UPPER[unitText.toUpperCase()] || []).filter(function (u) { return UNITS[u].dim === dim; });
+    if (candidates.length) {
+      fail(message, "units are case-sensitive: did you mean " +
+        candidates.map(function (u) { return "'" + u + "'"; }).join(" or ") + "?");
+    }
+    fail(message, DIM[dim][2]);
+  }
+
+  function mismatch(unitText, unit, dim) {
+    var message = "expected " + DIM[dim][0] + " such as '" + DIM[dim][1] + "', got " +
+      DIM[unit.dim][0] + " in '" + unitText + "'";
+    if (/FLOPs$/.test(unitText) && dim === "ops") {
+      fail(message, "'" + unitText + "' is read as a rate (per second); an operation count is written '" +
+        unitText.slice(0, -1) + "'");
+    }
+    var tries = [unitText + "/s", unitText.replace(/\/s$/, ""), unitText.replace(/ps$/, ""), unitText.replace(/S$/, "")];
+    for (var i = 0; i < tries.length; i++) {
+      var found = UNITS[tries[i]];
+      if (tries[i] !== unitText && found && found.dim === dim) { fail(message, "did you mean '" + tries[i] + "'?"); }
+    }
+    fail(message, DIM[dim][2]);
+  }
+
+  var MAX_SHAPE = BigInt("1000000000000000");
+  function parseShape(symbol, text) {
+    if (!/^[1-9][0-9]{0,15}$/.test(text) || BigInt(text) > MAX_SHAPE) {
+      fail(symbol + " " + shown(text) + " is not a shape value: a whole number from 1 to " + thousands(MAX_SHAPE));
+    }
+    return int(BigInt(text));
+  }
+
+  /* ------------------------------------------------------- formula trees, evaluated */
+
+  var LIMITS = DATA.limits;
+  var RESULT_LIMIT = BigInt(LIMITS.result);
+  var FUNCTIONS = { min: [2, null], max: [2, null], ceil: [1, 1], floor: [1, 1] };
+
+  // The tree checked once, node by node, against the parser's limits and whitelist.
+  function checkTree(node) {
+    var count = 0;
+    function visit(n, depth) {
+      count += 1;
+      if (count > LIMITS.nodes || depth > LIMITS.depth || !Array.isArray(n)) { return false; }
+      switch (n[0]) {
+        case "n": return n.length === 2 && /^-?[0-9]{1,80}(\/[0-9]{1,80})?$/.test(n[1]);
+        case "s": return n.length === 2 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(n[1]);
+        case "+": return Array.isArray(n[1]) && n[1].length > 0 && n[1].every(function (t) {
+          return Array.isArray(t) && t.length === 2 && (t[0] === 0 || t[0] === 1) && visit(t[1], depth + 1);
+        });
+        case "*": return Array.isArray(n[1]) && n[1].length > 0 && n[1].every(function (t) {
+          return Array.isArray(t) && t.length === 3 && (t[0] === 0 || t[0] === 1) &&
+            typeof t[2] === "string" && visit(t[1], depth + 1);
+        });
+        case "-": return n.length === 2 && visit(n[1], depth + 1);
+        case "^": return n.length === 3 && Number.isInteger(n[2]) && n[2] >= 0 &&
+          n[2] <= LIMITS.exponent && visit(n[1], depth + 1);
+        case "f":
+          var arity = Object.prototype.hasOwnProperty.call(FUNCTIONS, n[1]) ? FUNCTIONS[n[1]] : null;
+          return arity !== null && Array.isArray(n[2]) && n[2].length >= arity[0] &&
+            (arity[1] === null || n[2].length <= arity[1]) &&
+            n[2].every(function (a) { return visit(a, depth + 1); });
+        default: return false;
+      }
+    }
+    return visit(node, 1);
+  }
+
+  function evaluate(node, env) {
+    switch (node[0]) {
+      case "n": return parseRat(node[1]);
+      case "s":
+        if (!Object.prototype.hasOwnProperty.call(env, node[1])) { fail("unknown symbol " + shown(node[1])); }
+        return env[node[1]];
+      case "+":
+        var acc = null;
+        node[1].forEach(function (t) {
+          var v = evaluate(t[1], env);
+          acc = acc === null ? (t[0] ? rat(-v.n, v.d) : v) : (t[0] ? sub(acc, v) : add(acc, v));
+        });
+        return acc;
+      case "*":
+        var prod = null;
+        node[1].forEach(function (t) {
+          var v = evaluate(t[1], env);
+          if (prod === null) { prod = v; return; }
+          if (t[0]) {
+            if (isZero(v)) { fail("division by zero: " + shown(t[2]) + " is 0"); }
+            prod = div(prod, v);
+          } else { prod = mul(prod, v); }
+        });
+        return prod;
+      case "-": var x = evaluate(node[1], env); return rat(-x.n, x.d);
+      case "^": return pow(evaluate(node[1], env), node[2]);
+      case "f":
+        var args = node[2].map(function (a) { return evaluate(a, env); });
+        if (node[1] === "ceil") { return ceil(args[0]); }
+        if (node[1] === "floor") { return floor(args[0]); }
+        var best = args[0];
+        for (var i = 1; i < args.length; i++) {
+          var c = cmp(args[i], best);
+          if (node[1] === "min" ? c < 0 : c > 0) { best = args[i]; }
+        }
+        return best;
+    }
+    fail("formula tree node is not one the parser makes");
+  }
+
+  function evaluateCount(node, env) {
+    var v = evaluate(node, env);
+    var mag = v.n < ZERO ? -v.n : v.n;
+    if (mag > RESULT_LIMIT * v.d) { fail("result is larger than 10**60 in magnitude"); }
+    return v;
+  }
+
+  Object.keys(DATA.kernels).forEach(function (id) {
+    var k = DATA.kernels[id];
+    var trees = [k.flops].concat(Object.keys(k.bytes).map(function (lv) { return k.bytes[lv]; }));
+    k.valid = trees.every(checkTree);
+  });
+  var CASES = {};
+  Object.keys(DATA.kernels).forEach(function (id) {
+    DATA.kernels[id].cases.forEach(function (c) { CASES[c.id] = { kernel: id, c: c }; });
+  });
+  var LEVELS = DATA.levels.map(function (l) { return l[0]; });
+  var LEVEL_NAME = {};
+  DATA.levels.forEach(function (l) { LEVEL_NAME[l[0]] = l[1]; });
+  var PRECISIONS = Object.keys(DATA.precisions);
+  var WIDTH = {};
+  PRECISIONS.forEach(function (p) { WIDTH[p] = parseRat(DATA.precisions[p].bytes); });
+
+  /* ---------------------------------------------------- formatting, as the site prints */
+
+  var PREFIXES = { "-12": "p", "-9": "n", "-6": "µ", "-3": "m", "0": "", "3": "k", "6": "M", "9": "G", "12": "T", "15": "P", "18": "E" };
+  var UNPREFIXED = { "": 1, "%": 1, "x": 1, "×": 1, "FLOP/B": 1, "OP/B": 1, "B/B": 1 };
+
+  function decimalExponent(n, d) { // floor(log10(n/d)), n, d > 0
+    var guess = Math.floor((n.toString(2).length - d.toString(2).length) * 30103 / 100000);
+    while (!atLeastPow10(n, d, guess)) { guess -= 1; }
+    while (atLeastPow10(n, d, guess + 1)) { guess += 1; }
+    return guess;
+  }
+  function atLeastPow10(n, d, e) {
+    var s = pow10(Math.abs(e));
+    return e >= 0 ? n >= d * s : n * s >= d;
+  }
+  function roundSignificant(x, digits) { // x > 0: [mantissa BigInt, exponent]
+    var exponent = decimalExponent(x.n, x.d) - digits + 1;
+    var n = x.n, d = x.d;
+    if (exponent >= 0) { d *= pow10(exponent); } else { n *= pow10(-exponent); }
+    var mantissa = n / d, rest = n % d;
+    if (TWO * rest > d || (TWO * rest === d && mantissa % TWO === ONE)) { mantissa += ONE; }
+    if (mantissa === pow10(digits)) { mantissa /= TEN; exponent += 1; }
+    while (mantissa % TEN === ZERO) { mantissa /= TEN; exponent += 1; }
+    return [mantissa, exponent];
+  }
+  function decimal(mantissa, exponent) {
+    var digits = String(mantissa);
+    var lead = exponent + digits.length - 1;
+    if (lead < -6 || lead > 20) {
+      return digits[0] + (digits.length > 1 ? "." + digits.slice(1) : "") + "e" + lead;
+    }
+    if (exponent >= 0) { return digits + "0".repeat(exponent); }
+    var shift = -exponent;
+    var padded = digits.padStart(shift + 1, "0");
+    return padded.slice(0, -shift) + "." + padded.slice(-shift);
+  }
+  function join(number, prefix, unit) { return prefix || unit ? number + " " + prefix + unit : number; }
+  function formatSI(x, unit, digits) {
+    digits = digits || 4;
+    if (isZero(x)) { return join("0", "", unit); }
+    var sign = x.n < ZERO ? "-" : "";
+    var r = roundSignificant(x.n < ZERO ? rat(-x.n, x.d) : x, digits);
+    var lead = r[1] + String(r[0]).length - 1;
+    var power;
+    var f3 = Math.floor(lead / 3) * 3;
+    if (UNPREFIXED[unit]) { power = 0; }
+    else if (unit === "s") { power = Math.min(Math.max(f3, -12), 0); }
+    else { power = Math.min(Math.max(f3, 0), 18); }
+    if (!(lead - power >= -6 && lead - power <= 20)) { power = 0; }
+    return join(sign + decimal(r[0], r[1] - power), PREFIXES[String(power)], unit);
+  }
+  function formatNumber(x, digits) {
+    if (isZero(x)) { return "0"; }
+    var sign = x.n < ZERO ? "-" : "";
+    var r = roundSignificant(x.n < ZERO ? rat(-x.n, x.d) : x, digits || 4);
+    return sign + decimal(r[0], r[1]);
+  }
+  function formatPercent(x, digits) { return formatNumber(mul(x, int(100)), digits || 3) + "%"; }
+  // Every digit of a finite decimal, else null (as `exact_decimal`).
+  function exactDecimal(x) {
+    var d = x.d, twos = 0, fives = 0;
+    while (d % TWO === ZERO) { d /= TWO; twos += 1; }
+    while (d % BigInt(5) === ZERO) { d /= BigInt(5); fives += 1; }
+    if (d !== ONE) { return null; }
+    var places = Math.max(twos, fives);
+    var scaled = mul(x, int(pow10(places))).n;
+    var digits = String(scaled < ZERO ? -scaled : scaled).padStart(places + 1, "0");
+    var whole = places ? digits.slice(0, -places) : digits;
+    var fracPart = places ? digits.slice(-places).replace(/0+$/, "") : "";
+    return (x.n < ZERO ? "-" : "") + whole + (fracPart ? "." + fracPart : "");
+  }
+  // A figure as an input holds it, exactly: '989.5 TFLOP/s', '3.35 TB/s', '92%'.
+  function exactText(x, unit) {
+    if (unit === "%") { return exactDecimal(mul(x, int(100))) + "%"; }
+    var power = 0;
+    if (!isZero(x)) {
+      var lead = decimalExponent(x.n, x.d);
+      power = unit === "s" ? Math.min(Math.max(Math.floor(lead / 3) * 3, -12), 0)
+        : Math.min(Math.max(Math.floor(lead / 3) * 3, 0), 18);
+    }
+    var scaled = power >= 0 ? div(x, int(pow10(power))) : mul(x, int(pow10(-power)));
+    var text = exactDecimal(scaled);
+    return text === null ? null : text + " " + PREFIXES[String(power)] + unit;
+  }
+  function rateUnit(p) { return DATA.precisions[p].unit + "/s"; }
+  function intensityUnit(p) { return DATA.precisions[p].unit + "/B"; }
+  function limitName(limit) { return LEVEL_NAME[limit] || limit; }
+
+  /* ------------------------------------------------------------------ the roof */
+
+  // The longest of the times: compute, then the levels in order, then the floor, each
+  // winning only when strictly longer (the method's tie order).
+  function slowest(compute, levels, floor) {
+    var best = compute, limit = "compute";
+    levels.forEach(function (l) { if (cmp(l[1], best) > 0) { best = l[1]; limit = l[0]; } });
+    if (floor && cmp(floor, best) > 0) { best = floor; limit = "latency"; }
+    return { time: best, limit: limit };
+  }
+  function bound(flops, bytes, peak, bandwidths, floor, peakX, bwX) {
+    var p = peakX ? mul(peak, peakX) : peak;
+    var levels = LEVELS.filter(function (lv) { return bandwidths[lv] && bytes[lv]; }).map(function (lv) {
+      return [lv, div(bytes[lv], bwX ? mul(bandwidths[lv], bwX) : bandwidths[lv])];
+    });
+    var b = slowest(div(flops, p), levels, floor);
+    if (isZero(b.time)) { fail("the kernel does no work and moves no bytes at this shape"); }
+    b.rate = div(flops, b.time);
+    return b;
+  }
+  var SWEEP = [["0.5", rat(ONE, TWO)], ["1", int(1)], ["2", int(2)], ["4", int(4)]];
+
+  /* ------------------------------------------------------------------- the state */
+
+  function deviceState(id) {
+    var d = DATA.devices[id];
+    var peaks = {};
+    PRECISIONS.forEach(function (p) {
+      peaks[p] = d && d.peaks[p] ? exactText(parseRat(d.peaks[p]), rateUnit(p)) || "" : "";
+    });
+    var memory = {};
+    LEVELS.forEach(function (lv) {
+      var m = d && d.memory[lv];
+      memory[lv] = {
+        bw: m ? exactText(parseRat(m[0]), "B/s") || "" : "",
+        share: m ? exactText(parseRat(m[1]), "%") : "100%"
+      };
+    });
+    return {
+      device: d ? id : "",
+      peaks: peaks,
+      share: d ? exactText(parseRat(d.compute_share), "%") : "100%",
+      memory: memory,
+      latency: d && d.latency ? exactText(parseRat(d.latency), "s") || "" : ""
+    };
+  }
+  function caseRow(id, precision) {
+    var found = CASES[id];
+    var shape = {};
+    Object.keys(found.c.shape).forEach(function (k) { shape[k] = found.c.shape[k]; });
+    return { kind: "case", case: id, precision: precision || found.c.precision, shape: shape, measured: "" };
+  }
+  function rawRow() {
+    return { kind: "raw", name: "my kernel", precision: "bf16", ops: "1 TFLOP", bytes: { dram: "1 GB", l2: "", l1: "" }, measured: "" };
+  }
+  function defaults() {
+    var s = { chip: deviceState(DATA.defaults.device), rows: [], compare: 0 };
+    DATA.defaults.cases.forEach(function (c) { if (CASES[c]) { s.rows.push(caseRow(c)); } });
+    return s;
+  }
+
+  // The state a fragment asks for: `#s=<JSON>` (everything, as the page writes it), or
+  // `#device=ID`, `#kernel=ID`, `#case=ID` (or the same as a query: a page of the site
+  // links `calculator.html?device=ID`).
+  function fromFragment(hash, query) {
+    var text = hash.replace(/^#/, "") || (query || "").replace(/^\?/, "");
+    if (!text) { return defaults(); }
+    if (text.slice(0, 2) === "s=") {
+      try { return clean(JSON.parse(decodeURIComponent(text.slice(2)))); } catch (e) { return defaults(); }
+    }
+    var s = defaults();
+    var params = new URLSearchParams(text);
+    var device = params.get("device");
+    if (device && DATA.devices[device]) { s.chip = deviceState(device); }
+    var kernels = params.getAll("kernel").filter(function (k) { return DATA.kernels[k]; });
+    var cases = params.getAll("case").filter(function (c) { return CASES[c]; });
+    if (kernels.length || cases.length) {
+      s.rows = [];
+      kernels.forEach(function (k) { DATA.kernels[k].cases.forEach(function (c) { s.rows.push(caseRow(c.id)); }); });
+      cases.forEach(function (c) { s.rows.push(caseRow(c)); });
+    }
+    return s;
+  }
+  function str(v, fallback) { return typeof v === "string" ? v.slice(0, 20000) : fallback; }
+  // A fragment is the visitor's to edit: keep only what the state holds, as strings.
+  function clean(raw) {
+    var s = defaults();
+    if (!raw || typeof raw !== "object") { return s; }
+    var chip = raw.chip && typeof raw.chip === "object" ? raw.chip : {};
+    s.chip.device = DATA.devices[chip.device] ? chip.device : "";
+    PRECISIONS.forEach(function (p) { s.chip.peaks[p] = str(chip.peaks && chip.peaks[p], ""); });
+    s.chip.share = str(chip.share, "100%");
+    LEVELS.forEach(function (lv) {
+      var m = chip.memory && chip.memory[lv] ? chip.memory[lv] : {};
+      s.chip.memory[lv] = { bw: str(m.bw, ""), share: str(m.share, "100%") };
+    });
+    s.chip.latency = str(chip.latency, "");
+    s.rows = [];
+    (Array.isArray(raw.rows) ? raw.rows.slice(0, 500) : []).forEach(function (r) {
+      if (!r || typeof r !== "object") { return; }
+      var precision = DATA.precisions[r.precision] ? r.precision : "bf16";
+      if (r.kind === "case" && CASES[r.case]) {
+        var row = caseRow(r.case, precision);
+        Object.keys(row.shape).forEach(function (k) { row.shape[k] = str(r.shape && r.shape[k], row.shape[k]); });
+        row.measured = str(r.measured, "");
+        s.rows.push(row);
+      } else if (r.kind === "raw") {
+        var bytes = {};
+        LEVELS.forEach(function (lv) { bytes[lv] = str(r.bytes && r.bytes[lv], ""); });
+        s.rows.push({ kind: "raw", name: str(r.name, "my kernel").slice(0, 200), precision: precision,
+          ops: str(r.ops, ""), bytes: bytes, measured: str(r.measured, "") });
+      }
+    });
+    s.compare = Number.isInteger(raw.compare) && raw.compare >= 0 && raw.compare < s.rows.length ? raw.compare : 0;
+    return s;
+  }
+
+  /* ------------------------------------------------------------------ computing */
+
+  // The chip as typed: sustained peaks and bandwidths, the floor; errors by field.
+  function readChip(chip, errors) {
+    function field(key, label, fn) {
+      try { return fn(); } catch (e) {
+        if (!(e instanceof CalcError)) { throw e; }
+        errors[key] = label + ": " + e.message;
+        return null;
+      }
+    }
+    var share = field("chip.share", "compute share", function () { return parseQuantity(chip.share, "share", false); });
+    var peaks = {}, bandwidths = {}, dense = {};
+    PRECISIONS.forEach(function (p) {
+      var text = chip.peaks[p];
+      if (!text || !text.trim()) { return; }
+      var v = field("chip.peaks." + p, "peak at " + DATA.precisions[p].label, function () {
+        return parseQuantity(text, "rate", true);
+      });
+      if (v !== null) { dense[p] = v; if (share) { peaks[p] = mul(v, share); } }
+    });
+    LEVELS.forEach(function (lv) {
+      var m = chip.memory[lv];
+      if (!m.bw || !m.bw.trim()) { return; }
+      var bw = field("chip.memory." + lv + ".bw", LEVEL_NAME[lv] + " bandwidth", function () {
+        return parseQuantity(m.bw, "bandwidth", true);
+      });
+      var s = field("chip.memory." + lv + ".share", LEVEL_NAME[lv] + " share", function () {
+        return parseQuantity(m.share, "share", false);
+      });
+      if (bw && s) { bandwidths[lv] = mul(bw, s); }
+    });
+    var latency = null;
+    if (chip.latency && chip.latency.trim()) {
+      latency = field("chip.latency", "launch latency", function () { return parseQuantity(chip.latency, "time", true); });
+    }
+    return { peaks: peaks, bandwidths: bandwidths, latency: latency };
+  }
+
+  // A row's counts at its precision: operations, bytes per level, launches.
+  function counts(row, index, errors) {
+    var key = "rows." + index + ".";
+    if (row.kind === "raw") {
+      var flops = null, bytes = {}, ok = true;
+      try { flops = parseQuantity(row.ops, "ops", true); } catch (e) {
+        if (!(e instanceof CalcError)) { throw e; }
+        errors[key + "ops"] = "operations: " + e.message; ok = false;
+      }
+      LEVELS.forEach(function (lv) {
+        var t = row.bytes[lv];
+        if (!t || !t.trim()) { return; }
+        try { bytes[lv] = parseQuantity(t, "bytes", true); } catch (e) {
+          if (!(e instanceof CalcError)) { throw e; }
+          errors[key + "bytes." + lv] = "bytes at " + LEVEL_NAME[lv] + ": " + e.message; ok = false;
+        }
+      });
+      return ok ? { flops: flops, bytes: bytes, launches: 1, name: row.name } : null;
+    }
+    var found = CASES[row.case], kernel = DATA.kernels[found.kernel];
+    if (!kernel.valid) { errors[key + "case"] = "the kernel's formula tree is not one the parser makes"; return null; }
+    var env = {}, good = true;
+    kernel.symbols.forEach(function (sym) {
+      try { env[sym] = parseShape(sym, (row.shape[sym] || "").trim()); } catch (e) {
+        if (!(e instanceof CalcError)) { throw e; }
+        errors[key + "shape." + sym] = e.message; good = false;
+      }
+    });
+    if (!good) { return null; }
+    var w = WIDTH[row.precision];
+    env.w = w;
+    kernel.widths.forEach(function (sym) {
+      var bound = found.c.widths[sym];
+      env[sym] = bound ? WIDTH[bound] : w;
+    });
+    try {
+      var out = { flops: evaluateCount(kernel.flops, env), bytes: {}, launches: found.c.launches, name: found.c.name };
+      Object.keys(kernel.bytes).forEach(function (lv) { out.bytes[lv] = evaluateCount(kernel.bytes[lv], env); });
+      return out;
+    } catch (e) {
+      if (!(e instanceof CalcError)) { throw e; }
+      errors[key + "case"] = e.message;
+      return null;
+    }
+  }
+
+  function catalogMeasured(row, device) {
+    if (row.kind !== "case" || !device) { return null; }
+    var m = CASES[row.case].c.measured.filter(function (x) { return x[0] === device && x[1] === row.precision; });
+    return m.length ? parseRat(m[0][2]) : null;
+  }
+
+  // One row on one roof: every figure the tables print, exactly.
+  function cell(c, precision, chip) {
+    var peak = chip.peaks[precision];
+    var floor = chip.latency ? mul(int(c.launches), chip.latency) : null;
+    var b = bound(c.flops, c.bytes, peak, chip.bandwidths, floor);
+    var intensity = {};
+    Object.keys(c.bytes).forEach(function (lv) { if (!isZero(c.bytes[lv])) { intensity[lv] = div(c.flops, c.bytes[lv]); } });
+    return { bound: b, intensity: intensity, share: div(b.rate, peak), peak: peak };
+  }
+
+  function compute(state) {
+    var errors = {};
+    var chip = readChip(state.chip, errors);
+    var rows = state.rows.map(function (row, i) {
+      var c = counts(row, i, errors);
+      var out = { row: row, counts: c, precision: row.precision };
+      if (!c) { return out; }
+      if (!chip.peaks[row.precision]) {
+        out.problem = "the chip has no peak at " + DATA.precisions[row.precision].label + " (or its peak or share is not valid)";
+        return out;
+      }
+      try {
+        out.cell = cell(c, row.precision, chip);
+        var first = LEVELS.filter(function (lv) { return out.cell.intensity[lv]; })[0];
+        out.level = first || null;
+        out.ridge = first && chip.bandwidths[first] ? div(chip.peaks[row.precision], chip.bandwidths[first]) : null;
+        var measured = null;
+        if (row.measured && row.measured.trim()) {
+          try { measured = parseQuantity(row.measured, "rate", true); } catch (e) {
+            if (!(e instanceof CalcError)) { throw e; }
+            errors["rows." + i + ".measured"] = "measured rate: " + e.message;
+          }
+        } else { measured = catalogMeasured(row, state.chip.device); }
+        out.measured = measured;
+        out.efficiency = measured ? div(measured, out.cell.bound.rate) : null;
+        var floor = chip.latency ? mul(int(c.launches), chip.latency) : null;
+        out.sweeps = {
+          bandwidth: SWEEP.map(function (s) {
+            return bound(c.flops, c.bytes, out.cell.peak, chip.bandwidths, floor, null, s[1]).rate;
+          }),
+          peak: SWEEP.map(function (s) {
+            return bound(c.flops, c.bytes, out.cell.peak, chip.bandwidths, floor, s[1], null).rate;
+          })
+        };
+      } catch (e) {
+        if (!(e instanceof CalcError)) { throw e; }
+        out.problem = e.message;
+      }
+      return out;
+    });
+    return { chip: chip, rows: rows, errors: errors };
+  }
+
+  /* ------------------------------------------------------------------ rendering */
+
+  function esc(text) {
+    return String(text).replace(/[&<>"']/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+    });
+  }
+  function fig(value, text) {
+    return '<td class="rooflinec-num" data-exact="' + ratText(value) + '">' + esc(text) + "</td>";
+  }
+  var DASH = "<td>–</td>";
+
+  var state = defaults();
+
+  function input(key, label, value, attrs) {
+    var id = "calc-" + key.replace(/[^A-Za-z0-9_-]/g, "-");
+    return '<label for="' + id + '">' + esc(label) + '</label> <input type="text" id="' + id +
+      '" data-key="' + esc(key) + '" value="' + esc(value) + '" spellcheck="false" autocomplete="off"' +
+      ' aria-describedby="' + id + '-error"' + (attrs || "") + '><span class="rooflinec-calc-error" id="' +
+      id + '-error" role="alert" data-error="' + esc(key) + '"></span>';
+  }
+  function select(key, label, options, value) {
+    var id = "calc-" + key.replace(/[^A-Za-z0-9_-]/g, "-");
+    return '<label for="' + id + '">' + esc(label) + '</label> <select id="' + id + '" data-key="' + esc(key) + '">' +
+      options.map(function (o) {
+        return '<option value="' + esc(o[0]) + '"' + (o[0] === value ? " selected" : "") + ">" + esc(o[1]) + "</option>";
+      }).join("") + "</select>";
+  }
+
+  function renderInputs() {
+    var chip = state.chip;
+    var devices = [["", "your own chip"]].concat(Object.keys(DATA.devices).map(function (id) { return [id, DATA.devices[id].name]; }));
+    var precisions = PRECISIONS.map(function (p) { return [p, DATA.precisions[p].label]; });
+    var cases = [];
+    Object.keys(DATA.kernels).forEach(function (k) {
+      DATA.kernels[k].cases.forEach(function (c) { cases.push([c.id, DATA.kernels[k].name + ": " + c.name]); });
+    });
+    var html = '<section class="rooflinec-calc-chip" aria-labelledby="calc-chip-title"><h2 id="calc-chip-title">Chip</h2>';
+    html += "<p>" + select("chip.device", "Fill from a bundled device", devices, chip.device) +
+      ' <button type="button" data-action="reset">Reset to the bundled figures</button></p>';
+    html += '<table class="rooflinec-calc-inputs"><caption>Dense peaks per precision (data-sheet figures; leave empty where the chip has none)</caption><tbody>';
+    PRECISIONS.forEach(function (p) {
+      html += "<tr><td>" + input("chip.peaks." + p, "peak at " + DATA.precisions[p].label, chip.peaks[p]) + "</td></tr>";
+    });
+    html += "</tbody></table>";
+    html += "<p>" + input("chip.share", "compute share sustained", chip.share) + "</p>";
+    html += '<table class="rooflinec-calc-inputs"><caption>Memory levels (leave a bandwidth empty where the chip gives none)</caption><tbody>';
+    LEVELS.forEach(function (lv) {
+      html += "<tr><td>" + input("chip.memory." + lv + ".bw", LEVEL_NAME[lv] + " bandwidth", chip.memory[lv].bw) +
+        "</td><td>" + input("chip.memory." + lv + ".share", LEVEL_NAME[lv] + " share sustained", chip.memory[lv].share) + "</td></tr>";
+    });
+    html += "</tbody></table>";
+    html += "<p>" + input("chip.latency", "launch latency (the floor; empty: none)", chip.latency) + "</p></section>";
+
+    html += '<section class="rooflinec-calc-kernels" aria-labelledby="calc-kernels-title"><h2 id="calc-kernels-title">Kernels</h2><ol>';
+    state.rows.forEach(function (row, i) {
+      var key = "rows." + i + ".";
+      html += '<li class="rooflinec-calc-row">';
+      if (row.kind === "case") {
+        var kernel = DATA.kernels[CASES[row.case].kernel];
+        html += select(key + "case", "case", cases, row.case) + " ";
+        kernel.symbols.forEach(function (sym) { html += input(key + "shape." + sym, sym, row.shape[sym] || "", ' inputmode="numeric" size="10"') + " "; });
+      } else {
+        html += input(key + "name", "name", row.name) + " " + input(key + "ops", "operations", row.ops) + " ";
+        LEVELS.forEach(function (lv) { html += input(key + "bytes." + lv, "bytes at " + LEVEL_NAME[lv], row.bytes[lv]) + " "; });
+      }
+      html += select(key + "precision", "precision", precisions, row.precision) + " " +
+        input(key + "measured", "measured rate (optional)", row.measured) +
+        ' <span class="rooflinec-calc-error" role="alert" data-error="' + key + 'case"></span>' +
+        ' <button type="button" data-action="remove" data-row="' + i + '" aria-label="Remove kernel ' + (i + 1) + '">Remove</button></li>';
+    });
+    html += "</ol><p>" + select("add.case", "Add a catalog case", [["", "choose a case"]].concat(cases), "") +
+      ' <button type="button" data-action="add-raw">Add a kernel of your own</button></p></section>';
+    html += '<section class="rooflinec-calc-results" aria-live="polite"></section>';
+    root.innerHTML = html;
+  }
+
+  function renderOutputs(result) {
+    var out = root.querySelector(".rooflinec-calc-results");
+    root.querySelectorAll("[data-error]").forEach(function (el) {
+      var message = result.errors[el.getAttribute("data-error")] || "";
+      if (el.textContent !== message) { el.textContent = message; }
+      var fieldId = el.id ? el.id.replace(/-error$/, "") : null;
+      var field = fieldId ? document.getElementById(fieldId) : null;
+      if (field) { field.setAttribute("aria-invalid", message ? "true" : "false"); }
+    });
+    var chip = result.chip;
+    var levels = LEVELS.filter(function (lv) {
+      return result.rows.some(function (r) { return r.cell && r.cell.intensity[lv]; });
+    });
+    var html = '<h2 id="calc-results">Results</h2><div id="calc-chart" class="rooflinec-calc-chart"></div>';
+    html += '<table class="rooflinec-calc-table" id="calc-kernels"><caption>Each kernel on the chip</caption><thead><tr><th scope="col">kernel</th><th scope="col">precision</th>';
+    levels.forEach(function (lv) { html += '<th scope="col">intensity (' + esc(LEVEL_NAME[lv]) + ")</th>"; });
+    html += '<th scope="col">ridge point</th><th scope="col">attainable</th><th scope="col">limited by</th><th scope="col">share of peak</th><th scope="col">time at the roofline</th><th scope="col">measured / attainable</th></tr></thead><tbody>';
+    result.rows.forEach(function (r, i) {
+      html += '<tr data-row="' + i + '"><th scope="row">' + esc(r.counts ? r.counts.name : rowName(r.row)) + "</th><td>" + esc(DATA.precisions[r.precision].label) + "</td>";
+      if (!r.cell) {
+        html += '<td colspan="' + (levels.length + 6) + '" class="rooflinec-calc-problem">' + esc(r.problem || "see the inputs above") + "</td></tr>";
+        return;
+      }
+      var p = r.precision;
+      levels.forEach(function (lv) {
+        html += r.cell.intensity[lv] ? fig(r.cell.intensity[lv], formatSI(r.cell.intensity[lv], intensityUnit(p))) : DASH;
+      });
+      html += r.ridge ? fig(r.ridge, formatSI(r.ridge, intensityUnit(p))) : DASH;
+      html += fig(r.cell.bound.rate, formatSI(r.cell.bound.rate, rateUnit(p)));
+      html += '<td data-limit="' + esc(r.cell.bound.limit) + '">' + esc(limitName(r.cell.bound.limit)) + "</td>";
+      html += fig(r.cell.share, formatPercent(r.cell.share));
+      html += fig(r.cell.bound.time, formatSI(r.cell.bound.time, "s"));
+      html += r.efficiency ? fig(r.efficiency, formatPercent(r.efficiency)) : DASH;
+      html += "</tr>";
+    });
+    html += "</tbody></table>";
+
+    // The chip's precision table: sustained peak and ridge point per level.
+    var chipLevels = LEVELS.filter(function (lv) { return chip.bandwidths[lv]; });
+    html += '<table class="rooflinec-calc-table" id="calc-precisions"><caption>The chip per precision (sustained)</caption><thead><tr><th scope="col">precision</th><th scope="col">peak</th>';
+    chipLevels.forEach(function (lv) { html += '<th scope="col">' + esc(LEVEL_NAME[lv]) + " bandwidth</th><th scope=\"col\">ridge (" + esc(LEVEL_NAME[lv]) + ")</th>"; });
+    html += "</tr></thead><tbody>";
+    PRECISIONS.forEach(function (p) {
+      if (!chip.peaks[p]) { return; }
+      html += '<tr data-precision="' + p + '"><th scope="row">' + esc(DATA.precisions[p].label) + "</th>" + fig(chip.peaks[p], formatSI(chip.peaks[p], rateUnit(p)));
+      chipLevels.forEach(function (lv) {
+        var ridge = div(chip.peaks[p], chip.bandwidths[lv]);
+        html += fig(chip.bandwidths[lv], formatSI(chip.bandwidths[lv], "B/s")) + fig(ridge, formatSI(ridge, intensityUnit(p)));
+      });
+      html += "</tr>";
+    });
+    html += "</tbody></table>";
+
+    // Sweeps: the attainable rate with every bandwidth, or the peak, scaled.
+    html += '<table class="rooflinec-calc-table" id="calc-sweeps"><caption>Attainable rate with the bandwidths or the peak scaled</caption><thead><tr><th scope="col">kernel</th>';
+    SWEEP.forEach(function (s) { html += '<th scope="col">bandwidth × ' + s[0] + "</th>"; });
+    SWEEP.forEach(function (s) { html += '<th scope="col">peak × ' + s[0] + "</th>"; });
+    html += "</tr></thead><tbody>";
+    result.rows.forEach(function (r, i) {
+      if (!r.cell) { return; }
+      html += '<tr data-row="' + i + '"><th scope="row">' + esc(r.counts.name) + "</th>";
+      r.sweeps.bandwidth.concat(r.sweeps.peak).forEach(function (v) { html += fig(v, formatSI(v, rateUnit(r.precision))); });
+      html += "</tr>";
+    });
+    html += "</tbody></table>";
+
+    html += compareTable(result);
+    html += chartTable(result, levels);
+    out.innerHTML = html;
+    drawChart(result);
+  }
+
+  function rowName(row) { return row.kind === "case" ? CASES[row.case].c.name : row.name; }
+
+  // One kernel row on every bundled device at its precision, as the catalog gives them.
+  var DEVICE_CHIPS = {};
+  function bundledChip(id) {
+    if (!DEVICE_CHIPS[id]) {
+      var errors = {};
+      DEVICE_CHIPS[id] = readChip(deviceState(id), errors);
+    }
+    return DEVICE_CHIPS[id];
+  }
+  function compareTable(result) {
+    var options = result.rows.map(function (r, i) { return [String(i), (i + 1) + ". " + (r.counts ? r.counts.name : rowName(r.row))]; });
+    var html = '<h3 id="calc-compare-title">Device comparison</h3>';
+    if (!options.length) { return html + "<p>Add a kernel to compare devices.</p>"; }
+    var index = Math.min(state.compare, result.rows.length - 1);
+    html += "<p>" + select("compare", "kernel compared", options, String(index)) + "</p>";
+    var r = result.rows[index];
+    if (!r.counts) { return html + "<p>" + esc("This kernel's inputs are not valid: see above.") + "</p>"; }
+    var p = r.precision;
+    html += '<table class="rooflinec-calc-table" id="calc-compare"><caption>' + esc(r.counts.name) + " at " + esc(DATA.precisions[p].label) +
+      ' on every bundled device</caption><thead><tr><th scope="col">device</th><th scope="col">attainable</th><th scope="col">limited by</th><th scope="col">share of peak</th><th scope="col">time at the roofline</th></tr></thead><tbody>';
+    var rows = [["your chip", result.chip, ""]].concat(Object.keys(DATA.devices).map(function (id) { return [DATA.devices[id].name, bundledChip(id), id]; }));
+    rows.forEach(function (entry) {
+      if (!entry[1].peaks[p]) { return; }
+      var c;
+      try { c = cell(r.counts, p, entry[1]); } catch (e) {
+        if (!(e instanceof CalcError)) { throw e; }
+        html += '<tr><th scope="row">' + esc(entry[0]) + '</th><td colspan="4">' + esc(e.message) + "</td></tr>";
+        return;
+      }
+      html += '<tr data-device="' + esc(entry[2]) + '"><th scope="row">' + esc(entry[0]) + "</th>" +
+        fig(c.bound.rate, formatSI(c.bound.rate, rateUnit(p))) + '<td data-limit="' + esc(c.bound.limit) + '">' + esc(limitName(c.bound.limit)) + "</td>" +
+        fig(c.share, formatPercent(c.share)) + fig(c.bound.time, formatSI(c.bound.time, "s")) + "</tr>";
+    });
+    return html + "</tbody></table>";
+  }
+
+  /* ------------------------------------------------------------------ the chart */
+
+  function chartData(result) {
+    var chip = result.chip, roofs = [], points = [];
+    var used = {};
+    result.rows.forEach(function (r) { if (r.cell) { used[r.precision] = true; } });
+    var xs = [];
+    result.rows.forEach(function (r) { if (r.cell && r.level) { xs.push(toFloat(r.cell.intensity[r.level])); } });
+    Object.keys(used).forEach(function (p) {
+      LEVELS.forEach(function (lv) { if (chip.bandwidths[lv]) { xs.push(toFloat(div(chip.peaks[p], chip.bandwidths[lv]))); } });
+    });
+    xs = xs.filter(function (x) { return isFinite(x) && x > 0; });
+    if (!xs.length) { return { roofs: roofs, points: points }; }
+    var lo = Math.min.apply(null, xs) / 8, hi = Math.max.apply(null, xs) * 8;
+    Object.keys(used).forEach(function (p) {
+      var peak = toFloat(chip.peaks[p]);
+      LEVELS.forEach(function (lv) {
+        if (!chip.bandwidths[lv]) { return; }
+        var bw = toFloat(chip.bandwidths[lv]), ridge = peak / bw, name = DATA.precisions[p].label + ", " + LEVEL_NAME[lv];
+        [lo, Math.min(Math.max(ridge, lo), hi), hi].forEach(function (x) {
+          roofs.push({ roof: name, intensity: x, rate: Math.min(peak, x * bw) });
+        });
+      });
+    });
+    result.rows.forEach(function (r) {
+      if (!r.cell || !r.level) { return; }
+      var x = toFloat(r.cell.intensity[r.level]), y = toFloat(r.cell.bound.rate);
+      if (isFinite(x) && isFinite(y) && x > 0 && y > 0) {
+        points.push({ kernel: r.counts.name, intensity: x, rate: y, limited: limitName(r.cell.bound.limit),
+          shown: formatSI(r.cell.bound.rate, rateUnit(r.precision)) });
+      }
+    });
+    return { roofs: roofs.filter(function (d) { return isFinite(d.rate) && d.rate > 0; }), points: points };
+  }
+
+  function chartTable(result, levels) {
+    var d = chartData(result);
+    var html = '<details class="rooflinec-calc-chart-data"><summary>The chart\'s data as a table</summary>' +
+      '<table class="rooflinec-calc-table"><caption>Roofs: the rate at each intensity</caption><thead><tr><th scope="col">roof</th><th scope="col">intensity</th><th scope="col">rate</th></tr></thead><tbody>';
+    d.roofs.forEach(function (x) { html += "<tr><td>" + esc(x.roof) + "</td><td>" + esc(x.intensity.toPrecision(4)) + "</td><td>" + esc(x.rate.toPrecision(4)) + "</td></tr>"; });
+    html += "</tbody></table></details>";
+    return html;
+  }
+
+  var chartTimer = null, runtime = null;
+  function loadRuntime(done) {
+    if (window.vegaEmbed) { done(); return; }
+    if (runtime) { runtime.push(done); return; }
+    runtime = [done];
+    var script = document.createElement("script");
+    script.src = base + "assets/rooflinec/vega-bundle.js";
+    script.onload = function () { runtime.forEach(function (f) { f(); }); };
+    document.head.appendChild(script);
+  }
+  function drawChart(result) {
+    if (chartTimer) { clearTimeout(chartTimer); }
+    chartTimer = setTimeout(function () {
+      var d = chartData(result);
+      var target = document.getElementById("calc-chart");
+      if (!target || !d.points.length && !d.roofs.length) { return; }
+      var spec = {
+        $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+        width: 560, height: 340,
+        title: "Each kernel on the chip's roofline",
+        layer: [
+          { data: { values: d.roofs }, mark: { type: "line", clip: true },
+            encoding: {
+              x: { field: "intensity", type: "quantitative", scale: { type: "log" }, title: "arithmetic intensity (operations per byte)" },
+              y: { field: "rate", type: "quantitative", scale: { type: "log" }, title: "attainable rate (operations per second)" },
+              color: { field: "roof", type: "nominal", title: "roof" } } },
+          { data: { values: d.points }, mark: { type: "point", filled: true, size: 70 },
+            encoding: {
+              x: { field: "intensity", type: "quantitative", scale: { type: "log" } },
+              y: { field: "rate", type: "quantitative", scale: { type: "log" } },
+              shape: { field: "kernel", type: "nominal", title: "kernel" },
+              tooltip: [{ field: "kernel" }, { field: "shown", title: "attainable" }, { field: "limited", title: "limited by" }] } }
+        ]
+      };
+      loadRuntime(function () {
+        window.vegaEmbed(target, spec, { actions: false, renderer: "svg" }).catch(function () {});
+      });
+    }, 120);
+  }
+
+  /* ------------------------------------------------------------------ events */
+
+  function writeFragment() {
+    var text = "#s=" + encodeURIComponent(JSON.stringify(state));
+    try { history.replaceState(null, "", text); } catch (e) { /* a page from disk may refuse */ }
+  }
+  function setAt(key, value) {
+    var parts = key.split("."), obj = state;
+    for (var i = 0; i < parts.length - 1; i++) { obj = obj[parts[i]]; if (!obj) { return; } }
+    obj[parts[parts.length - 1]] = value;
+  }
+  function update() {
+    var start = performance.now();
+    renderOutputs(compute(state));
+    writeFragment();
+    return performance.now() - start;
+  }
+  function rebuild() { renderInputs(); return update(); }
+
+  root.addEventListener("input", function (event) {
+    var key = event.target.getAttribute("data-key");
+    if (!key || event.target.tagName !== "INPUT") { return; }
+    setAt(key, event.target.value);
+    update();
+  });
+  root.addEventListener("change", function (event) {
+    var key = event.target.getAttribute("data-key");
+    if (!key || event.target.tagName !== "SELECT") { return; }
+    var value = event.target.value;
+    if (key === "chip.device") { state.chip = deviceState(value); if (!value) { state.chip.device = ""; } return void rebuild(); }
+    if (key === "add.case") { if (CASES[value]) { state.rows.push(caseRow(value)); } return void rebuild(); }
+    if (key === "compare") { state.compare = Number(value); return void update(); }
+    var m = /^rows\.(\d+)\.case$/.exec(key);
+    if (m) { state.rows[Number(m[1])] = caseRow(value, state.rows[Number(m[1])].precision); return void rebuild(); }
+    setAt(key, value);
+    update();
+  });
+  root.addEventListener("click", function (event) {
+    var action = event.target.getAttribute && event.target.getAttribute("data-action");
+    if (action === "reset") {
+      state = defaults();
+      try { history.replaceState(null, "", location.pathname + location.search); } catch (e) { /* from disk */ }
+      renderInputs(); renderOutputs(compute(state));
+    } else if (action === "remove") {
+      state.rows.splice(Number(event.target.getAttribute("data-row")), 1);
+      state.compare = 0;
+      rebuild();
+    } else if (action === "add-raw") {
+      state.rows.push(rawRow());
+      rebuild();
+    }
+  });
+  window.addEventListener("hashchange", function () {
+    if (location.hash === "#s=" + encodeURIComponent(JSON.stringify(state))) { return; }
+    state = fromFragment(location.hash, location.search);
+    rebuild();
+  });
+
+  // What the browser tests and the benchmark drive: the state in, the time to render out.
+  window.rooflinecCalculator = {
+    state: function () { return JSON.parse(JSON.stringify(state)); },
+    load: function (s) { state = clean(s); return rebuild(); },
+    // A bundled device's figures with rows [[case, precision], ...] of catalog cases.
+    fill: function (device, rows) {
+      state = { chip: deviceState(device), rows: rows.map(function (r) { return caseRow(r[0], r[1]); }), compare: 0 };
+      return rebuild();
+    },
+    edit: function (key, value) { setAt(key, value); return update(); }
+  };
+
+  state = fromFragment(location.hash, location.search);
+  root.hidden = false;
+  rebuild();
+})();

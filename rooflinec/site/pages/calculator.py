@@ -1,0 +1,153 @@
+"""The Calculator page: a visitor's own chip and kernels on the roofline, in the browser.
+
+The build writes what the page needs inline (a page opened from disk cannot fetch): every
+device's data-sheet peaks, bandwidths, sustained shares and launch latency; every
+kernel's operation and byte formulas as the safe parser's validated trees
+(`rooflinec.formulas.tree_json`) with its cases' shapes, widths, launches and measured
+rates; the precisions' widths and units. Every number is an exact rational as text; the
+page's script (`calculator.js`, beside the page) evaluates them with BigInt rationals,
+decides each bound by the method's tie order and prints with the site's rounding.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from markupsafe import Markup
+
+from rooflinec.catalog import LEVEL_SHORT_NAMES, LEVELS
+from rooflinec.formulas.limits import LIMITS
+from rooflinec.formulas.tree_json import rational_text, tree_json
+from rooflinec.site.pages.common import GeneratedPage
+from rooflinec.site.pages.model import Page
+
+if TYPE_CHECKING:
+    from rooflinec.site.pages.model import Site
+
+__all__ = ["CALCULATOR_PATH", "calculator_data", "calculator_link", "calculator_page"]
+
+CALCULATOR_PATH = "calculator.md"
+SCRIPT = "calculator.js"
+
+#: Cases pre-filled when the page opens with no fragment: one of each kind of bound.
+DEFAULT_CASES = ("gemm-large", "gemv-decode", "elementwise-add", "attention-fused")
+
+
+def calculator_link(page: Page, **fragment: str) -> str:
+    """A link from `page` to the calculator pre-filled by `fragment` (`device=ID`,
+    `kernel=ID`, `case=ID`), as a query: the page reads its query as it reads its
+    fragment (`#device=ID`), and a query is no anchor for mkdocs to look for."""
+    query = "&".join(f"{k}={v}" for k, v in fragment.items())
+    return page.href(CALCULATOR_PATH) + (f"?{query}" if query else "")
+
+
+def calculator_data(site: Site) -> dict[str, Any]:
+    """What the page's script evaluates: exact rationals as text, trees as lists."""
+    cat = site.catalog
+    devices: dict[str, Any] = {}
+    for device in cat.devices.values():
+        devices[device.id] = {
+            "name": device.name,
+            "peaks": {p: rational_text(peak.dense) for p, peak in device.peaks.items()},
+            "compute_share": rational_text(device.compute_share),
+            "memory": {
+                lv: [
+                    rational_text(device.memory[lv].bandwidth.per_chip),
+                    rational_text(device.share_of(lv)),
+                ]
+                for lv in LEVELS
+                if lv in device.memory
+            },
+            "latency": None if device.launch is None else rational_text(device.launch.latency),
+        }
+    kernels: dict[str, Any] = {}
+    for kernel in cat.kernels.values():
+        cases = [c for c in kernel.cases if c.grid is None]
+        if not cases:
+            continue  # a collective or a grid-only kernel: no cells of its own
+        kernels[kernel.id] = {
+            "name": kernel.name,
+            "symbols": list(kernel.symbols),
+            "widths": list(kernel.widths),
+            "flops": tree_json(kernel.flops),
+            "bytes": {lv: tree_json(f) for lv, f in kernel.bytes.items()},
+            "cases": [
+                {
+                    "id": c.id,
+                    "name": c.name,
+                    "precision": c.precision,
+                    "shape": {k: str(v) for k, v in c.shape.items()},
+                    "widths": dict(c.widths),
+                    "launches": c.launches,
+                    "measured": _measured(site, c.id, [(m.device, m.precision) for m in c.measured]),
+                }
+                for c in cases
+            ],
+        }
+    default = site.default_device or next(iter(cat.devices), None)
+    return {
+        "levels": [[lv, LEVEL_SHORT_NAMES[lv]] for lv in LEVELS],
+        "precisions": {
+            p.id: {"label": p.label, "unit": p.unit, "bytes": rational_text(p.bytes)}
+            for p in cat.precisions.values()
+        },
+        "devices": devices,
+        "kernels": kernels,
+        "defaults": {"device": default, "cases": default_cases(site)},
+        "limits": {
+            "nodes": LIMITS.nodes,
+            "depth": LIMITS.depth,
+            "exponent": LIMITS.exponent,
+            "result": str(LIMITS.result),
+        },
+    }
+
+
+def _measured(site: Site, case: str, runs: list[tuple[str, str]]) -> list[list[str]]:
+    """[device, precision, rate] of each measured run of `case` that has a cell."""
+    out = []
+    for device, precision in runs:
+        result = site.compiled.result(case, device, precision)
+        if result is not None and result.measured is not None:
+            out.append([device, precision, rational_text(result.measured)])
+    return out
+
+
+def script_json(data: Any) -> str:
+    """`data` as JSON safe inside a `<script type="application/json">` element: `<`, `>`
+    and `&` are written as escapes, so no text in it can close the element or open a
+    comment, whatever a spec's names hold."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def calculator_page(site: Site) -> GeneratedPage:
+    """`calculator.md`, its data inline and its script beside it."""
+    page = Page(CALCULATOR_PATH, site)
+    page.assets[SCRIPT] = (
+        resources.files("rooflinec.site").joinpath("assets", SCRIPT).read_text("utf-8")
+    )
+    data = script_json(calculator_data(site))
+    app = page.slots.add(
+        '<div id="rooflinec-calculator" class="rooflinec-calculator" hidden></div>'
+        f'<script type="application/json" id="rooflinec-calculator-data">{data}</script>'
+        f'<script src="{SCRIPT}"></script>'
+    )
+    default = site.default_device or next(iter(site.catalog.devices), "")
+    text = site.render(
+        "calculator.md.j2",
+        page,
+        app=Markup(app),
+        device=default,
+        method=page.method_link("method"),
+        case=next(iter(default_cases(site)), ""),
+    )
+    return GeneratedPage(CALCULATOR_PATH, "Calculator", text, page.slots, page.assets)
+
+
+def default_cases(site: Site) -> list[str]:
+    """The cases the page opens with: `DEFAULT_CASES` the catalog has, else its first four."""
+    known = {c.id: c for k in site.catalog.kernels.values() for c in k.cases if c.grid is None}
+    return [c for c in DEFAULT_CASES if c in known] or list(known)[:4]
