@@ -1102,7 +1102,12 @@
       state = { chip: deviceState(device), rows: rows.map(function (r) { return caseRow(r[0], r[1]); }), compare: 0 };
       return rebuild();
     },
-    edit: function (key, value) { setAt(key, value); return update(); }
+    edit: function (key, value) { setAt(key, value); return update(); },
+    // A figure parsed as the page parses inputs: [exact value] or [null, message].
+    parse: function (text, dim, positive) {
+      try { return [ratText(dim === "shape" ? parseShape("M", text) : parseQuantity(text, dim, positive))]; }
+      catch (e) { if (e instanceof CalcError) { return [null, e.message]; } throw e; }
+    }
   };
 
   state = fromFragment(location.hash, location.search);

@@ -81,7 +81,9 @@ def calculator_data(site: Site) -> dict[str, Any]:
                     "shape": {k: str(v) for k, v in c.shape.items()},
                     "widths": dict(c.widths),
                     "launches": c.launches,
-                    "measured": _measured(site, c.id, [(m.device, m.precision) for m in c.measured]),
+                    "measured": _measured(
+                        site, c.id, [(m.device, m.precision) for m in c.measured]
+                    ),
                 }
                 for c in cases
             ],

@@ -1,0 +1,372 @@
+"""The Calculator page in Chromium: every figure it prints is the engine's, exactly.
+
+The page evaluates the kernels' formula trees with BigInt rationals in the browser. Here
+every bundled kernel case is placed on every bundled device at every precision the
+device has a peak for, and each printed cell (its exact value, `data-exact`, and its
+text) is compared with the engine's `Result` formatted as the site formats it, and with
+`rooflinec compile --format json`'s bound. Typed figures are checked against the spec
+parser's values and messages; hostile inputs must give the inline message, no console
+error and inert markup.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rooflinec.assemble import catalog_or_raise
+from rooflinec.catalog import LEVELS
+from rooflinec.cli.main import main
+from rooflinec.engine.cells import Result
+from rooflinec.engine.compiler import Compiled, compile_catalog
+from rooflinec.engine.terms import COMPUTE
+from rooflinec.formatting import format_percent, format_si
+from rooflinec.formulas.tree_json import rational_text
+from rooflinec.quantities import Dimension, QuantityError, parse_quantity
+from rooflinec.site.build import build_site
+from rooflinec.site.pages.common import level_name
+from tests.browser.test_browser import ARTIFACTS, BUNDLED, Browser, _serve, browser
+
+pytestmark = pytest.mark.browser
+__all__ = ["browser"]  # the fixture, shared with the site's browser tests
+
+
+@pytest.fixture(scope="module")
+def compiled() -> Compiled:
+    return compile_catalog(catalog_or_raise(BUNDLED))
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site") / "site"
+    build_site(BUNDLED, out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def calculator(site: Path, browser: Browser) -> Iterator[str]:
+    for url in _serve(site):
+        yield f"{url}/calculator.html"
+
+
+_READ = """(() => {
+  const cells = (sel) => [...document.querySelectorAll(sel + ' tbody tr')].map(tr =>
+    [...tr.children].map(td => [td.getAttribute('data-exact'), td.textContent,
+                                td.getAttribute('data-limit')]));
+  const out = {};
+  for (const [device, rows] of JOBS) {
+    window.rooflinecCalculator.fill(device, rows);
+    out[device] = {kernels: cells('#calc-kernels'), sweeps: cells('#calc-sweeps'),
+                   precisions: cells('#calc-precisions'), compare: cells('#calc-compare')};
+  }
+  return out;
+})()"""
+
+
+def _rate(r: Result, value: Fraction, unit: str) -> list[Any]:
+    return [rational_text(value), format_si(value, f"{unit}/s"), None]
+
+
+def _expected_kernels(compiled: Compiled, results: list[Result]) -> list[list[Any]]:
+    """The kernels table as the page must print it: the engine's values, the site's words."""
+    cat = compiled.catalog
+    levels = [lv for lv in LEVELS if any(lv in r.intensity for r in results)]
+    figures = compiled.devices[results[0].device]
+    rows = []
+    for r in results:
+        unit = cat.precisions[r.precision].unit
+        case = next(c for k in cat.kernels.values() for c in k.cases if c.id == r.case)
+        row: list[Any] = [[None, case.name, None], [None, cat.precisions[r.precision].label, None]]
+        for lv in levels:
+            v = r.intensity.get(lv)
+            row.append(
+                [None, "–", None]
+                if v is None
+                else [rational_text(v), format_si(v, f"{unit}/B"), None]
+            )
+        first = next((lv for lv in LEVELS if lv in r.intensity), None)
+        if first is not None and first in figures.bandwidths:
+            ridge = figures.peaks[r.precision] / figures.bandwidths[first]
+            row.append([rational_text(ridge), format_si(ridge, f"{unit}/B"), None])
+        else:
+            row.append([None, "–", None])
+        row.append(_rate(r, r.attainable, unit))
+        limit = r.limited_by
+        row.append([None, level_name(limit) if limit != COMPUTE else COMPUTE, limit])
+        row.append([rational_text(r.share_of_peak), format_percent(r.share_of_peak), None])
+        row.append([rational_text(r.time), format_si(r.time, "s"), None])
+        eff = r.efficiency
+        row.append(
+            [None, "–", None] if eff is None else [rational_text(eff), format_percent(eff), None]
+        )
+        rows.append(row)
+    return rows
+
+
+def _expected_sweeps(compiled: Compiled, results: list[Result]) -> list[list[Any]]:
+    cat = compiled.catalog
+    rows = []
+    for r in results:
+        unit = cat.precisions[r.precision].unit
+        case = next(c for k in cat.kernels.values() for c in k.cases if c.id == r.case)
+        values = [*r.bandwidth_sweep.values(), *r.peak_sweep.values()]
+        rows.append([[None, case.name, None], *(_rate(r, v, unit) for v in values)])
+    return rows
+
+
+def test_every_case_on_every_device_at_every_precision_matches_the_engine(
+    calculator: str, browser: Browser, compiled: Compiled, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every kernel case × device × precision: the page's intensities, ridge points,
+    attainable rates, bounds, shares, times, efficiencies and sweeps are the engine's
+    exact values, printed with the site's rounding; the bound and the attainable rate are
+    `rooflinec compile --format json`'s."""
+    cat = compiled.catalog
+    cases = [c for k in cat.kernels.values() for c in k.cases if c.grid is None]
+    jobs = {d: [[c.id, p] for c in cases for p in compiled.devices[d].peaks] for d in cat.devices}
+    script = _READ.replace("JOBS", json.dumps(list(jobs.items())))
+    visit = browser.visit(calculator, ARTIFACTS / "calculator.png", script=script)
+    assert visit.console_errors == []
+    page = visit.script_result
+    assert sorted(page) == sorted(cat.devices)
+
+    assert main(["compile", "--specs", str(BUNDLED), "--format", "json"]) == 0
+    cli = {
+        (r["case"], r["device"], r["precision"]): r
+        for r in json.loads(capsys.readouterr().out)["results"]
+    }
+    compared = 0
+    for device, rows in jobs.items():
+        results = [compiled.result(case, device, p) for case, p in rows]
+        assert all(r is not None for r in results)
+        exact = [r for r in results if r is not None]
+        assert _expected_kernels(compiled, exact) == page[device]["kernels"], device
+        assert _expected_sweeps(compiled, exact) == page[device]["sweeps"], device
+        for r, printed in zip(exact, page[device]["kernels"], strict=True):
+            from_cli = cli[(r.case, r.device, r.precision)]
+            limit = next(cell[2] for cell in printed if cell[2] is not None)
+            assert from_cli["limited_by"] == limit
+            assert from_cli["attainable"] == float(r.attainable)
+        compared += sum(len(row) - 2 for row in page[device]["kernels"])
+        compared += sum(len(row) - 1 for row in page[device]["sweeps"])
+        figures = compiled.devices[device]
+        precision_rows = page[device]["precisions"]
+        ordered = [p for p in cat.precisions if p in figures.peaks]  # the catalog's order
+        assert [row[0][1] for row in precision_rows] == [cat.precisions[p].label for p in ordered]
+        for p, row in zip(ordered, precision_rows, strict=True):
+            assert row[1][0] == rational_text(figures.peaks[p])
+            ridges = [cell[0] for cell in row[2:]][1::2]
+            assert ridges == [rational_text(v) for v in figures.ridges[p].values()]
+    assert compared >= 1000
+
+
+def test_device_comparison_is_the_engine_on_every_device(
+    calculator: str, browser: Browser, compiled: Compiled
+) -> None:
+    """The comparison table places the compared case on every bundled device: each
+    printed figure is that device's cell."""
+    cat = compiled.catalog
+    case = "gemv-decode"
+    script = _READ.replace("JOBS", json.dumps([["nvidia-h100-sxm", [[case, "bf16"]]]]))
+    visit = browser.visit(calculator, script=script)
+    rows = visit.script_result["nvidia-h100-sxm"]["compare"]
+    expected = [["your chip"]] + [
+        [cat.devices[d].name] for d in cat.devices if "bf16" in compiled.devices[d].peaks
+    ]
+    assert expected == [[row[0][1]] for row in rows]
+    for device, row in zip(
+        [None, *(d for d in cat.devices if "bf16" in compiled.devices[d].peaks)], rows, strict=True
+    ):
+        r = compiled.result(case, device or "nvidia-h100-sxm", "bf16")
+        assert r is not None
+        assert [c[0] for c in row[1:]] == [
+            rational_text(r.attainable),
+            None,
+            rational_text(r.share_of_peak),
+            rational_text(r.time),
+        ]
+        assert row[2][2] == r.limited_by
+
+
+#: Typed figures, each parsed in the page and by the spec parser: the same exact value or
+#: the same message.
+TYPED = [
+    ("989.5 TFLOP/s", "rate", True),
+    ("1,979 TOPS", "rate", True),
+    ("3.35 TB/s", "bandwidth", True),
+    ("800 GiBps", "bandwidth", True),
+    ("2 µs", "time", True),
+    ("1.4 us", "time", True),
+    ("92%", "share", False),
+    ("8.6 GFLOP", "ops", True),
+    ("96 MiB", "bytes", True),
+    ("1e400 TB/s", "bandwidth", True),
+    ("-3.35 TB/s", "bandwidth", True),
+    ("−3 TB/s", "bandwidth", True),
+    ("", "bandwidth", True),
+    ("   ", "rate", True),
+    ("3.35", "bandwidth", True),
+    ("3.35TB/s", "bandwidth", True),
+    ("3.35 Tb/s", "bandwidth", True),
+    ("3.35 tb/s", "bandwidth", True),
+    ("989.5 TFLOP/s", "bandwidth", True),
+    ("3.35 TB", "bandwidth", True),
+    ("8.6 GFLOPs", "ops", True),
+    ("0 TB/s", "bandwidth", True),
+    ("0%", "share", False),
+    ("150%", "share", False),
+    ("NaN TB/s", "bandwidth", True),
+    ("Infinity", "rate", True),
+    ("<img src=x onerror=alert(1)>", "rate", True),
+    ("1.2.3 TB/s", "bandwidth", True),
+    ("1_000 TB/s", "bandwidth", True),
+    ("0x10 TB/s", "bandwidth", True),
+    ("040 TB/s", "bandwidth", True),
+    ("1,00 TB/s", "bandwidth", True),
+    ("0,500 TB/s", "bandwidth", True),
+    (".5 TB/s", "bandwidth", True),
+    ("+3 TB/s", "bandwidth", True),
+    ("3 TB / s", "bandwidth", True),
+    ("3 TB/s peak", "bandwidth", True),
+    ("1.5e TB/s", "bandwidth", True),
+    ("1e3.5 TB/s", "bandwidth", True),
+    ("3 furlongs", "bandwidth", True),
+    ("3 Ms", "time", True),
+    ("TB/s", "bandwidth", True),
+    ("3 TB/s" + "x" * 70, "bandwidth", True),
+    ("3 'TB", "bandwidth", True),
+    ("3 tflop/s", "rate", True),
+    ("1.5e3 GB/s", "bandwidth", True),
+    ("3.35\u00a0TB/s", "bandwidth", True),
+]
+_DIMENSIONS = {d.value: d for d in Dimension}
+
+
+def test_typed_figures_parse_as_specs_parse_them(calculator: str, browser: Browser) -> None:
+    """Each typed figure gives the spec parser's exact value, or its message word for word."""
+    script = (
+        "JSON.stringify(" + json.dumps(TYPED) + ".map(([t, d, p]) =>"
+        " window.rooflinecCalculator.parse(t, d, p)))"
+    )
+    visit = browser.visit(calculator, script=script)
+    page = json.loads(visit.script_result)
+    expected = []
+    for text, dim, positive in TYPED:
+        try:
+            value = parse_quantity(text, _DIMENSIONS[dim], positive=positive).value
+            expected.append([rational_text(value)])
+        except QuantityError as err:
+            expected.append([None, str(err)])
+    assert expected == page
+
+
+_HOSTILE = """(async () => {
+  const calc = window.rooflinecCalculator;
+  const type = (key, value) => {
+    const el = document.querySelector(`[data-key="${key}"]`);
+    el.value = value;
+    el.dispatchEvent(new Event('input', {bubbles: true}));
+    return document.querySelector(`[data-error="${key}"]`).textContent;
+  };
+  const out = {};
+  out.bandwidth = type('chip.memory.dram.bw', '-3 TB/s');
+  out.peak = type('chip.peaks.bf16', '1e400 TFLOP/s');
+  out.share = type('chip.share', '');
+  out.shape = type('rows.0.shape.M', '9'.repeat(10000));
+  out.markupShape = type('rows.0.shape.N', '<img src=x onerror=alert(1)>');
+  document.querySelector('[data-action="add-raw"]').click();
+  const last = calc.state().rows.length - 1;
+  type(`rows.${last}.name`, '<img src=x onerror=alert(1)><script>alert(2)</script>');
+  out.ops = type(`rows.${last}.ops`, '');
+  type(`rows.${last}.ops`, '2 TFLOP');
+  type('chip.memory.dram.bw', '3.35 TB/s');
+  type('chip.peaks.bf16', '989.5 TFLOP/s');
+  type('chip.share', '100%');
+  out.images = document.querySelectorAll('.rooflinec-calculator img').length;
+  out.scripts = document.querySelectorAll('.rooflinec-calculator script').length;
+  const names = document.querySelectorAll('#calc-kernels tbody th');
+  out.name = names[names.length - 1].textContent;
+  out.text = document.body.innerText;
+  await new Promise(r => setTimeout(r, 400));
+  out.fragment = location.hash.slice(0, 3);
+  return out;
+})()"""
+
+
+def test_hostile_inputs_get_the_inline_message_and_stay_inert(
+    calculator: str, browser: Browser
+) -> None:
+    """A negative bandwidth, 1e400, an empty field, a 10,000-digit shape and markup each
+    get the command line's message beside the field; markup stays text; no console error,
+    no dialog; the page never prints NaN, Infinity or undefined."""
+    visit = browser.visit(calculator, ARTIFACTS / "calculator-hostile.png", script=_HOSTILE)
+    out = visit.script_result
+    assert visit.console_errors == []
+    assert visit.dialogs == []
+    assert out["bandwidth"] == (
+        "DRAM bandwidth: negative numbers are not accepted: a quantity is never negative"
+    )
+    assert out["peak"] == (
+        "peak at BF16 or FP16: exponent out of range: at most e+30 and at least e-30;"
+        " hint: use a unit prefix instead, as in '989.5 TFLOP/s'"
+    )
+    assert out["share"] == "compute share: empty quantity: expected a share such as '92%'"
+    assert out["shape"] == (
+        "M '9999999999999999999999999999999999999...' is not a shape value:"
+        " a whole number from 1 to 1,000,000,000,000,000"
+    )
+    assert out["markupShape"].startswith("N '<img src=x onerror=alert(1)>' is not a shape")
+    assert out["ops"] == (
+        "operations: empty quantity: expected an operation count such as '8.6 GFLOP'"
+    )
+    assert out["images"] == 0
+    assert out["scripts"] == 0
+    assert out["name"] == "<img src=x onerror=alert(1)><script>alert(2)</script>"
+    for word in ("NaN", "Infinity", "undefined"):
+        assert word not in out["text"]
+    assert out["fragment"] == "#s="
+
+
+def test_a_shared_link_reproduces_the_calculation(calculator: str, browser: Browser) -> None:
+    """The fragment holds every input: a new tab opened at it prints the same tables; a
+    fragment that is not the page's own (markup, wrong types) falls back to the bundled
+    figures without an error."""
+    edit = (
+        "(() => { const c = window.rooflinecCalculator;"
+        " c.edit('chip.memory.dram.bw', '2 TB/s'); c.edit('rows.0.shape.M', '1024');"
+        " return [location.href, document.querySelector('#calc-kernels').innerText]; })()"
+    )
+    first = browser.visit(calculator, script=edit).script_result
+    again = browser.visit(
+        first[0], script="document.querySelector('#calc-kernels').innerText"
+    ).script_result
+    assert first[1] == again
+    assert "1024" in json.dumps(first[0]) or "1024" in first[0]
+    hostile = (
+        calculator
+        + "#s="
+        + '{"chip":{"device":"<b>x</b>","peaks":5},"rows":[{"kind":"case","case":"nope"}]}'
+    )
+    visit = browser.visit(
+        hostile, script="document.querySelectorAll('#calc-kernels tbody tr').length"
+    )
+    assert visit.console_errors == []
+    assert visit.script_result == 0
+    prefilled = browser.visit(
+        calculator + "?device=amd-mi300x&kernel=gemm",
+        script="[document.querySelector('[data-key=\"chip.device\"]').value,"
+        " document.querySelectorAll('#calc-kernels tbody tr').length]",
+    ).script_result
+    assert prefilled == ["amd-mi300x", 2]
+
+
+def test_without_javascript_the_page_says_what_to_run(site: Path) -> None:
+    """The page's text (no script run) explains itself and gives the command lines."""
+    text = (site / "calculator.html").read_text("utf-8")
+    assert "rooflinec compile --device" in text
+    assert 'id="rooflinec-calculator" class="rooflinec-calculator" hidden' in text
