@@ -41,6 +41,8 @@ DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "f-parquet": ("YAML to Parquet vs YAML to CSV, 1M rows", "<= 1.0x"),
     "f-grid-memory": ("peak memory, grid of 10.6M rows to Parquet", "<= 1.0x (2 GB)"),
     "f-grid-linear": ("time per row, grid of 10.6M vs 1.06M rows", "<= 1.25x (linear)"),
+    "g-calc-render": ("calculator: one edit with 50 kernel rows, in Chromium", "<= 1.0x (50 ms)"),
+    "g-calc-weight": ("calculator page with its data and script", "<= 1.0x (300 KB)"),
 }
 KEYS = tuple(DESCRIPTIONS)
 

@@ -87,7 +87,7 @@ SIZES = {
     ),
 }
 
-SECTIONS = ("a", "b", "c", "d", "e", "f")
+SECTIONS = ("a", "b", "c", "d", "e", "f", "g")
 
 
 def _synthetic(work: Path, name: str, devices: int, cases: int) -> Path:
@@ -179,6 +179,13 @@ def run_f(size: Size, work: Path, record: Record) -> None:
         record(row)
 
 
+def run_g(size: Size, work: Path, record: Record) -> None:
+    from benchmarks import calculator_bench
+
+    for row in calculator_bench.measure(work):
+        record(row)
+
+
 RUNNERS: dict[str, Callable[[Size, Path, Record], None]] = {
     "a": run_a,
     "b": run_b,
@@ -186,6 +193,7 @@ RUNNERS: dict[str, Callable[[Size, Path, Record], None]] = {
     "d": run_d,
     "e": run_e,
     "f": run_f,
+    "g": run_g,
 }
 SECTION_KEYS = {s: [k for k in KEYS if k.startswith(s + "-")] for s in SECTIONS}
 

@@ -230,12 +230,10 @@ class Browser:
                 urllib.request.urlopen(close, timeout=5).close()
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.skip("Chromium is not installed (/usr/bin/chromium); apt-get install chromium")
-    pytest.importorskip("websocket", reason="websocket-client is needed to drive Chromium")
-    profile = tmp_path_factory.mktemp("chromium-profile")
+@contextlib.contextmanager
+def launch(profile: Path) -> Iterator[Browser]:
+    """Headless Chromium with its profile in `profile`, every host but 127.0.0.1
+    resolving to nothing; stopped on exit. (The benchmark drives it too.)"""
     process = subprocess.Popen(
         [
             str(CHROMIUM),
@@ -264,7 +262,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
         deadline = time.monotonic() + 30
         while not port_file.exists() or not port_file.read_text().strip():
             if time.monotonic() > deadline or process.poll() is not None:
-                pytest.fail("Chromium did not start its DevTools endpoint")
+                raise RuntimeError("Chromium did not start its DevTools endpoint")
             time.sleep(0.1)
         yield Browser(int(port_file.read_text().splitlines()[0]))
     finally:
@@ -274,6 +272,15 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.skip("Chromium is not installed (/usr/bin/chromium); apt-get install chromium")
+    pytest.importorskip("websocket", reason="websocket-client is needed to drive Chromium")
+    with launch(tmp_path_factory.mktemp("chromium-profile")) as started:
+        yield started
 
 
 @pytest.fixture(scope="module")
