@@ -9,7 +9,7 @@ what it is:
 - `["s", name]` a symbol;
 - `["+", [[negated, node], ...]]` a sum in the author's order (`negated` 0 or 1);
 - `["*", [[divide, node, token], ...]]` a product, left to right (`divide` 0 or 1;
-  `token` the divisor's text, for the division-by-zero message);
+  `token` a divisor's text, for the division-by-zero message, else empty);
 - `["-", node]` a negation; `["^", node, exponent]` a power by a literal 0..64;
 - `["f", name, [node, ...]]` a call of `min`, `max`, `ceil`, `floor` (or `unpicked`).
 
@@ -53,7 +53,10 @@ def _node_json(node: _Node) -> list[Any]:
     if isinstance(node, _Prod):
         return [
             "*",
-            [[int(f.divide), _node_json(f.node), f.token] for f in node.factors],
+            [
+                [int(f.divide), _node_json(f.node), f.token if f.divide else ""]
+                for f in node.factors
+            ],
         ]
     if isinstance(node, _Neg):
         return ["-", _node_json(node.operand)]

@@ -24,12 +24,13 @@ from rooflinec.catalog import LEVELS
 from rooflinec.cli.main import main
 from rooflinec.engine.cells import Result
 from rooflinec.engine.compiler import Compiled, compile_catalog
+from rooflinec.engine.models import DeploymentError, RunPoint
 from rooflinec.engine.terms import COMPUTE
-from rooflinec.formatting import format_percent, format_si
+from rooflinec.formatting import format_number, format_percent, format_si
 from rooflinec.formulas.tree_json import rational_text
 from rooflinec.quantities import Dimension, QuantityError, parse_quantity
 from rooflinec.site.build import build_site
-from rooflinec.site.pages.common import level_name
+from rooflinec.site.pages.common import level_name, limit_label
 from tests.browser.test_browser import ARTIFACTS, BUNDLED, Browser, _serve, browser
 
 pytestmark = pytest.mark.browser
@@ -191,6 +192,136 @@ def test_device_comparison_is_the_engine_on_every_device(
             rational_text(r.time),
         ]
         assert row[2][2] == r.limited_by
+
+
+_MODELS = """(() => {
+  const rows = (sel) => [...document.querySelectorAll(sel + ' tr')].map(tr =>
+    [...tr.children].map(td => [td.getAttribute('data-exact'), td.textContent,
+                                td.getAttribute('data-limit') || td.getAttribute('data-fits')]));
+  const out = [];
+  for (const [model, deployment, b, s, L] of JOBS) {
+    window.rooflinecCalculator.model(model, deployment, b, s, L);
+    const problem = document.querySelector('.rooflinec-calc-results .rooflinec-calc-problem');
+    out.push({pass: rows('#calc-model tbody'), split: rows('#calc-model-split tbody'),
+              steps: rows('#calc-model-steps tbody'), problem: problem && problem.textContent});
+  }
+  return out;
+})()"""
+
+
+def _expected_pass(compiled: Compiled, model_id: str, name: str, run: dict[str, int]) -> Any:
+    """The model's pass at `run` on a named deployment, as the page must print it."""
+    cat = compiled.catalog
+    model = cat.models[model_id]
+    named = model.deployments[name]
+    engine = compiled.model_engine
+    r = engine.evaluate(
+        model,
+        RunPoint(run["b"], run["s"], run["L"]),
+        compiled.devices[named.device],
+        model.precision,
+        compiled.counts.latencies.get(named.device),
+        deployment=named.deployment,
+    )
+    fit = engine.memory.fit_at(model, run, model.precision, named.device, named.deployment)
+    unit = cat.precisions[model.precision].unit
+    tps = r.tokens_per_second
+    fits = fit is None or fit.fits is not False
+    rate = [rational_text(tps), f"{format_number(tps, 4)} tokens/s"]
+    if fit is not None and not fits:
+        needs, has = format_si(fit.ledger.total, "B"), format_si(fit.ledger.capacity or 0, "B")
+        rate = [None, f"does not fit: the ledger needs {needs} of {has} per chip"]
+    rows: list[Any] = [
+        [["tokens/s", None], rate],
+        [["tokens per pass", None], [rational_text(r.tokens), f"{int(r.tokens):,}"]],
+        [["time of the pass", None], [rational_text(r.time), format_si(r.time, "s")]],
+        [["attainable", None], [rational_text(r.attainable), format_si(r.attainable, f"{unit}/s")]],
+        [["limited by", None], [limit_label(r.limited_by), r.limited_by]],
+    ]
+    if fit is not None:
+        ledger = fit.ledger
+        for label, value in (
+            ("weights per chip", ledger.weights),
+            ("KV cache per chip", ledger.kv_cache),
+            ("activations per chip", ledger.activations),
+            ("reserve", ledger.reserve),
+            ("memory in all per chip", ledger.total),
+            ("capacity per chip", ledger.capacity),
+        ):
+            if value:
+                rows.append([[label, None], [rational_text(value), format_si(value, "B")]])
+        rows.append([["fits", None], [str(fit.fits).lower(), fit.fits]])
+    split = [
+        [limit_label(k), rational_text(t), rational_text(t / r.time)]
+        for k, t in r.time_by_limit.items()
+    ]
+    steps = [
+        [
+            step.step,
+            step.kernel,
+            rational_text(step.count),
+            rational_text(step.time),
+            step.limited_by,
+        ]
+        for step in r.steps
+    ]
+    return {"pass": rows, "split": split if fits else [], "steps": steps if fits else []}
+
+
+def _printed_pass(printed: dict[str, Any], model: Any) -> Any:
+    names = {s.name: s.id for s in model.steps}
+    rows = []
+    for row in printed["pass"]:
+        head, cell = row
+        if head[1] == "limited by":
+            rows.append([[head[1], None], [cell[1], cell[2]]])
+        elif head[1] == "fits":
+            rows.append(
+                [[head[1], None], [cell[2], None if cell[2] == "null" else cell[2] == "true"]]
+            )
+        else:
+            rows.append([[head[1], None], [cell[0], cell[1]]])
+    return {
+        "pass": rows,
+        "split": [[row[0][1], row[1][0], row[2][0]] for row in printed["split"]],
+        "steps": [
+            [names[row[0][1]], row[1][1], row[2][0], row[3][0], row[4][2]]
+            for row in printed["steps"]
+        ],
+    }
+
+
+def test_every_model_at_its_named_deployments_matches_the_engine(
+    calculator: str, browser: Browser, compiled: Compiled
+) -> None:
+    """Every bundled model at every named deployment, at each of its phases' b, s and L:
+    tokens per second, the pass's time, operations rate and limit, the memory ledger and
+    its fit (no rate where it does not fit), the time split and every step's count, time
+    and limit are the engine's, exactly."""
+    cat = compiled.catalog
+    jobs = [
+        [model.id, name, str(run["b"]), str(run["s"]), str(run["L"])]
+        for model in cat.models.values()
+        for name, named in model.deployments.items()
+        if compiled.model_engine.deployment_problem(model, named.deployment) is None
+        for run in model.phases.values()
+    ]
+    assert len({j[0] for j in jobs}) >= 10
+    visit = browser.visit(calculator, script=_MODELS.replace("JOBS", json.dumps(jobs)))
+    assert visit.console_errors == []
+    compared = 0
+    for job, printed in zip(jobs, visit.script_result, strict=True):
+        model_id, name, b, s, L = job
+        run = {"b": int(b), "s": int(s), "L": int(L)}
+        try:
+            expected = _expected_pass(compiled, model_id, name, run)
+        except DeploymentError as exc:
+            assert printed["problem"], (job, exc.message)
+            continue
+        assert printed["problem"] is None, (job, printed["problem"])
+        assert expected == _printed_pass(printed, cat.models[model_id]), job
+        compared += 1
+    assert compared >= 100
 
 
 #: Typed figures, each parsed in the page and by the spec parser: the same exact value or

@@ -56,11 +56,7 @@
   }
   function floor(a) { return int(floorDiv(a.n, a.d)); }
   function ceil(a) { return int(-floorDiv(-a.n, a.d)); }
-  function pow(a, e) {
-    var n = ONE, d = ONE;
-    for (var i = 0; i < e; i++) { n *= a.n; d *= a.d; }
-    return rat(n, d);
-  }
+  function pow(a, e) { return rat(a.n ** BigInt(e), a.d ** BigInt(e)); }
   function pow10(e) { var p = ONE; for (var i = 0; i < e; i++) { p *= TEN; } return p; }
   function ratText(a) { return a.d === ONE ? String(a.n) : a.n + "/" + a.d; }
   function toFloat(a) {
@@ -309,21 +305,29 @@
   }
 
   var MAX_SHAPE = BigInt("1000000000000000");
-  function parseShape(symbol, text) {
-    if (!/^[1-9][0-9]{0,15}$/.test(text) || BigInt(text) > MAX_SHAPE) {
-      fail(symbol + " " + shown(text) + " is not a shape value: a whole number from 1 to " + thousands(MAX_SHAPE));
+  // A whole number from 1 to `limit` as typed, with the command line's message.
+  function parseWhole(name, text, limit, what) {
+    var digits = String(limit).length;
+    if (!new RegExp("^[1-9][0-9]{0," + (digits - 1) + "}$").test(text) || BigInt(text) > limit) {
+      fail(name + " " + shown(text) + " is not " + what + ": a whole number from 1 to " + thousands(limit));
     }
     return int(BigInt(text));
   }
+  function parseShape(symbol, text) { return parseWhole(symbol, text, MAX_SHAPE, "a shape value"); }
 
   /* ------------------------------------------------------- formula trees, evaluated */
 
   var LIMITS = DATA.limits;
   var RESULT_LIMIT = BigInt(LIMITS.result);
   var FUNCTIONS = { min: [2, null], max: [2, null], ceil: [1, 1], floor: [1, 1] };
+  // What only the engine writes (a model's routed experts), never spec text.
+  var ENGINE_FUNCTIONS = { min: [2, null], max: [2, null], ceil: [1, 1], floor: [1, 1], unpicked: [3, 3] };
+  var MAX_UNPICKED_TOKENS = 65536;
 
-  // The tree checked once, node by node, against the parser's limits and whitelist.
-  function checkTree(node) {
+  // The tree checked once, node by node, against the parser's limits and whitelist
+  // (`engine`: a model's step, which may call the engine's `unpicked` too).
+  function checkTree(node, engine) {
+    var allowed = engine ? ENGINE_FUNCTIONS : FUNCTIONS;
     var count = 0;
     function visit(n, depth) {
       count += 1;
@@ -342,7 +346,7 @@
         case "^": return n.length === 3 && Number.isInteger(n[2]) && n[2] >= 0 &&
           n[2] <= LIMITS.exponent && visit(n[1], depth + 1);
         case "f":
-          var arity = Object.prototype.hasOwnProperty.call(FUNCTIONS, n[1]) ? FUNCTIONS[n[1]] : null;
+          var arity = Object.prototype.hasOwnProperty.call(allowed, n[1]) ? allowed[n[1]] : null;
           return arity !== null && Array.isArray(n[2]) && n[2].length >= arity[0] &&
             (arity[1] === null || n[2].length <= arity[1]) &&
             n[2].every(function (a) { return visit(a, depth + 1); });
@@ -382,6 +386,7 @@
         var args = node[2].map(function (a) { return evaluate(a, env); });
         if (node[1] === "ceil") { return ceil(args[0]); }
         if (node[1] === "floor") { return floor(args[0]); }
+        if (node[1] === "unpicked") { return unpicked(args[0], args[1], args[2]); }
         var best = args[0];
         for (var i = 1; i < args.length; i++) {
           var c = cmp(args[i], best);
@@ -390,6 +395,22 @@
         return best;
     }
     fail("formula tree node is not one the parser makes");
+  }
+
+  // ((E - k) / E) ** n: n tokens, each routed to k of E experts, all miss a given one.
+  function unpicked(experts, active, tokens) {
+    [experts, active, tokens].forEach(function (v) {
+      if (v.d !== ONE) { fail("unpicked takes whole numbers, not " + ratText(v)); }
+    });
+    var e = experts.n, k = active.n, n = tokens.n;
+    if (!(ZERO <= k && k <= e) || e < ONE || n < ZERO) {
+      fail("unpicked(" + e + ", " + k + ", " + n + "): needs E >= k >= 0, E >= 1, n >= 0");
+    }
+    if (n > BigInt(MAX_UNPICKED_TOKENS)) {
+      fail("uniform routing over " + thousands(n) + " tokens: computed exactly up to " +
+        thousands(MAX_UNPICKED_TOKENS) + " tokens a pass");
+    }
+    return pow(rat(e - k, e), Number(n));
   }
 
   function evaluateCount(node, env) {
@@ -402,7 +423,7 @@
   Object.keys(DATA.kernels).forEach(function (id) {
     var k = DATA.kernels[id];
     var trees = [k.flops].concat(Object.keys(k.bytes).map(function (lv) { return k.bytes[lv]; }));
-    k.valid = trees.every(checkTree);
+    k.valid = trees.every(function (t) { return checkTree(t, false); });
   });
   var CASES = {};
   Object.keys(DATA.kernels).forEach(function (id) {
@@ -507,10 +528,12 @@
 
   // The longest of the times: compute, then the levels in order, then the floor, each
   // winning only when strictly longer (the method's tie order).
-  function slowest(compute, levels, floor) {
+  function slowest(compute, levels, floor, floors) {
     var best = compute, limit = "compute";
     levels.forEach(function (l) { if (cmp(l[1], best) > 0) { best = l[1]; limit = l[0]; } });
-    if (floor && cmp(floor, best) > 0) { best = floor; limit = "latency"; }
+    (floors || (floor ? [["latency", floor]] : [])).forEach(function (f) {
+      if (cmp(f[1], best) > 0) { best = f[1]; limit = f[0]; }
+    });
     return { time: best, limit: limit };
   }
   function bound(flops, bytes, peak, bandwidths, floor, peakX, bwX) {
@@ -558,8 +581,17 @@
   function rawRow() {
     return { kind: "raw", name: "my kernel", precision: "bf16", ops: "1 TFLOP", bytes: { dram: "1 GB", l2: "", l1: "" }, measured: "" };
   }
+  // A model at its first named deployment and its first decode phase (else its first).
+  function modelState(id) {
+    var m = MODELS[id];
+    if (!m) { return null; }
+    var phases = Object.keys(m.phases);
+    var phase = phases.filter(function (p) { return m.phases[p].s === "1"; })[0] || phases[0];
+    var run = m.phases[phase] || {};
+    return { id: id, deployment: Object.keys(m.deployments)[0], b: run.b || "1", s: run.s || "1", L: run.L || "1" };
+  }
   function defaults() {
-    var s = { chip: deviceState(DATA.defaults.device), rows: [], compare: 0 };
+    var s = { chip: deviceState(DATA.defaults.device), rows: [], compare: 0, model: modelState(DATA.defaults.model) };
     DATA.defaults.cases.forEach(function (c) { if (CASES[c]) { s.rows.push(caseRow(c)); } });
     return s;
   }
@@ -577,6 +609,8 @@
     var params = new URLSearchParams(text);
     var device = params.get("device");
     if (device && DATA.devices[device]) { s.chip = deviceState(device); }
+    var model = params.get("model");
+    if (model && MODELS[model]) { s.model = modelState(model); }
     var kernels = params.getAll("kernel").filter(function (k) { return DATA.kernels[k]; });
     var cases = params.getAll("case").filter(function (c) { return CASES[c]; });
     if (kernels.length || cases.length) {
@@ -617,6 +651,12 @@
       }
     });
     s.compare = Number.isInteger(raw.compare) && raw.compare >= 0 && raw.compare < s.rows.length ? raw.compare : 0;
+    var m = raw.model && typeof raw.model === "object" ? raw.model : null;
+    s.model = m && MODELS[m.id] ? modelState(m.id) : null;
+    if (s.model) {
+      if (MODELS[m.id].deployments[m.deployment]) { s.model.deployment = m.deployment; }
+      ["b", "s", "L"].forEach(function (k) { s.model[k] = str(m[k], s.model[k]); });
+    }
     return s;
   }
 
@@ -761,7 +801,217 @@
       }
       return out;
     });
-    return { chip: chip, rows: rows, errors: errors };
+    return { chip: chip, rows: rows, errors: errors, model: computeModel(state.model, errors) };
+  }
+
+  function computeModel(m, errors) {
+    if (!m) { return null; }
+    var model = MODELS[m.id], out = { model: model, state: m };
+    var run = {}, limits = { b: [MAX_BATCH, "a batch"], s: [MAX_TOKENS, "a token count"], L: [MAX_TOKENS, "a token count"] };
+    ["b", "s", "L"].forEach(function (k) {
+      try { run[k] = parseWhole(k, (m[k] || "").trim(), limits[k][0], limits[k][1]); } catch (e) {
+        if (!(e instanceof CalcError)) { throw e; }
+        errors["model." + k] = e.message;
+      }
+    });
+    if (!run.b || !run.s || !run.L) { out.problem = "see the inputs above"; return out; }
+    try { out.pass = modelPass(model, model.deployments[m.deployment], run.b, run.s, run.L); } catch (e) {
+      if (!(e instanceof CalcError)) { throw e; }
+      out.problem = e.message;
+    }
+    return out;
+  }
+
+  /* ------------------------------------------------------------ a model's pass */
+
+  var MAX_BATCH = BigInt(1 << 20), MAX_TOKENS = BigInt(10000000), MAX_STEP_COUNT = BigInt(1000000000);
+  var MODEL_LIMITS = ["compute"].concat(LEVELS, ["latency", "scale_up", "scale_out"]);
+  var MODELS = DATA.models || {};
+  Object.keys(MODELS).forEach(function (id) {
+    var m = MODELS[id], trees = [m.tokens];
+    m.steps.forEach(function (st) {
+      trees.push(st.count);
+      Object.keys(st.shape).forEach(function (k) { trees.push(st.shape[k]); });
+    });
+    var k = DATA.step_kernels;
+    m.steps.forEach(function (st) {
+      trees.push(k[st.kernel].flops);
+      Object.keys(k[st.kernel].bytes).forEach(function (lv) { trees.push(k[st.kernel].bytes[lv]); });
+    });
+    if (m.memory) {
+      ["weights", "kv", "kv_per_token", "activations"].forEach(function (t) {
+        if (m.memory[t] && m.memory[t].tree) { trees.push(m.memory[t].tree); }
+      });
+    }
+    m.valid = trees.every(function (t) { return checkTree(t, true); });
+  });
+
+  // A red factor: the values one chip sends per value of the message, per direction.
+  function redFactor(kind, n, inNetwork) {
+    if (kind === "all-reduce") {
+      var ring = rat(TWO * (n - ONE), n);
+      return inNetwork && cmp(ring, int(1)) > 0 ? int(1) : ring;
+    }
+    if (kind === "all-gather" || kind === "reduce-scatter" || kind === "all-to-all") { return rat(n - ONE, n); }
+    return int(1);
+  }
+  function whole(v, what, limit) {
+    if (v.d !== ONE) { fail(what + " = " + ratText(v) + ", not a whole number"); }
+    if (v.n > limit) { fail(what + " is implausibly large"); }
+    return v;
+  }
+  function addTo(sums, key, v) { sums[key] = sums[key] ? add(sums[key], v) : v; }
+
+  // One pass of `model` at b, s, L on a deployment of a bundled device: every step on
+  // its own roofline, the collectives on the device's fabric, as the engine's
+  // `ModelEngine.evaluate` at a run point; and the memory ledger against the capacity.
+  function modelPass(model, dep, b, s, L) {
+    if (!model.valid) { fail("the model's formula trees are not ones the parser makes"); }
+    var device = DATA.devices[dep.device], chip = bundledChip(dep.device), links = device.links;
+    var vars = {};
+    Object.keys(model.parameters).forEach(function (k) { vars[k] = parseRat(model.parameters[k]); });
+    vars.b = b; vars.s = s; vars.L = L;
+    ["tp", "pp", "ep", "dp"].forEach(function (k) { vars[k] = int(dep[k]); });
+    var kernels = DATA.step_kernels;
+    var time = int(0), talk = int(0), byLimit = {}, flops = int(0), traffic = {}, roles = [], steps = [];
+    model.steps.forEach(function (st) {
+      var where = "step '" + st.id + "'";
+      var kernel = kernels[st.kernel], collective = kernel.collective;
+      var count = whole(evaluate(st.count, vars), where + ": count", MAX_STEP_COUNT);
+      if (count.n < ZERO || (count.n === ZERO && !collective)) { fail(where + ": its count is " + ratText(count)); }
+      var shape = {};
+      Object.keys(st.shape).forEach(function (sym) {
+        var v = evaluate(st.shape[sym], vars);
+        shape[sym] = st.fractional.indexOf(sym) >= 0 && v.d !== ONE ? v : whole(v, where + ": " + sym, MAX_SHAPE);
+      });
+      if (collective && !(shape.n && shape.n.n > ONE && count.n > ZERO)) { return; }
+      Object.keys(shape).forEach(function (sym) {
+        var v = shape[sym];
+        if (cmp(v, int(1)) < 0 && !(st.fractional.indexOf(sym) >= 0 && v.n > ZERO)) {
+          fail(where + ": " + sym + " = " + ratText(v) + ", not 1 or more");
+        }
+      });
+      var at = st.precision || model.precision, w = WIDTH[at];
+      var values = Object.assign({}, shape, { w: w });
+      kernel.widths.forEach(function (sym) { values[sym] = st.widths[sym] ? WIDTH[st.widths[sym]] : w; });
+      var peak = chip.peaks[at];
+      if (!peak) { fail(where + ": the device has no peak at " + DATA.precisions[at].label); }
+      var runFlops = evaluateCount(kernel.flops, values), run;
+      if (!collective) {
+        var runBytes = {};
+        Object.keys(kernel.bytes).forEach(function (lv) { runBytes[lv] = evaluateCount(kernel.bytes[lv], values); });
+        var levels = LEVELS.filter(function (lv) { return runBytes[lv] && chip.bandwidths[lv]; }).map(function (lv) {
+          return [lv, div(runBytes[lv], chip.bandwidths[lv])];
+        });
+        run = slowest(div(runFlops, peak), levels, chip.latency);
+        Object.keys(runBytes).forEach(function (lv) { addTo(traffic, lv, mul(runBytes[lv], count)); });
+        var total = mul(run.time, count);
+        time = add(time, total);
+        addTo(byLimit, run.limit, total);
+        steps.push({ step: st, count: count, time: total, limit: run.limit, shape: shape });
+      } else {
+        var n = shape.n.n, span = n;
+        if (st.n_symbols.indexOf("dp") >= 0) { span = n * BigInt(dep.tp * dep.pp); }
+        else if (st.n_symbols.indexOf("pp") >= 0) { span = n * BigInt(dep.tp); }
+        var up = links.scale_up;
+        var role = up && (up.domain === null || span <= BigInt(up.domain)) ? "scale_up" : "scale_out";
+        var link = links[role];
+        if (!link) { fail("no " + role.replace("_", "-") + " level for a group of " + span + " chips"); }
+        var bandwidth = parseRat(link.bandwidth);
+        if (link.topology === "mesh" && link.domain !== null && ONE < n && n < BigInt(link.domain)) {
+          bandwidth = mul(bandwidth, rat(n - ONE, BigInt(link.domain) - ONE));
+        }
+        values.red = redFactor(collective, n, link.in_network);
+        var nbytes = evaluateCount(kernel.bytes.scale_up, values);
+        var floors = [];
+        if (link.latency !== null) { floors.push([role, parseRat(link.latency)]); }
+        if (chip.latency) { floors.push(["latency", chip.latency]); }
+        run = slowest(div(runFlops, peak), [[role, div(nbytes, bandwidth)]], null, floors);
+        var spent = mul(run.time, count);
+        talk = add(talk, spent);
+        addTo(byLimit, run.limit, spent);
+        addTo(traffic, role, mul(nbytes, count));
+        if (roles.indexOf(role) < 0) { roles.push(role); }
+        steps.push({ step: st, count: count, time: spent, limit: run.limit, shape: shape });
+      }
+      flops = add(flops, mul(runFlops, count));
+    });
+    var passTime = add(time, talk);
+    if (isZero(passTime)) { fail("the pass takes no time"); }
+    var split = { compute: byLimit.compute || int(0) };
+    LEVELS.forEach(function (lv) { if (chip.bandwidths[lv] && traffic[lv]) { split[lv] = byLimit[lv] || int(0); } });
+    if (chip.latency) { split.latency = byLimit.latency || int(0); }
+    ["scale_up", "scale_out"].forEach(function (r) { if (roles.indexOf(r) >= 0) { split[r] = byLimit[r] || int(0); } });
+    var longest = null;
+    MODEL_LIMITS.forEach(function (k) { if (split[k] && (longest === null || cmp(split[k], split[longest]) > 0)) { longest = k; } });
+    var tokens = evaluate(model.tokens, vars);
+    if (tokens.d !== ONE || tokens.n < ONE) { fail("tokens = " + ratText(tokens) + ", not a whole number from 1"); }
+    return {
+      time: passTime, tokens: tokens, flops: flops, split: split, limit: longest, steps: steps,
+      rate: div(tokens, passTime), fit: memoryFit(model, dep, device, vars)
+    };
+  }
+
+  function term(t, scope) { return t.value ? parseRat(t.value) : evaluate(t.tree, scope); }
+
+  // The ledger per chip at b and L, as `rooflinec.engine.memory` finds it.
+  function memoryFit(model, dep, device, vars) {
+    var ledger = model.memory;
+    if (!ledger) { return null; }
+    var scope = Object.assign({}, vars);
+    scope.w = WIDTH[model.precision];
+    Object.keys(ledger.widths).forEach(function (k) { scope[k] = WIDTH[ledger.widths[k]]; });
+    var b = vars.b, L = vars.L;
+    var weights = term(ledger.weights, scope);
+    var kv;
+    if (!ledger.kv) {
+      kv = ledger.kv_per_token ? mul(mul(b, L), term(ledger.kv_per_token, scope)) : int(0);
+    } else {
+      var values = Object.assign({}, scope);
+      if (ledger.kv_per_token) { values.kv_per_token = term(ledger.kv_per_token, values); }
+      kv = term(ledger.kv, values);
+    }
+    var activations;
+    if (!ledger.activations) {
+      var perSequence;
+      try { perSequence = div(activationRule(model, Object.assign({}, scope, { L: vars.s })), b); }
+      catch (e) {
+        if (!(e instanceof CalcError)) { throw e; }
+        perSequence = div(activationRule(model, scope), b);
+      }
+      activations = mul(b, perSequence);
+    } else if (ledger.activations.value) {
+      activations = mul(b, parseRat(ledger.activations.value));
+    } else {
+      activations = term(ledger.activations, scope);
+    }
+    var used = add(add(weights, kv), activations);
+    if (device.capacity === null) { return { weights: weights, kv: kv, activations: activations, used: used, fits: null }; }
+    var capacity = parseRat(device.capacity), reserve = mul(parseRat(ledger.reserve), capacity);
+    var total = add(used, reserve);
+    return { weights: weights, kv: kv, activations: activations, reserve: reserve, total: total,
+      capacity: capacity, fits: cmp(total, capacity) <= 0 };
+  }
+
+  // The largest step's DRAM bytes of one run (its other widths at 0), B per chip.
+  function activationRule(model, scope) {
+    var best = int(0);
+    model.steps.forEach(function (st) {
+      var kernel = DATA.step_kernels[st.kernel], formula = kernel.bytes.dram;
+      if (!formula) { return; }
+      var values = {};
+      Object.keys(st.shape).forEach(function (sym) {
+        var v = evaluate(st.shape[sym], scope);
+        var fraction = st.fractional.indexOf(sym) >= 0 && v.n > ZERO && v.d !== ONE;
+        if (!fraction && (v.d !== ONE || v.n <= ZERO)) { fail("not a deployment"); }
+        values[sym] = v;
+      });
+      values.w = WIDTH[st.precision || model.precision];
+      kernel.widths.forEach(function (sym) { values[sym] = int(0); });
+      var found = evaluate(formula, values);
+      if (cmp(found, best) > 0) { best = found; }
+    });
+    return best;
   }
 
   /* ------------------------------------------------------------------ rendering */
@@ -837,6 +1087,7 @@
     });
     html += "</ol><p>" + select("add.case", "Add a catalog case", [["", "choose a case"]].concat(cases), "") +
       ' <button type="button" data-action="add-raw">Add a kernel of your own</button></p></section>';
+    html += modelInputs();
     html += '<section class="rooflinec-calc-results" aria-live="polite"></section>';
     root.innerHTML = html;
   }
@@ -908,9 +1159,79 @@
     html += "</tbody></table>";
 
     html += compareTable(result);
+    html += modelOutputs(result);
     html += chartTable(result, levels);
     out.innerHTML = html;
     drawChart(result);
+  }
+
+  function modelInputs() {
+    var html = '<section class="rooflinec-calc-model" aria-labelledby="calc-model-title"><h2 id="calc-model-title">Model</h2><p>';
+    var models = [["", "no model"]].concat(Object.keys(MODELS).map(function (id) { return [id, MODELS[id].name]; }));
+    var m = state.model;
+    html += select("model.id", "model", models, m ? m.id : "");
+    if (m) {
+      var model = MODELS[m.id];
+      var deployments = Object.keys(model.deployments).map(function (name) {
+        var d = model.deployments[name];
+        return [name, name + ": " + d.chips + " × " + DATA.devices[d.device].name + " (tp " + d.tp + ", pp " + d.pp + ", ep " + d.ep + ")"];
+      });
+      var phases = [["", "fill b, s and L from a phase"]].concat(Object.keys(model.phases).map(function (p) {
+        var v = model.phases[p];
+        return [p, p + " (b " + v.b + ", s " + v.s + ", L " + v.L + ")"];
+      }));
+      html += " " + select("model.deployment", "deployment", deployments, m.deployment) + "</p><p>" +
+        select("model.phase", "phase", phases, "") + " " +
+        input("model.b", "b (sequences)", m.b, ' inputmode="numeric" size="8"') + " " +
+        input("model.s", "s (new tokens each)", m.s, ' inputmode="numeric" size="8"') + " " +
+        input("model.L", "L (keys once appended)", m.L, ' inputmode="numeric" size="8"');
+    }
+    return html + "</p></section>";
+  }
+
+  function limitLabel(limit) { return limit === "compute" ? "compute" : limitName(limit); }
+
+  function modelOutputs(result) {
+    var out = result.model;
+    if (!out) { return ""; }
+    var m = out.state, model = out.model, dep = model.deployments[m.deployment];
+    var html = '<h3 id="calc-model-results">' + esc(model.name) + " on " + esc(m.deployment) + " (" + dep.chips + " × " +
+      esc(DATA.devices[dep.device].name) + "), b = " + esc(m.b) + ", s = " + esc(m.s) + ", L = " + esc(m.L) + "</h3>";
+    if (!out.pass) { return html + '<p class="rooflinec-calc-problem">' + esc(out.problem) + "</p>"; }
+    var pass = out.pass, fit = pass.fit, unit = DATA.precisions[model.precision].unit;
+    var fits = !fit || fit.fits !== false;
+    html += '<table class="rooflinec-calc-table" id="calc-model"><caption>The pass, per replica (tp × pp chips)</caption><tbody>';
+    html += '<tr><th scope="row">tokens/s</th>' + (fits ? fig(pass.rate, formatNumber(pass.rate, 4) + " tokens/s")
+      : '<td data-fits="false">' + esc("does not fit: the ledger needs " + formatSI(fit.total, "B") + " of " + formatSI(fit.capacity, "B") + " per chip") + "</td>") + "</tr>";
+    html += '<tr><th scope="row">tokens per pass</th>' + fig(pass.tokens, thousands(pass.tokens.n)) + "</tr>";
+    html += '<tr><th scope="row">time of the pass</th>' + fig(pass.time, formatSI(pass.time, "s")) + "</tr>";
+    html += '<tr><th scope="row">attainable</th>' + fig(div(pass.flops, pass.time), formatSI(div(pass.flops, pass.time), unit + "/s")) + "</tr>";
+    html += '<tr><th scope="row">limited by</th><td data-limit="' + esc(pass.limit) + '">' + esc(limitLabel(pass.limit)) + "</td></tr>";
+    if (fit) {
+      ["weights", "kv", "activations", "reserve", "total", "capacity"].forEach(function (k) {
+        if (fit[k]) {
+          var label = { weights: "weights per chip", kv: "KV cache per chip", activations: "activations per chip",
+            reserve: "reserve", total: "memory in all per chip", capacity: "capacity per chip" }[k];
+          html += '<tr><th scope="row">' + label + "</th>" + fig(fit[k], formatSI(fit[k], "B")) + "</tr>";
+        }
+      });
+      html += '<tr><th scope="row">fits</th><td data-fits="' + fit.fits + '">' + (fit.fits === null ? "unknown (no capacity given)" : fit.fits ? "yes" : "no") + "</td></tr>";
+    }
+    html += "</tbody></table>";
+    if (!fits) { return html; }
+    html += '<table class="rooflinec-calc-table" id="calc-model-split"><caption>The time split: each limit\'s share of the pass</caption><thead><tr><th scope="col">limit</th><th scope="col">time</th><th scope="col">share</th></tr></thead><tbody>';
+    Object.keys(pass.split).forEach(function (k) {
+      var t = pass.split[k];
+      html += '<tr data-limit="' + esc(k) + '"><th scope="row">' + esc(limitLabel(k)) + "</th>" + fig(t, formatSI(t, "s")) + fig(div(t, pass.time), formatPercent(div(t, pass.time))) + "</tr>";
+    });
+    html += "</tbody></table>";
+    html += '<table class="rooflinec-calc-table" id="calc-model-steps"><caption>The steps</caption><thead><tr><th scope="col">step</th><th scope="col">kernel</th><th scope="col">count</th><th scope="col">time</th><th scope="col">limited by</th><th scope="col">share of the pass</th></tr></thead><tbody>';
+    pass.steps.forEach(function (st) {
+      html += '<tr data-step="' + esc(st.step.id) + '"><th scope="row">' + esc(st.step.name) + "</th><td>" + esc(st.step.kernel) + "</td>" +
+        fig(st.count, thousands(st.count.n)) + fig(st.time, formatSI(st.time, "s")) +
+        '<td data-limit="' + esc(st.limit) + '">' + esc(limitLabel(st.limit)) + "</td>" + fig(div(st.time, pass.time), formatPercent(div(st.time, pass.time))) + "</tr>";
+    });
+    return html + "</tbody></table>";
   }
 
   function rowName(row) { return row.kind === "case" ? CASES[row.case].c.name : row.name; }
@@ -1067,6 +1388,12 @@
     if (key === "chip.device") { state.chip = deviceState(value); if (!value) { state.chip.device = ""; } return void rebuild(); }
     if (key === "add.case") { if (CASES[value]) { state.rows.push(caseRow(value)); } return void rebuild(); }
     if (key === "compare") { state.compare = Number(value); return void update(); }
+    if (key === "model.id") { state.model = modelState(value); return void rebuild(); }
+    if (key === "model.phase") {
+      var run = MODELS[state.model.id].phases[value];
+      if (run) { state.model.b = run.b; state.model.s = run.s; state.model.L = run.L; }
+      return void rebuild();
+    }
     var m = /^rows\.(\d+)\.case$/.exec(key);
     if (m) { state.rows[Number(m[1])] = caseRow(value, state.rows[Number(m[1])].precision); return void rebuild(); }
     setAt(key, value);
@@ -1103,6 +1430,11 @@
       return rebuild();
     },
     edit: function (key, value) { setAt(key, value); return update(); },
+    // A bundled model at a named deployment, at b, s and L as typed.
+    model: function (id, deployment, b, s, L) {
+      state.model = { id: id, deployment: deployment, b: b, s: s, L: L };
+      return rebuild();
+    },
     // A figure parsed as the page parses inputs: [exact value] or [null, message].
     parse: function (text, dim, positive) {
       try { return [ratText(dim === "shape" ? parseShape("M", text) : parseQuantity(text, dim, positive))]; }

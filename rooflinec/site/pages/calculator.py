@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from rooflinec.catalog import LEVEL_SHORT_NAMES, LEVELS
+from rooflinec.catalog import LEVEL_SHORT_NAMES, LEVELS, Kernel, LedgerTerm, MemoryLedger
+from rooflinec.engine.memory import device_capacity
+from rooflinec.engine.models import Link
 from rooflinec.formulas.limits import LIMITS
 from rooflinec.formulas.tree_json import rational_text, tree_json
 from rooflinec.site.pages.common import GeneratedPage
@@ -33,6 +35,8 @@ SCRIPT = "calculator.js"
 
 #: Cases pre-filled when the page opens with no fragment: one of each kind of bound.
 DEFAULT_CASES = ("gemm-large", "gemv-decode", "elementwise-add", "attention-fused")
+#: The model pre-filled: one people deploy on eight-chip boards.
+DEFAULT_MODEL = "llama-3-70b"
 
 
 def calculator_link(page: Page, **fragment: str) -> str:
@@ -48,6 +52,7 @@ def calculator_data(site: Site) -> dict[str, Any]:
     cat = site.catalog
     devices: dict[str, Any] = {}
     for device in cat.devices.values():
+        capacity = device_capacity(device)
         devices[device.id] = {
             "name": device.name,
             "peaks": {p: rational_text(peak.dense) for p, peak in device.peaks.items()},
@@ -61,6 +66,17 @@ def calculator_data(site: Site) -> dict[str, Any]:
                 if lv in device.memory
             },
             "latency": None if device.launch is None else rational_text(device.launch.latency),
+            "capacity": None if capacity is None else rational_text(capacity),
+            "links": {
+                role: {
+                    "bandwidth": rational_text(link.bandwidth),
+                    "domain": link.domain,
+                    "topology": link.topology,
+                    "in_network": link.in_network,
+                    "latency": None if link.latency is None else rational_text(link.latency),
+                }
+                for role, link in Link.of(device).items()
+            },
         }
     kernels: dict[str, Any] = {}
     for kernel in cat.kernels.values():
@@ -89,6 +105,8 @@ def calculator_data(site: Site) -> dict[str, Any]:
             ],
         }
     default = site.default_device or next(iter(cat.devices), None)
+    models = _models(site)
+    used = {step["kernel"] for m in models.values() for step in m["steps"]}
     return {
         "levels": [[lv, LEVEL_SHORT_NAMES[lv]] for lv in LEVELS],
         "precisions": {
@@ -97,13 +115,96 @@ def calculator_data(site: Site) -> dict[str, Any]:
         },
         "devices": devices,
         "kernels": kernels,
-        "defaults": {"device": default, "cases": default_cases(site)},
+        "models": models,
+        "step_kernels": {k: _step_kernel(cat.kernels[k]) for k in sorted(used)},
+        "defaults": {
+            "device": default,
+            "cases": default_cases(site),
+            "model": DEFAULT_MODEL if DEFAULT_MODEL in models else next(iter(models), None),
+        },
         "limits": {
             "nodes": LIMITS.nodes,
             "depth": LIMITS.depth,
             "exponent": LIMITS.exponent,
             "result": str(LIMITS.result),
         },
+    }
+
+
+def _models(site: Site) -> dict[str, Any]:
+    """Each model with named deployments it can run: its parameters, phases, tokens,
+    steps (shape and count trees), memory ledger and deployments."""
+    engine = site.compiled.model_engine
+    out: dict[str, Any] = {}
+    for model in site.catalog.models.values():
+        deployments = {
+            name: {
+                "device": named.device,
+                "tp": named.deployment.tp,
+                "pp": named.deployment.pp,
+                "ep": named.deployment.ep,
+                "dp": named.deployment.dp,
+                "chips": named.deployment.total,
+            }
+            for name, named in model.deployments.items()
+            if named.device in site.catalog.devices
+            and engine.deployment_problem(model, named.deployment) is None
+        }
+        if not deployments:
+            continue
+        out[model.id] = {
+            "name": model.name,
+            "precision": model.precision,
+            "parameters": {k: str(v) for k, v in model.parameters.items()},
+            "phases": {p: {k: str(v) for k, v in run.items()} for p, run in model.phases.items()},
+            "tokens": tree_json(model.tokens),
+            "steps": [
+                {
+                    "id": step.id,
+                    "name": step.name,
+                    "kernel": step.kernel,
+                    "shape": {k: tree_json(f) for k, f in step.shape.items()},
+                    "n_symbols": sorted(step.shape["n"].symbols) if "n" in step.shape else [],
+                    "count": tree_json(step.count),
+                    "precision": step.precision,
+                    "widths": dict(step.widths),
+                    "fractional": sorted(step.fractional),
+                }
+                for step in model.steps
+            ],
+            "memory": None if model.memory is None else _ledger(model.memory),
+            "deployments": deployments,
+        }
+    return out
+
+
+def _term(term: LedgerTerm | None) -> Any:
+    if term is None:
+        return None
+    if term.value is not None:
+        return {"value": rational_text(term.value)}
+    assert term.formula is not None
+    return {"tree": tree_json(term.formula), "symbols": sorted(term.formula.symbols)}
+
+
+def _ledger(ledger: MemoryLedger) -> dict[str, Any]:
+    return {
+        "weights": _term(ledger.weights),
+        "kv": _term(ledger.kv),
+        "kv_per_token": _term(ledger.kv_per_token),
+        "activations": _term(ledger.activations),
+        "reserve": rational_text(ledger.reserve),
+        "widths": dict(ledger.widths),
+    }
+
+
+def _step_kernel(kernel: Kernel) -> dict[str, Any]:
+    """A kernel as a model's step runs it (a collective's bytes are `scale_up`'s)."""
+    return {
+        "flops": tree_json(kernel.flops),
+        "bytes": {lv: tree_json(f) for lv, f in kernel.bytes.items()},
+        "widths": list(kernel.widths),
+        "collective": kernel.collective,
     }
 
 
