@@ -389,8 +389,10 @@ def test_pages_stay_small_with_many_alternatives_and_conflicts(tmp_path: Path) -
     device_page = (out / "devices" / "clone-00.html").read_text("utf-8")
     cited = "BF16 or FP16 peak (45 alternatives: 900 TFLOP/s, 901 TFLOP/s, 902 TFLOP/s and 42 more)"
     assert cited in device_page
-    audit = (out / "devices" / "clone-00" / "audit.html").read_text("utf-8")
-    assert 'are in <a href="../../catalog.json">catalog.json</a>' in audit
+    # The audit page holding that figure (the first or a later one) says where the rest are.
+    rest = 'are in <a href="../../catalog.json">catalog.json</a>'
+    audits = sorted((out / "devices" / "clone-00").glob("audit*.html"))
+    assert [a.name for a in audits if rest in a.read_text("utf-8")] != []
 
 
 def test_figure_names(compiled: Any) -> None:

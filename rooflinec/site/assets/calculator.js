@@ -576,7 +576,9 @@
     var found = CASES[id];
     var shape = {};
     Object.keys(found.c.shape).forEach(function (k) { shape[k] = found.c.shape[k]; });
-    return { kind: "case", case: id, precision: precision || found.c.precision, shape: shape, measured: "" };
+    var widths = {};
+    DATA.kernels[found.kernel].widths.forEach(function (w) { widths[w] = found.c.widths[w] || ""; });
+    return { kind: "case", case: id, precision: precision || found.c.precision, shape: shape, widths: widths, measured: "" };
   }
   function rawRow() {
     return { kind: "raw", name: "my kernel", precision: "bf16", ops: "1 TFLOP", bytes: { dram: "1 GB", l2: "", l1: "" }, measured: "" };
@@ -641,6 +643,10 @@
       if (r.kind === "case" && CASES[r.case]) {
         var row = caseRow(r.case, precision);
         Object.keys(row.shape).forEach(function (k) { row.shape[k] = str(r.shape && r.shape[k], row.shape[k]); });
+        Object.keys(row.widths).forEach(function (k) {
+          var v = r.widths && r.widths[k];
+          row.widths[k] = v === "" || DATA.precisions[v] ? v : row.widths[k];
+        });
         row.measured = str(r.measured, "");
         s.rows.push(row);
       } else if (r.kind === "raw") {
@@ -731,7 +737,7 @@
     var w = WIDTH[row.precision];
     env.w = w;
     kernel.widths.forEach(function (sym) {
-      var bound = found.c.widths[sym];
+      var bound = row.widths ? row.widths[sym] : found.c.widths[sym];
       env[sym] = bound ? WIDTH[bound] : w;
     });
     try {
@@ -1076,6 +1082,9 @@
         var kernel = DATA.kernels[CASES[row.case].kernel];
         html += select(key + "case", "case", cases, row.case) + " ";
         kernel.symbols.forEach(function (sym) { html += input(key + "shape." + sym, sym, row.shape[sym] || "", ' inputmode="numeric" size="10"') + " "; });
+        kernel.widths.forEach(function (sym) {
+          html += select(key + "widths." + sym, sym + " (bytes per value)", [["", "w: the row's precision"]].concat(precisions), (row.widths || {})[sym] || "") + " ";
+        });
       } else {
         html += input(key + "name", "name", row.name) + " " + input(key + "ops", "operations", row.ops) + " ";
         LEVELS.forEach(function (lv) { html += input(key + "bytes." + lv, "bytes at " + LEVEL_NAME[lv], row.bytes[lv]) + " "; });

@@ -22,7 +22,7 @@ from rooflinec.engine.memory import device_capacity
 from rooflinec.engine.models import Link
 from rooflinec.formulas.limits import LIMITS
 from rooflinec.formulas.tree_json import rational_text, tree_json
-from rooflinec.site.pages.common import GeneratedPage
+from rooflinec.site.pages.common import MAX_CASES, GeneratedPage
 from rooflinec.site.pages.model import Page
 
 if TYPE_CHECKING:
@@ -80,7 +80,8 @@ def calculator_data(site: Site) -> dict[str, Any]:
         }
     kernels: dict[str, Any] = {}
     for kernel in cat.kernels.values():
-        cases = [c for c in kernel.cases if c.grid is None]
+        # As a kernel's page shows them: the first `MAX_CASES` (the page's data is inline)
+        cases = [c for c in kernel.cases if c.grid is None][:MAX_CASES]
         if not cases:
             continue  # a collective or a grid-only kernel: no cells of its own
         kernels[kernel.id] = {
