@@ -501,3 +501,51 @@ def test_without_javascript_the_page_says_what_to_run(site: Path) -> None:
     text = (site / "calculator.html").read_text("utf-8")
     assert "rooflinec compile --device" in text
     assert 'id="rooflinec-calculator" class="rooflinec-calculator" hidden' in text
+
+
+def test_opened_from_disk_it_computes_and_draws(site: Path, browser: Browser) -> None:
+    """From a `file:` address (no server, so nothing can be fetched): the data is inline,
+    the tables are filled, the chart is drawn from the runtime beside the page, and an
+    edit lands in the fragment."""
+    script = """(async () => {
+      window.rooflinecCalculator.edit('chip.memory.dram.bw', '2 TB/s');
+      const end = performance.now() + 10000;
+      while (!document.querySelector('#calc-chart svg.marks') && performance.now() < end) {
+        await new Promise(r => setTimeout(r, 50));
+      }
+      return [document.querySelectorAll('#calc-kernels tbody tr').length,
+              !!document.querySelector('#calc-chart svg.marks'), location.hash.slice(0, 3)];
+    })()"""
+    visit = browser.visit((site / "calculator.html").as_uri(), script=script)
+    assert visit.console_errors == []
+    assert visit.script_result == [4, True, "#s="]
+
+
+def test_every_control_is_labelled_and_every_table_captioned(
+    calculator: str, browser: Browser
+) -> None:
+    """Keyboard and screen-reader use: each input and select has a label naming it, each
+    message is tied to its field, each results table has a caption, and the chart's
+    data is a table as well."""
+    script = """(() => {
+      const root = document.getElementById('rooflinec-calculator');
+      const controls = [...root.querySelectorAll('input, select')];
+      const unlabelled = controls.filter(c => !root.querySelector(`label[for="${c.id}"]`)
+                                              || !c.id).map(c => c.outerHTML);
+      const undescribed = [...root.querySelectorAll('input')].filter(c =>
+        !document.getElementById(c.getAttribute('aria-describedby'))).length;
+      const tables = [...root.querySelectorAll('.rooflinec-calc-results table')];
+      return [controls.length, unlabelled, undescribed,
+              tables.filter(t => !t.querySelector('caption')).length,
+              !!root.querySelector('.rooflinec-calc-chart-data table'),
+              [...root.querySelectorAll('button')].every(b => b.textContent.trim() !== '')];
+    })()"""
+    count, unlabelled, undescribed, uncaptioned, chart_table, buttons = browser.visit(
+        calculator, script=script
+    ).script_result
+    assert count > 20
+    assert unlabelled == []
+    assert undescribed == 0
+    assert uncaptioned == 0
+    assert chart_table
+    assert buttons

@@ -322,7 +322,7 @@
   var FUNCTIONS = { min: [2, null], max: [2, null], ceil: [1, 1], floor: [1, 1] };
   // What only the engine writes (a model's routed experts), never spec text.
   var ENGINE_FUNCTIONS = { min: [2, null], max: [2, null], ceil: [1, 1], floor: [1, 1], unpicked: [3, 3] };
-  var MAX_UNPICKED_TOKENS = 65536;
+  var MAX_UNPICKED_TOKENS = 65536, MAX_UNPICKED_BITS = 16384;
 
   // The tree checked once, node by node, against the parser's limits and whitelist
   // (`engine`: a model's step, which may call the engine's `unpicked` too).
@@ -409,6 +409,12 @@
     if (n > BigInt(MAX_UNPICKED_TOKENS)) {
       fail("uniform routing over " + thousands(n) + " tokens: computed exactly up to " +
         thousands(MAX_UNPICKED_TOKENS) + " tokens a pass");
+    }
+    // Exact, as the engine is; past some thousands of digits the page's BigInt gcd would
+    // stall the tab, so it says so (the command line computes it).
+    if (n * BigInt(e.toString(2).length) > BigInt(MAX_UNPICKED_BITS)) {
+      fail("uniform routing over " + thousands(n) + " tokens of " + e + " experts: too many digits " +
+        "for the page; rooflinec compile --model gives it exactly");
     }
     return pow(rat(e - k, e), Number(n));
   }
