@@ -245,7 +245,12 @@ def measure_large_site(specs: Path, work: Path, devices: int) -> tuple[Row, Row]
         [*rooflinec_argv(), "build", "--specs", str(specs), "--out", str(out)], env=_ENV
     )
     seconds = timing.wall
-    sizes = [(p.stat().st_size, p.relative_to(out).as_posix()) for p in out.rglob("*.html")]
+    # The calculator holds its data inline and has a budget of its own (`g-calc-weight`).
+    sizes = [
+        (p.stat().st_size, p.relative_to(out).as_posix())
+        for p in out.rglob("*.html")
+        if p.name != "calculator.html"
+    ]
     biggest, where = max(sizes)
     over = sum(1 for size, _ in sizes if size > PAGE_LIMIT_KB * 1024)
     info(
@@ -272,7 +277,7 @@ def measure_large_site(specs: Path, work: Path, devices: int) -> tuple[Row, Row]
             biggest / (PAGE_LIMIT_KB * 1024),
             f"<= 1.0x ({PAGE_LIMIT_KB} KB)",
             biggest <= PAGE_LIMIT_KB * 1024,
-            f"{len(sizes)} pages, shared assets aside",
+            f"{len(sizes)} pages, shared assets and the calculator aside",
         ),
     )
 

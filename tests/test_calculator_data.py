@@ -15,7 +15,8 @@ from rooflinec.engine.compiler import Compiled, compile_catalog
 from rooflinec.formulas import FormulaError, parse_formula
 from rooflinec.formulas.evaluate import _compile, _finish
 from rooflinec.formulas.tree_json import rational_text, tree_from_json, tree_json
-from rooflinec.site.pages.calculator import calculator_data, script_json
+from rooflinec.site.escape import script_json
+from rooflinec.site.pages.calculator import calculator_data
 from rooflinec.site.pages.model import Site
 
 BUNDLED = Path(__file__).resolve().parents[1] / "specs"

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import html
+import json
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -35,6 +36,7 @@ __all__ = [
     "md",
     "md_row",
     "sanitize",
+    "script_json",
 ]
 
 # Markdown punctuation (CommonMark's list plus the extensions' `|`, `~`, `=`, `^`, `:`),
@@ -164,6 +166,14 @@ _ATTRIBUTES: dict[str, set[str]] = {
     "div": {"data-slot"},
     "span": {"data-slot"},
 }
+
+
+def script_json(data: Any) -> str:
+    """`data` as JSON safe inside a `<script type="application/json">` element: `<`, `>`
+    and `&` are written as escapes, so no text in it can close the element or open a
+    comment, whatever a spec's names hold."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def sanitize(fragment: str) -> str:

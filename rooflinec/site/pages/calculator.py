@@ -1,17 +1,19 @@
-"""The Calculator page: a visitor's own chip and kernels on the roofline, in the browser.
+"""The Calculator page: a visitor's own chip, kernels and model on the roofline, in the browser.
 
 The build writes what the page needs inline (a page opened from disk cannot fetch): every
 device's data-sheet peaks, bandwidths, sustained shares and launch latency; every
 kernel's operation and byte formulas as the safe parser's validated trees
 (`rooflinec.formulas.tree_json`) with its cases' shapes, widths, launches and measured
-rates; the precisions' widths and units. Every number is an exact rational as text; the
-page's script (`calculator.js`, beside the page) evaluates them with BigInt rationals,
-decides each bound by the method's tie order and prints with the site's rounding.
+rates; every model with a named deployment it can run (parameters, phases, the steps'
+shape and count trees, the memory ledger), the kernels its steps run and the devices'
+fabrics and capacities; the precisions' widths and units. Every number is an exact
+rational as text; the page's script (`calculator.js`, beside the page) evaluates them
+with BigInt rationals, decides each bound by the method's tie order and prints with the
+site's rounding.
 """
 
 from __future__ import annotations
 
-import json
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +24,7 @@ from rooflinec.engine.memory import device_capacity
 from rooflinec.engine.models import Link
 from rooflinec.formulas.limits import LIMITS
 from rooflinec.formulas.tree_json import rational_text, tree_json
+from rooflinec.site.escape import script_json
 from rooflinec.site.pages.common import MAX_CASES, GeneratedPage
 from rooflinec.site.pages.model import Page
 
@@ -39,11 +42,11 @@ DEFAULT_CASES = ("gemm-large", "gemv-decode", "elementwise-add", "attention-fuse
 DEFAULT_MODEL = "llama-3-70b"
 
 
-def calculator_link(page: Page, **fragment: str) -> str:
-    """A link from `page` to the calculator pre-filled by `fragment` (`device=ID`,
-    `kernel=ID`, `case=ID`), as a query: the page reads its query as it reads its
-    fragment (`#device=ID`), and a query is no anchor for mkdocs to look for."""
-    query = "&".join(f"{k}={v}" for k, v in fragment.items())
+def calculator_link(page: Page, **prefill: str) -> str:
+    """A link from `page` to the calculator pre-filled by `prefill` (`device=ID`,
+    `kernel=ID`, `case=ID`, `model=ID`), as a query: the page reads its query as it reads
+    its fragment (`#device=ID`), and a query is no anchor for mkdocs to look for."""
+    query = "&".join(f"{k}={v}" for k, v in prefill.items())
     return page.href(CALCULATOR_PATH) + (f"?{query}" if query else "")
 
 
@@ -217,14 +220,6 @@ def _measured(site: Site, case: str, runs: list[tuple[str, str]]) -> list[list[s
         if result is not None and result.measured is not None:
             out.append([device, precision, rational_text(result.measured)])
     return out
-
-
-def script_json(data: Any) -> str:
-    """`data` as JSON safe inside a `<script type="application/json">` element: `<`, `>`
-    and `&` are written as escapes, so no text in it can close the element or open a
-    comment, whatever a spec's names hold."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def calculator_page(site: Site) -> GeneratedPage:
