@@ -366,3 +366,21 @@ def test_pages_stay_small_with_a_big_catalog(tmp_path: Path) -> None:
     assert {name: size for name, size in sizes.items() if size >= PAGE_LIMIT} == {}
     device = (out / "devices" / "clone-00.html").read_text("utf-8")
     assert "more cases are not shown" in device
+
+
+def test_device_kernel_and_model_pages_open_the_calculator_pre_filled(
+    site: Path, catalog: Any
+) -> None:
+    """Each device page links to the calculator with its figures, each kernel page with
+    its cases, each model page (with a named deployment) with the model."""
+    for device in catalog.devices:
+        text = (site / "devices" / f"{device}.html").read_text("utf-8")
+        assert f'href="../calculator.html?device={device}"' in text, device
+    for kernel in catalog.kernels.values():
+        if any(c.grid is None for c in kernel.cases):
+            text = (site / "kernels" / f"{kernel.id}.html").read_text("utf-8")
+            assert f'href="../calculator.html?kernel={kernel.id}"' in text, kernel.id
+    for model in catalog.models.values():
+        if model.deployments:
+            text = (site / "models" / f"{model.id}.html").read_text("utf-8")
+            assert f'href="../calculator.html?model={model.id}"' in text, model.id

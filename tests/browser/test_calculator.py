@@ -133,6 +133,9 @@ def test_every_case_on_every_device_at_every_precision_matches_the_engine(
     script = _READ.replace("JOBS", json.dumps(list(jobs.items())))
     visit = browser.visit(calculator, ARTIFACTS / "calculator.png", script=script)
     assert visit.console_errors == []
+    here = calculator.rsplit("/", 1)[0]
+    outside = [u for u in visit.requests if not u.startswith(("data:", here))]
+    assert outside == []  # the data is inline, the runtime beside the page
     page = visit.script_result
     assert sorted(page) == sorted(cat.devices)
 
