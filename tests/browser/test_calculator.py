@@ -202,8 +202,8 @@ _MODELS = """(() => {
     [...tr.children].map(td => [td.getAttribute('data-exact'), td.textContent,
                                 td.getAttribute('data-limit') || td.getAttribute('data-fits')]));
   const out = [];
-  for (const [model, deployment, b, s, L] of JOBS) {
-    window.rooflinecCalculator.model(model, deployment, b, s, L);
+  for (const [model, deployment, b, s, L, phase] of JOBS) {
+    window.rooflinecCalculator.model(model, deployment, b, s, L, phase);
     const problem = document.querySelector('.rooflinec-calc-results .rooflinec-calc-problem');
     out.push({pass: rows('#calc-model tbody'), split: rows('#calc-model-split tbody'),
               steps: rows('#calc-model-steps tbody'), problem: problem && problem.textContent});
@@ -212,15 +212,19 @@ _MODELS = """(() => {
 })()"""
 
 
-def _expected_pass(compiled: Compiled, model_id: str, name: str, run: dict[str, int]) -> Any:
-    """The model's pass at `run` on a named deployment, as the page must print it."""
+def _expected_pass(
+    compiled: Compiled, model_id: str, name: str, run: dict[str, int], phase: str
+) -> Any:
+    """The model's pass at `run` on a named deployment, as the page must print it: the
+    named phase's (a verify pass of speculation yields its expected tokens), or a run
+    point's where no phase is named."""
     cat = compiled.catalog
     model = cat.models[model_id]
     named = model.deployments[name]
     engine = compiled.model_engine
     r = engine.evaluate(
         model,
-        RunPoint(run["b"], run["s"], run["L"]),
+        phase or RunPoint(run["b"], run["s"], run["L"]),
         compiled.devices[named.device],
         model.precision,
         compiled.counts.latencies.get(named.device),
@@ -231,12 +235,19 @@ def _expected_pass(compiled: Compiled, model_id: str, name: str, run: dict[str, 
     tps = r.tokens_per_second
     fits = fit is None or fit.fits is not False
     rate = [rational_text(tps), f"{format_number(tps, 4)} tokens/s"]
+    spec = model.speculation.get(phase)
+    tokens = f"{int(r.tokens):,}"
+    if spec is not None:
+        tokens = (
+            f"{format_number(r.tokens, 4)} (expected: a verify pass of {spec.k} drafted,"
+            f" acceptance {format_percent(spec.acceptance)})"
+        )
     if fit is not None and not fits:
         needs, has = format_si(fit.ledger.total, "B"), format_si(fit.ledger.capacity or 0, "B")
         rate = [None, f"does not fit: the ledger needs {needs} of {has} per chip"]
     rows: list[Any] = [
         [["tokens/s", None], rate],
-        [["tokens per pass", None], [rational_text(r.tokens), f"{int(r.tokens):,}"]],
+        [["tokens per pass", None], [rational_text(r.tokens), tokens]],
         [["time of the pass", None], [rational_text(r.time), format_si(r.time, "s")]],
         [["attainable", None], [rational_text(r.attainable), format_si(r.attainable, f"{unit}/s")]],
         [["limited by", None], [limit_label(r.limited_by), r.limited_by]],
@@ -303,21 +314,26 @@ def test_every_model_at_its_named_deployments_matches_the_engine(
     and limit are the engine's, exactly."""
     cat = compiled.catalog
     jobs = [
-        [model.id, name, str(run["b"]), str(run["s"]), str(run["L"])]
+        [model.id, name, str(run["b"]), str(run["s"]), str(run["L"]), phase]
         for model in cat.models.values()
         for name, named in model.deployments.items()
         if compiled.model_engine.deployment_problem(model, named.deployment) is None
-        for run in model.phases.values()
+        for phase, run in model.phases.items()
+    ]
+    # and each model's first phase at a run point of its own (no phase named)
+    jobs += [
+        [*job[:3], str(int(job[3]) + 1), str(int(job[4]) + 7), ""]
+        for job in {j[0]: j for j in jobs}.values()
     ]
     assert len({j[0] for j in jobs}) >= 10
     visit = browser.visit(calculator, script=_MODELS.replace("JOBS", json.dumps(jobs)))
     assert visit.console_errors == []
     compared = 0
     for job, printed in zip(jobs, visit.script_result, strict=True):
-        model_id, name, b, s, L = job
+        model_id, name, b, s, L, phase = job
         run = {"b": int(b), "s": int(s), "L": int(L)}
         try:
-            expected = _expected_pass(compiled, model_id, name, run)
+            expected = _expected_pass(compiled, model_id, name, run, phase)
         except DeploymentError as exc:
             assert printed["problem"], (job, exc.message)
             continue

@@ -596,7 +596,7 @@
     var phases = Object.keys(m.phases);
     var phase = phases.filter(function (p) { return m.phases[p].s === "1"; })[0] || phases[0];
     var run = m.phases[phase] || {};
-    return { id: id, deployment: Object.keys(m.deployments)[0], b: run.b || "1", s: run.s || "1", L: run.L || "1" };
+    return { id: id, deployment: Object.keys(m.deployments)[0], b: run.b || "1", s: run.s || "1", L: run.L || "1", phase: phase || "" };
   }
   function defaults() {
     var s = { chip: deviceState(DATA.defaults.device), rows: [], compare: 0, model: modelState(DATA.defaults.model) };
@@ -668,6 +668,7 @@
     if (s.model) {
       if (MODELS[m.id].deployments[m.deployment]) { s.model.deployment = m.deployment; }
       ["b", "s", "L"].forEach(function (k) { s.model[k] = str(m[k], s.model[k]); });
+      s.model.phase = MODELS[m.id].phases[m.phase] ? m.phase : "";
     }
     return s;
   }
@@ -827,7 +828,7 @@
       }
     });
     if (!run.b || !run.s || !run.L) { out.problem = "see the inputs above"; return out; }
-    try { out.pass = modelPass(model, model.deployments[m.deployment], run.b, run.s, run.L); } catch (e) {
+    try { out.pass = modelPass(model, model.deployments[m.deployment], run.b, run.s, run.L, m.phase); } catch (e) {
       if (!(e instanceof CalcError)) { throw e; }
       out.problem = e.message;
     }
@@ -877,7 +878,7 @@
   // One pass of `model` at b, s, L on a deployment of a bundled device: every step on
   // its own roofline, the collectives on the device's fabric, as the engine's
   // `ModelEngine.evaluate` at a run point; and the memory ledger against the capacity.
-  function modelPass(model, dep, b, s, L) {
+  function modelPass(model, dep, b, s, L, phase) {
     if (!model.valid) { fail("the model's formula trees are not ones the parser makes"); }
     var device = DATA.devices[dep.device], chip = bundledChip(dep.device), links = device.links;
     var vars = {};
@@ -956,10 +957,15 @@
     ["scale_up", "scale_out"].forEach(function (r) { if (roles.indexOf(r) >= 0) { split[r] = byLimit[r] || int(0); } });
     var longest = null;
     MODEL_LIMITS.forEach(function (k) { if (split[k] && (longest === null || cmp(split[k], split[longest]) > 0)) { longest = k; } });
-    var tokens = evaluate(model.tokens, vars);
-    if (tokens.d !== ONE || tokens.n < ONE) { fail("tokens = " + ratText(tokens) + ", not a whole number from 1"); }
+    var spec = phase && model.speculation[phase], tokens;
+    if (spec) {
+      tokens = parseRat(spec.tokens);  // b × the expected tokens of a verify pass
+    } else {
+      tokens = evaluate(model.tokens, vars);
+      if (tokens.d !== ONE || tokens.n < ONE) { fail("tokens = " + ratText(tokens) + ", not a whole number from 1"); }
+    }
     return {
-      time: passTime, tokens: tokens, flops: flops, split: split, limit: longest, steps: steps,
+      time: passTime, tokens: tokens, flops: flops, split: split, limit: longest, steps: steps, speculation: spec || null,
       rate: div(tokens, passTime), fit: memoryFit(model, dep, device, vars)
     };
   }
@@ -1191,12 +1197,12 @@
         var d = model.deployments[name];
         return [name, name + ": " + d.chips + " × " + DATA.devices[d.device].name + " (tp " + d.tp + ", pp " + d.pp + ", ep " + d.ep + ")"];
       });
-      var phases = [["", "fill b, s and L from a phase"]].concat(Object.keys(model.phases).map(function (p) {
+      var phases = [["", "none: b, s and L as typed"]].concat(Object.keys(model.phases).map(function (p) {
         var v = model.phases[p];
         return [p, p + " (b " + v.b + ", s " + v.s + ", L " + v.L + ")"];
       }));
       html += " " + select("model.deployment", "deployment", deployments, m.deployment) + "</p><p>" +
-        select("model.phase", "phase", phases, "") + " " +
+        select("model.phase", "phase", phases, m.phase || "") + " " +
         input("model.b", "b (sequences)", m.b, ' inputmode="numeric" size="8"') + " " +
         input("model.s", "s (new tokens each)", m.s, ' inputmode="numeric" size="8"') + " " +
         input("model.L", "L (keys once appended)", m.L, ' inputmode="numeric" size="8"');
@@ -1218,7 +1224,9 @@
     html += '<table class="rooflinec-calc-table" id="calc-model"><caption>The pass, per replica (tp × pp chips)</caption><tbody>';
     html += '<tr><th scope="row">tokens/s</th>' + (fits ? fig(pass.rate, formatNumber(pass.rate, 4) + " tokens/s")
       : '<td data-fits="false">' + esc("does not fit: the ledger needs " + formatSI(fit.total, "B") + " of " + formatSI(fit.capacity, "B") + " per chip") + "</td>") + "</tr>";
-    html += '<tr><th scope="row">tokens per pass</th>' + fig(pass.tokens, thousands(pass.tokens.n)) + "</tr>";
+    html += '<tr><th scope="row">tokens per pass</th>' + fig(pass.tokens, pass.speculation
+      ? formatNumber(pass.tokens, 4) + " (expected: a verify pass of " + pass.speculation.k + " drafted, acceptance " + formatPercent(parseRat(pass.speculation.acceptance)) + ")"
+      : thousands(pass.tokens.n)) + "</tr>";
     html += '<tr><th scope="row">time of the pass</th>' + fig(pass.time, formatSI(pass.time, "s")) + "</tr>";
     html += '<tr><th scope="row">attainable</th>' + fig(div(pass.flops, pass.time), formatSI(div(pass.flops, pass.time), unit + "/s")) + "</tr>";
     html += '<tr><th scope="row">limited by</th><td data-limit="' + esc(pass.limit) + '">' + esc(limitLabel(pass.limit)) + "</td></tr>";
@@ -1394,6 +1402,7 @@
     var key = event.target.getAttribute("data-key");
     if (!key || event.target.tagName !== "INPUT") { return; }
     setAt(key, event.target.value);
+    if (/^model\.(b|s|L)$/.test(key)) { state.model.phase = ""; }  // no longer the phase's pass
     update();
   });
   root.addEventListener("change", function (event) {
@@ -1406,7 +1415,7 @@
     if (key === "model.id") { state.model = modelState(value); return void rebuild(); }
     if (key === "model.phase") {
       var run = MODELS[state.model.id].phases[value];
-      if (run) { state.model.b = run.b; state.model.s = run.s; state.model.L = run.L; }
+      if (run) { state.model.b = run.b; state.model.s = run.s; state.model.L = run.L; state.model.phase = value; }
       return void rebuild();
     }
     var m = /^rows\.(\d+)\.case$/.exec(key);
@@ -1446,8 +1455,8 @@
     },
     edit: function (key, value) { setAt(key, value); return update(); },
     // A bundled model at a named deployment, at b, s and L as typed.
-    model: function (id, deployment, b, s, L) {
-      state.model = { id: id, deployment: deployment, b: b, s: s, L: L };
+    model: function (id, deployment, b, s, L, phase) {
+      state.model = { id: id, deployment: deployment, b: b, s: s, L: L, phase: phase || "" };
       return rebuild();
     },
     // A figure parsed as the page parses inputs: [exact value] or [null, message].

@@ -14,6 +14,7 @@ site's rounding.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -161,6 +162,15 @@ def _models(site: Site) -> dict[str, Any]:
             "precision": model.precision,
             "parameters": {k: str(v) for k, v in model.parameters.items()},
             "phases": {p: {k: str(v) for k, v in run.items()} for p, run in model.phases.items()},
+            # A verify pass of speculative decoding yields b x its expected tokens per verify
+            "speculation": {
+                p: {
+                    "k": spec.k,
+                    "acceptance": rational_text(spec.acceptance),
+                    "tokens": rational_text(Fraction(model.tokens_by_phase[p])),
+                }
+                for p, spec in model.speculation.items()
+            },
             "tokens": tree_json(model.tokens),
             "steps": [
                 {
