@@ -7,9 +7,9 @@ kernel's operation and byte formulas as the safe parser's validated trees
 rates; every model with a named deployment it can run (parameters, phases, the steps'
 shape and count trees, the memory ledger), the kernels its steps run and the devices'
 fabrics and capacities; the precisions' widths and units. Every number is an exact
-rational as text; the page's script (`calculator.js`, beside the page) evaluates them
-with BigInt rationals, decides each bound by the method's tie order and prints with the
-site's rounding.
+rational as text; the page's scripts beside it (`calculator-exact.js`, the exact core,
+then `calculator.js`, the page) evaluate them with BigInt rationals, decide each bound
+by the method's tie order and print with the site's rounding.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 __all__ = ["CALCULATOR_PATH", "calculator_data", "calculator_link", "calculator_page"]
 
 CALCULATOR_PATH = "calculator.md"
-SCRIPT = "calculator.js"
+#: Beside the page, in this order: the exact core (no DOM), then the page itself.
+SCRIPTS = ("calculator-exact.js", "calculator.js")
 
 #: Cases pre-filled when the page opens with no fragment: one of each kind of bound.
 DEFAULT_CASES = ("gemm-large", "gemv-decode", "elementwise-add", "attention-fused")
@@ -235,14 +236,14 @@ def _measured(site: Site, case: str, runs: list[tuple[str, str]]) -> list[list[s
 def calculator_page(site: Site) -> GeneratedPage:
     """`calculator.md`, its data inline and its script beside it."""
     page = Page(CALCULATOR_PATH, site)
-    page.assets[SCRIPT] = (
-        resources.files("rooflinec.site").joinpath("assets", SCRIPT).read_text("utf-8")
-    )
+    assets = resources.files("rooflinec.site").joinpath("assets")
+    for name in SCRIPTS:
+        page.assets[name] = assets.joinpath(name).read_text("utf-8")
     data = script_json(calculator_data(site))
     app = page.slots.add(
         '<div id="rooflinec-calculator" class="rooflinec-calculator" hidden></div>'
         f'<script type="application/json" id="rooflinec-calculator-data">{data}</script>'
-        f'<script src="{SCRIPT}"></script>'
+        + "".join(f'<script src="{name}"></script>' for name in SCRIPTS)
     )
     default = site.default_device or next(iter(site.catalog.devices), "")
     text = site.render(
