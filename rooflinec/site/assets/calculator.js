@@ -987,7 +987,12 @@
       state = { chip: deviceState(device), rows: rows.map(function (r) { return caseRow(r[0], r[1]); }), compare: 0 };
       return rebuild();
     },
-    edit: function (key, value) { setAt(key, value); return update(); },
+    edit: function (key, value) {
+      var field = root.querySelector('[data-key="' + key + '"]');
+      if (field) { field.value = value; }
+      setAt(key, value);
+      return update();
+    },
     // A bundled model at a named deployment, at b, s and L as typed.
     model: function (id, deployment, b, s, L, phase) {
       state.model = { id: id, deployment: deployment, b: b, s: s, L: L, phase: phase || "" };

@@ -234,18 +234,20 @@ def _measured(site: Site, case: str, runs: list[tuple[str, str]]) -> list[list[s
 
 
 def calculator_page(site: Site) -> GeneratedPage:
-    """`calculator.md`, its data inline and its script beside it."""
+    """`calculator.md`, its data inline and its scripts beside it."""
     page = Page(CALCULATOR_PATH, site)
     assets = resources.files("rooflinec.site").joinpath("assets")
     for name in SCRIPTS:
         page.assets[name] = assets.joinpath(name).read_text("utf-8")
-    data = script_json(calculator_data(site))
+    data = calculator_data(site)
+    inline = script_json(data)
     app = page.slots.add(
         '<div id="rooflinec-calculator" class="rooflinec-calculator" hidden></div>'
-        f'<script type="application/json" id="rooflinec-calculator-data">{data}</script>'
+        f'<script type="application/json" id="rooflinec-calculator-data">{inline}</script>'
         + "".join(f'<script src="{name}"></script>' for name in SCRIPTS)
     )
     default = site.default_device or next(iter(site.catalog.devices), "")
+    model = data["defaults"]["model"]
     text = site.render(
         "calculator.md.j2",
         page,
@@ -253,6 +255,8 @@ def calculator_page(site: Site) -> GeneratedPage:
         device=default,
         method=page.method_link("method"),
         case=next(iter(default_cases(site)), ""),
+        model=model,
+        deployment=next(iter(data["models"][model]["deployments"])) if model else None,
     )
     return GeneratedPage(CALCULATOR_PATH, "Calculator", text, page.slots, page.assets)
 
