@@ -568,3 +568,62 @@ def test_every_control_is_labelled_and_every_table_captioned(
     assert uncaptioned == 0
     assert chart_table
     assert buttons
+
+
+def test_ties_follow_the_methods_order(calculator: str, browser: Browser) -> None:
+    """A kernel exactly at the ridge is compute bound; a level tied with a later one is
+    the earlier; a latency floor equal to the roofline's time does not hold the kernel
+    (it must be strictly slower): decided on exact rationals, not floats."""
+    state = {
+        "chip": {
+            "device": "",
+            "peaks": {"bf16": "989.5 TFLOP/s"},
+            "share": "100%",
+            "memory": {
+                "dram": {"bw": "3.35 TB/s", "share": "100%"},
+                "l2": {"bw": "6.7 TB/s", "share": "100%"},
+            },
+            "latency": "1 ms",
+        },
+        "rows": [
+            {
+                "kind": "raw",
+                "name": "at the ridge",
+                "precision": "bf16",
+                "ops": "98.95 TFLOP",
+                "bytes": {"dram": "335 GB"},
+            },
+            {
+                "kind": "raw",
+                "name": "DRAM and L2 tied",
+                "precision": "bf16",
+                "ops": "1 GFLOP",
+                "bytes": {"dram": "3.35 GB", "l2": "6.7 GB"},
+            },
+            {
+                "kind": "raw",
+                "name": "floor tied",
+                "precision": "bf16",
+                "ops": "989.5 GFLOP",
+                "bytes": {"dram": "1 kB"},
+            },
+            {
+                "kind": "raw",
+                "name": "floor slower",
+                "precision": "bf16",
+                "ops": "989.4 GFLOP",
+                "bytes": {"dram": "1 kB"},
+            },
+        ],
+    }
+    script = (
+        f"(() => {{ window.rooflinecCalculator.load({json.dumps(state)});"
+        " return [...document.querySelectorAll('#calc-kernels tbody td[data-limit]')]"
+        ".map(td => td.getAttribute('data-limit')); })()"
+    )
+    assert browser.visit(calculator, script=script).script_result == [
+        "compute",
+        "dram",
+        "compute",
+        "latency",
+    ]
