@@ -76,12 +76,13 @@ def _rate(r: Result, value: Fraction, unit: str) -> list[Any]:
 def _expected_kernels(compiled: Compiled, results: list[Result]) -> list[list[Any]]:
     """The kernels table as the page must print it: the engine's values, the site's words."""
     cat = compiled.catalog
+    cases = cat.cases
     levels = [lv for lv in LEVELS if any(lv in r.intensity for r in results)]
     figures = compiled.devices[results[0].device]
     rows = []
     for r in results:
         unit = cat.precisions[r.precision].unit
-        case = next(c for k in cat.kernels.values() for c in k.cases if c.id == r.case)
+        case = cases[r.case]
         row: list[Any] = [[None, case.name, None], [None, cat.precisions[r.precision].label, None]]
         for lv in levels:
             v = r.intensity.get(lv)
@@ -111,10 +112,11 @@ def _expected_kernels(compiled: Compiled, results: list[Result]) -> list[list[An
 
 def _expected_sweeps(compiled: Compiled, results: list[Result]) -> list[list[Any]]:
     cat = compiled.catalog
+    cases = cat.cases
     rows = []
     for r in results:
         unit = cat.precisions[r.precision].unit
-        case = next(c for k in cat.kernels.values() for c in k.cases if c.id == r.case)
+        case = cases[r.case]
         values = [*r.bandwidth_sweep.values(), *r.peak_sweep.values()]
         rows.append([[None, case.name, None], *(_rate(r, v, unit) for v in values)])
     return rows

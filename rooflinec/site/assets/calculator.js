@@ -76,12 +76,18 @@
 
   /* ------------------------------------------------------------------ the roof */
 
-  function bound(flops, bytes, peak, bandwidths, floor, peakX, bwX) {
+  // One run's time and limit on a roof: operations over the peak, bytes over each level
+  // both the kernel and the chip give (the peak or the bandwidths scaled for a sweep).
+  function runTime(flops, bytes, peak, bandwidths, floor, peakX, bwX) {
     var p = peakX ? mul(peak, peakX) : peak;
     var levels = LEVELS.filter(function (lv) { return bandwidths[lv] && bytes[lv]; }).map(function (lv) {
       return [lv, div(bytes[lv], bwX ? mul(bandwidths[lv], bwX) : bandwidths[lv])];
     });
-    var b = slowest(div(flops, p), levels, floor);
+    return slowest(div(flops, p), levels, floor);
+  }
+  // A kernel's bound: its run's time and limit, and the attainable rate.
+  function bound(flops, bytes, peak, bandwidths, floor, peakX, bwX) {
+    var b = runTime(flops, bytes, peak, bandwidths, floor, peakX, bwX);
     if (isZero(b.time)) { fail("the kernel does no work and moves no bytes at this shape"); }
     b.rate = div(flops, b.time);
     return b;
@@ -305,7 +311,7 @@
     var b = bound(c.flops, c.bytes, peak, chip.bandwidths, floor);
     var intensity = {};
     Object.keys(c.bytes).forEach(function (lv) { if (!isZero(c.bytes[lv])) { intensity[lv] = div(c.flops, c.bytes[lv]); } });
-    return { bound: b, intensity: intensity, share: div(b.rate, peak), peak: peak };
+    return { bound: b, intensity: intensity, share: div(b.rate, peak), peak: peak, floor: floor };
   }
 
   function compute(state) {
@@ -333,7 +339,7 @@
         } else { measured = catalogMeasured(row, state.chip.device); }
         out.measured = measured;
         out.efficiency = measured ? div(measured, out.cell.bound.rate) : null;
-        var floor = chip.latency ? mul(int(c.launches), chip.latency) : null;
+        var floor = out.cell.floor;
         out.sweeps = {
           bandwidth: SWEEP.map(function (s) {
             return bound(c.flops, c.bytes, out.cell.peak, chip.bandwidths, floor, null, s[1]).rate;
@@ -447,10 +453,7 @@
       if (!collective) {
         var runBytes = {};
         Object.keys(kernel.bytes).forEach(function (lv) { runBytes[lv] = evaluateCount(kernel.bytes[lv], values); });
-        var levels = LEVELS.filter(function (lv) { return runBytes[lv] && chip.bandwidths[lv]; }).map(function (lv) {
-          return [lv, div(runBytes[lv], chip.bandwidths[lv])];
-        });
-        run = slowest(div(runFlops, peak), levels, chip.latency);
+        run = runTime(runFlops, runBytes, peak, chip.bandwidths, chip.latency);
         Object.keys(runBytes).forEach(function (lv) { addTo(traffic, lv, mul(runBytes[lv], count)); });
         var total = mul(run.time, count);
         time = add(time, total);
@@ -715,7 +718,7 @@
 
     html += compareTable(result);
     html += modelOutputs(result);
-    html += chartTable(result, levels);
+    html += chartTable(result);
     out.innerHTML = html;
     drawChart(result);
   }
@@ -864,7 +867,7 @@
     return { roofs: roofs.filter(function (d) { return isFinite(d.rate) && d.rate > 0; }), points: points };
   }
 
-  function chartTable(result, levels) {
+  function chartTable(result) {
     var d = chartData(result);
     var html = '<details class="rooflinec-calc-chart-data"><summary>The chart\'s data as a table</summary>' +
       '<table class="rooflinec-calc-table"><caption>Roofs: the rate at each intensity</caption><thead><tr><th scope="col">roof</th><th scope="col">intensity</th><th scope="col">rate</th></tr></thead><tbody>';

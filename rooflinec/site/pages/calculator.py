@@ -18,9 +18,15 @@ from fractions import Fraction
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from markupsafe import Markup
-
-from rooflinec.catalog import LEVEL_SHORT_NAMES, LEVELS, Kernel, LedgerTerm, MemoryLedger
+from rooflinec.catalog import (
+    LEVEL_SHORT_NAMES,
+    LEVELS,
+    Kernel,
+    LedgerTerm,
+    MemoryLedger,
+    Model,
+    NamedDeployment,
+)
 from rooflinec.engine.memory import device_capacity
 from rooflinec.engine.models import Link
 from rooflinec.formulas.limits import LIMITS
@@ -32,7 +38,13 @@ from rooflinec.site.pages.model import Page
 if TYPE_CHECKING:
     from rooflinec.site.pages.model import Site
 
-__all__ = ["CALCULATOR_PATH", "calculator_data", "calculator_link", "calculator_page"]
+__all__ = [
+    "CALCULATOR_PATH",
+    "calculator_data",
+    "calculator_deployments",
+    "calculator_link",
+    "calculator_page",
+]
 
 CALCULATOR_PATH = "calculator.md"
 #: Beside the page, in this order: the exact core (no DOM), then the page itself.
@@ -140,7 +152,6 @@ def calculator_data(site: Site) -> dict[str, Any]:
 def _models(site: Site) -> dict[str, Any]:
     """Each model with named deployments it can run: its parameters, phases, tokens,
     steps (shape and count trees), memory ledger and deployments."""
-    engine = site.compiled.model_engine
     out: dict[str, Any] = {}
     for model in site.catalog.models.values():
         deployments = {
@@ -152,9 +163,7 @@ def _models(site: Site) -> dict[str, Any]:
                 "dp": named.deployment.dp,
                 "chips": named.deployment.total,
             }
-            for name, named in model.deployments.items()
-            if named.device in site.catalog.devices
-            and engine.deployment_problem(model, named.deployment) is None
+            for name, named in calculator_deployments(site, model).items()
         }
         if not deployments:
             continue
@@ -191,6 +200,18 @@ def _models(site: Site) -> dict[str, Any]:
             "deployments": deployments,
         }
     return out
+
+
+def calculator_deployments(site: Site, model: Model) -> dict[str, NamedDeployment]:
+    """The named deployments of `model` the page runs: on a catalog device, and ones the
+    model can take (its model page links to the calculator only where there is one)."""
+    engine = site.compiled.model_engine
+    return {
+        name: named
+        for name, named in model.deployments.items()
+        if named.device in site.catalog.devices
+        and engine.deployment_problem(model, named.deployment) is None
+    }
 
 
 def _term(term: LedgerTerm | None) -> Any:
@@ -246,13 +267,12 @@ def calculator_page(site: Site) -> GeneratedPage:
         f'<script type="application/json" id="rooflinec-calculator-data">{inline}</script>'
         + "".join(f'<script src="{name}"></script>' for name in SCRIPTS)
     )
-    default = site.default_device or next(iter(site.catalog.devices), "")
     model = data["defaults"]["model"]
     text = site.render(
         "calculator.md.j2",
         page,
-        app=Markup(app),
-        device=default,
+        app=app,
+        device=data["defaults"]["device"],
         method=page.method_link("method"),
         case=next(iter(default_cases(site)), ""),
         model=model,

@@ -29,7 +29,7 @@ from rooflinec.outputs.model_rows import (
 from rooflinec.prose.model_explain import step_instance
 from rooflinec.site import charts
 from rooflinec.site.escape import md, md_row
-from rooflinec.site.pages.calculator import calculator_link
+from rooflinec.site.pages.calculator import calculator_deployments, calculator_link
 from rooflinec.site.pages.common import (
     GeneratedPage,
     chunks_of,
@@ -303,7 +303,9 @@ def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> 
         serving=len(model.serving),
         serving_devices=len({r.device for r in model.serving}),
         serving_link=page.href("accuracy/" + model.id + ".md"),
-        calculator=calculator_link(page, model=model.id) if model.deployments else None,
+        calculator=calculator_link(page, model=model.id)
+        if calculator_deployments(site, model)
+        else None,
         memory=memory,
         details=page.href(steps_path(model.id)),
         # A long model's page keeps its steps table and links the sections' own page
