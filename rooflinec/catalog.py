@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
 
 from rooflinec.errors import Location
+from rooflinec.formulas.limits import SHARED_MEMORY
 
 if TYPE_CHECKING:
     from rooflinec.formulas import Formula
@@ -274,6 +275,21 @@ class Launch:
 
 
 @dataclass(frozen=True)
+class Core:
+    """One compute core of a device (an SM, a compute unit, a core): the shared memory
+    its thread blocks' tiles live in, which a tiled kernel's traffic can depend on
+    (`rooflinec.formulas.SHARED_MEMORY`). Per core, never the chip's sum."""
+
+    label: str  # the vendor's name for the core: SM, CU, core
+    shared_memory: int  # B per core, the most one core can give to its blocks
+    text: str  # as written, e.g. "228 KiB"
+    source: str
+    quote: str | None
+    note: str | None
+    location: Location
+
+
+@dataclass(frozen=True)
 class Quoted:
     """A fabric's figure beside its bandwidth (domain, latency, sustained share), which may
     cite its own source; `source` None means the level's own."""
@@ -390,6 +406,7 @@ class Device:
     interconnect: dict[str, Fabric] = field(default_factory=dict)  # role -> level
     power: Power | None = None
     price: Price | None = None
+    core: Core | None = None  # one core's shared memory; None: not quoted
 
     def peak(self, precision: str) -> Fraction:
         """Sustained dense peak in OP/s."""
@@ -468,6 +485,12 @@ class Kernel:
     widths: dict[str, str] = field(default_factory=dict)
     # A collective's kind (`COLLECTIVES`): bytes under `scale_up` with `red`, no cases.
     collective: str | None = None
+
+    @property
+    def shared_levels(self) -> tuple[str, ...]:
+        """The levels whose traffic reads one core's shared memory (`smem`): on a device
+        that quotes none they are no ceiling."""
+        return tuple(lv for lv, f in self.bytes.items() if SHARED_MEMORY in f.symbols)
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from typing import Any, Literal
 from rooflinec.catalog import (
     Alternative,
     Catalog,
+    Core,
     Device,
     Fabric,
     Figure,
@@ -433,8 +434,30 @@ class _DeviceTrails:
         ]
         for role, fabric in device.interconnect.items():
             out += self.fabric(role, fabric)
+        if device.core is not None:
+            out.append(self.core(device.core))
         out += self.power_and_price()
         return tuple(out)
+
+    def core(self, core: Core) -> FigureTrail:
+        """One compute core's shared memory: what a tiled kernel's traffic reads."""
+        return self.trail(
+            field="core",
+            kind="capacity",
+            key="core",
+            label=f"shared memory per {core.label}",
+            unit="B",
+            figure=Figure(
+                Fraction(core.shared_memory),
+                core.text,
+                core.source,
+                core.quote,
+                core.note,
+                (),
+                core.location,
+            ),
+            path=("core", "shared_memory"),
+        )
 
     def _memory_trail(
         self, role: str, level: MemoryLevel, kind: Literal["bandwidth", "capacity"]

@@ -73,8 +73,11 @@ def build_catalog(
     devices = {
         d.id: d for d in (build_device(builder, doc, precisions) for doc in docs["device"]) if d
     }
+    shared = tuple(sorted({d.core.shared_memory for d in devices.values() if d.core}))
     kernels = {
-        k.id: k for k in (build_kernel(builder, doc, precisions) for doc in docs["kernel"]) if k
+        k.id: k
+        for k in (build_kernel(builder, doc, precisions, shared) for doc in docs["kernel"])
+        if k
     }
     methods = {m.id: m for m in (build_method(builder, doc) for doc in docs["method"]) if m}
     models = {

@@ -12,6 +12,7 @@ from rooflinec.catalog import (
     INTERCONNECT_ROLES,
     LEVELS,
     Alternative,
+    Core,
     Device,
     Fabric,
     Figure,
@@ -75,6 +76,7 @@ def build_device(
     interconnect = _interconnect(builder, doc, data.get("interconnect") or {}, sources)
     power = _power(builder, doc, data.get("power"), sources)
     price = _price(builder, doc, data.get("price"), sources)
+    core = _core(builder, doc, data.get("core"), sources)
     finished = typed.finish()
     if finished is None:
         return None
@@ -102,6 +104,7 @@ def build_device(
         interconnect,
         power,
         price,
+        core,
     )
 
 
@@ -216,6 +219,31 @@ def _power(
         entry.get("note"),
         doc.locate(("power", "value")),
         entry.get("chips", 1),
+    )
+
+
+def _core(
+    builder: Builder, doc: Document, entry: dict[str, Any] | None, sources: dict[str, Source]
+) -> Core | None:
+    """One compute core's shared memory, when the device quotes it."""
+    if entry is None:
+        return None
+    builder.source_ref(doc, ("core", "source"), entry["source"], sources)
+    path = ("core", "shared_memory")
+    parsed = builder.quantity(doc, path, entry["shared_memory"], Dimension.BYTES)
+    if parsed is None:
+        return None
+    if parsed[0].denominator != 1:
+        builder.error(doc, path, "shared memory per core is a whole number of bytes", code="units")
+        return None
+    return Core(
+        entry["label"],
+        int(parsed[0]),
+        entry["shared_memory"],
+        entry["source"],
+        entry.get("quote"),
+        entry.get("note"),
+        doc.locate(path),
     )
 
 

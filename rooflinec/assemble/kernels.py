@@ -15,16 +15,28 @@ from rooflinec.catalog import INTERCONNECT_ROLES, RED, Case, Kernel, Precision
 from rooflinec.engine import WIDTH
 from rooflinec.engine.evaluate import MAX_COUNT, count_problem, width_values
 from rooflinec.errors import short_number
-from rooflinec.formulas import FUNCTIONS, EvaluationError, Formula, FormulaError
+from rooflinec.formulas import (
+    FUNCTIONS,
+    SHARED_MEMORY,
+    EvaluationError,
+    Formula,
+    FormulaError,
+)
 from rooflinec.loader import Document, PathKey
 
 RESERVED_SYMBOL = WIDTH
 
 
 def build_kernel(
-    builder: Builder, doc: Document, precisions: dict[str, Precision]
+    builder: Builder,
+    doc: Document,
+    precisions: dict[str, Precision],
+    shared: tuple[int, ...] = (),
 ) -> Kernel | None:
-    """A kernel with its cases, or None when its file has errors (each one reported)."""
+    """A kernel with its cases, or None when its file has errors (each one reported).
+
+    `shared` holds the catalog's devices' shared memory per core: a byte formula that
+    reads `smem` is evaluated at each of them for every case."""
     data = doc.data
     typed = TypedFile(builder, doc, "kernel")
     symbols: dict[str, str] = data["symbols"]
@@ -45,8 +57,18 @@ def build_kernel(
     collective: str | None = data.get("collective")
     _check_collective(builder, doc, collective, symbols)
     reserved = (RESERVED_SYMBOL, *(name for name in widths if name not in symbols))
-    flops = builder.formula(doc, ("flops",), data["flops"], symbols, reserved=reserved)
-    if flops is not None and flops.reserved:
+    device_symbols = (*symbols, SHARED_MEMORY)
+    flops = builder.formula(doc, ("flops",), data["flops"], device_symbols, reserved=reserved)
+    if flops is not None and SHARED_MEMORY in flops.symbols:
+        builder.error(
+            doc,
+            ("flops",),
+            f"the operation count cannot depend on {SHARED_MEMORY} (a core's shared"
+            " memory): tiling moves bytes, it adds no operations",
+            code="formula",
+        )
+        flops = None
+    elif flops is not None and flops.reserved:
         name = sorted(flops.reserved)[0]
         builder.error(
             doc,
@@ -60,7 +82,9 @@ def build_kernel(
         own = (
             (*reserved, RED) if collective is not None and role in INTERCONNECT_ROLES else reserved
         )
-        formula = builder.formula(doc, ("bytes", role), text, symbols, reserved=own)
+        # `smem` is the device's: a tiled kernel's traffic on chip-level memory.
+        names = symbols if collective is not None else device_symbols
+        formula = builder.formula(doc, ("bytes", role), text, names, reserved=own)
         if formula is not None:
             byte_formulas[role] = formula
     sources = builder.sources(doc)
@@ -73,7 +97,7 @@ def build_kernel(
         if c is not None
     )
     if flops is not None and typed.clean:
-        _evaluate_all(builder, doc, flops, byte_formulas, cases, precisions, widths)
+        _evaluate_all(builder, doc, flops, byte_formulas, cases, precisions, widths, shared)
     finished = typed.finish(also=(c["id"] for c in data["cases"]))
     if finished is None or flops is None:  # a formula that did not parse is an error too
         return None
@@ -154,17 +178,31 @@ def _evaluate_all(
     cases: tuple[Case, ...],
     precisions: dict[str, Precision],
     width_symbols: dict[str, str],
+    shared: tuple[int, ...] = (),
 ) -> None:
-    """Evaluate every formula for every case and precision: catch zero traffic early."""
+    """Evaluate every formula for every case and precision (and, where it reads `smem`,
+    every device's shared memory per core): catch zero traffic early."""
     widths = sorted({p.bytes for p in precisions.values()}) or [Fraction(1)]
     formulas: list[tuple[PathKey, Formula, str]] = [(("flops",), flops, "operation count")]
     formulas += [(("bytes", role), f, f"{role} byte count") for role, f in byte_formulas.items()]
     for case in cases:
         for path, formula, what in formulas:
+            if case.grid is not None and SHARED_MEMORY in formula.symbols:
+                builder.error(
+                    doc,
+                    ("cases", _case_index(doc, case.id), "grid"),
+                    f"case '{case.id}': the {what} reads {SHARED_MEMORY} (each device's"
+                    " shared memory per core), which a grid of shapes does not take;"
+                    " write its shapes as plain cases",
+                    code="shape",
+                )
+                continue
             if case.grid is not None:
                 _prove_grid(builder, doc, case, path, formula, what, widths, precisions)
                 continue
-            for w, shape in _samples(case, widths if formula.reserved else widths[:1]):
+            for w, shape in _samples(
+                case, widths if formula.reserved else widths[:1], formula, shared
+            ):
                 values = {**shape, **width_values(width_symbols, w, case.widths, precisions)}
                 try:
                     result = formula.evaluate(values)
@@ -189,9 +227,14 @@ def _evaluate_all(
                     break
 
 
-def _samples(case: Case, widths: list[Fraction]) -> list[tuple[Fraction, dict[str, int]]]:
-    """The (width, shape) pairs a plain case is checked at: its shape at each width."""
-    return [(w, case.shape) for w in widths]
+def _samples(
+    case: Case, widths: list[Fraction], formula: Formula, shared: tuple[int, ...]
+) -> list[tuple[Fraction, dict[str, int]]]:
+    """The (width, shape) pairs a plain case is checked at: its shape at each width, and
+    for a formula that reads `smem`, at each device's shared memory per core."""
+    if SHARED_MEMORY not in formula.symbols:
+        return [(w, case.shape) for w in widths]
+    return [(w, {**case.shape, SHARED_MEMORY: m}) for m in shared for w in widths]
 
 
 def _prove_grid(
@@ -262,6 +305,8 @@ def _case_index(doc: Document, case_id: str) -> int:
 def _where(case: Case, shape: dict[str, int]) -> str:
     """`case 'x'`, and for a grid the shape: `case 'x' at M=1, N=4096`."""
     if case.grid is None:
+        if SHARED_MEMORY in shape:
+            return f"case '{case.id}' with {SHARED_MEMORY}={shape[SHARED_MEMORY]} B"
         return f"case '{case.id}'"
     return f"case '{case.id}' at " + ", ".join(f"{k}={v}" for k, v in shape.items())
 
@@ -272,6 +317,8 @@ def reserved_reason(name: str) -> str | None:
         return "it is the bytes per value of the precision evaluated"
     if name == RED:
         return "it is a collective's traffic factor, bound per interconnect level"
+    if name == SHARED_MEMORY:
+        return "it is the shared memory of one core of the device evaluated"
     if name in FUNCTIONS:
         return "it is a function formulas may call"
     if keyword.iskeyword(name):

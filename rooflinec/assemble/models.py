@@ -394,6 +394,16 @@ def _step(
         for name, pid in (entry.get("widths") or {}).items():
             builder.precision_ref(doc, (*path, "widths", name), pid, precisions, compute=False)
         return None
+    if kernel.shared_levels:
+        builder.error(
+            doc,
+            (*path, "kernel"),
+            f"kernel '{kernel.id}' reads each device's shared memory per core (smem) in its"
+            f" {', '.join(kernel.shared_levels)} traffic: a model's pass is the same on every"
+            " device, so its steps take kernels whose counts do not depend on the device",
+            code="refs",
+        )
+        return None
     if entry.get("precision") is not None:
         builder.precision_ref(doc, (*path, "precision"), entry["precision"], precisions)
     widths = bind_widths(

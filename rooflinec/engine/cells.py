@@ -177,8 +177,10 @@ class Counts:
     Cells are the product of `cases` (in catalog order, kernel by kernel) and the
     (device, precision) pairs (devices in catalog order, each device's peaks in its
     spec's order), case-major: cell `i` is case `i // len(pair_device)` on pair
-    `i % len(pair_device)`. Counts are kept per (case, width): row `case * len(widths)
-    + pair_width[pair]` of `flops` and `bytes`.
+    `i % len(pair_device)`. Counts are kept per (case, context): row `case * len(widths)
+    + pair_width[pair]` of `flops` and `bytes`. A context is a width (`widths[k]`, which
+    may repeat) with the shared memory per core of the devices whose pairs read it, where
+    a kernel's traffic reads `smem`; a row leaves out a level its context cannot give.
     """
 
     cases: tuple[Case, ...]
@@ -194,6 +196,8 @@ class Counts:
     measured: dict[int, Fraction]  # cell -> measured rate, exactly
     latencies: dict[str, Fraction] = field(default_factory=dict)  # device -> launch latency
     runs: dict[int, Run] = field(default_factory=dict)  # cell -> measured run
+    # device -> shared memory per core, B: what a tiled kernel's traffic reads (`smem`)
+    shared: dict[str, int] = field(default_factory=dict)
 
     def floor(self, cell: int) -> Fraction | None:
         """launches × launch latency of a cell, or None where its device has no floor."""
@@ -248,15 +252,26 @@ class Counts:
         hit = self._level_cache.get(key)
         if hit is None:
             given = self.bandwidths[device]
-            ceilings = {lv: given[lv] for lv in LEVELS if lv in kernel.bytes and lv in given}
+            untiled = () if device in self.shared else kernel.shared_levels
+            ceilings = {
+                lv: given[lv]
+                for lv in LEVELS
+                if lv in kernel.bytes and lv in given and lv not in untiled
+            }
             unmodelled = tuple(
-                (lv, _why(lv, kernel)) for lv in LEVELS if (lv in kernel.bytes) != (lv in given)
+                (lv, _why(lv, kernel, lv in untiled and lv in given))
+                for lv in LEVELS
+                if (lv in kernel.bytes) != (lv in given) or (lv in given and lv in untiled)
             )
             hit = self._level_cache[key] = (ceilings, unmodelled)
         return hit
 
 
-def _why(level: str, kernel: Kernel) -> str:
+def _why(level: str, kernel: Kernel, untiled: bool = False) -> str:
+    if untiled:
+        return (
+            f"the device quotes no shared memory per core, which the kernel's {level} traffic reads"
+        )
     if level in kernel.bytes:
         return f"the device gives no {level} bandwidth"
     return f"the kernel gives no {level} traffic"

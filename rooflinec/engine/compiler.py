@@ -34,6 +34,10 @@ from rooflinec.catalog import (
 from rooflinec.engine.cells import Counts, DeviceFigures, Result, Run
 from rooflinec.engine.evaluate import bound_widths, evaluate_counts
 from rooflinec.errors import Diagnostic, Location
+from rooflinec.formulas import SHARED_MEMORY
+
+if TYPE_CHECKING:
+    from rooflinec.formulas import Formula
 
 if TYPE_CHECKING:
     from rooflinec.engine.columns import Columns
@@ -174,20 +178,33 @@ def compile_catalog(catalog: Catalog) -> Compiled:
     Raises the formula engine's `EvaluationError` when a formula cannot be evaluated.
     """
     figures = {d.id: device_figures(d) for d in catalog.devices.values()}
+    # A pair's counts are read at its context: its precision's width, and its device's
+    # shared memory per core where a kernel's traffic reads it (else None for every
+    # device, so a catalog without such a kernel has one context per width).
+    shared = {d.id: d.core.shared_memory for d in catalog.devices.values() if d.core}
+    tiled = any(
+        k.shared_levels and any(c.grid is None for c in k.cases) for k in catalog.kernels.values()
+    )
+    contexts: list[tuple[Fraction, int | None]] = []
     widths: list[Fraction] = []
     pair_device: list[str] = []
     pair_precision: list[str] = []
     pair_peak: list[Fraction] = []
     pair_width: list[int] = []
     for device in catalog.devices.values():
+        smem = shared.get(device.id) if tiled else None
         for pid, peak in figures[device.id].peaks.items():
             width = catalog.precisions[pid].bytes
             if width not in widths:
                 widths.append(width)
+            context = (width, smem)
+            if context not in contexts:
+                contexts.append(context)
             pair_device.append(device.id)
             pair_precision.append(pid)
             pair_peak.append(peak)
-            pair_width.append(widths.index(width))
+            pair_width.append(contexts.index(context))
+    width_at = [widths.index(w) for w, _ in contexts]
     cases: list[Case] = []
     kernels: list[Kernel] = []
     flops: list[Fraction] = []
@@ -202,15 +219,20 @@ def compile_catalog(catalog: Catalog) -> Compiled:
         shapes = [case.shape for case in plain]
         bound = [bound_widths(kernel.widths, case.widths, catalog.precisions) for case in plain]
         kernel_flops = evaluate_counts(kernel.flops, shapes, widths, bound)
-        by_level = {lv: evaluate_counts(f, shapes, widths, bound) for lv, f in kernel.bytes.items()}
+        by_level = {
+            lv: _context_counts(f, shapes, widths, bound, contexts, width_at)
+            for lv, f in kernel.bytes.items()
+        }
         for i in range(len(plain)):
-            for k in range(len(widths)):
-                flops.append(kernel_flops[i][k])
-                byte_counts.append({lv: values[i][k] for lv, values in by_level.items()})
+            for k in range(len(contexts)):
+                flops.append(kernel_flops[i][width_at[k]])
+                byte_counts.append(
+                    {lv: v for lv, values in by_level.items() if (v := values[i][k]) is not None}
+                )
     counts = Counts(
         tuple(cases),
         tuple(kernels),
-        tuple(widths),
+        tuple(w for w, _ in contexts),
         flops,
         byte_counts,
         tuple(pair_device),
@@ -220,11 +242,40 @@ def compile_catalog(catalog: Catalog) -> Compiled:
         {d: fig.bandwidths for d, fig in figures.items()},
         {},
         {d.id: d.launch.latency for d in catalog.devices.values() if d.launch is not None},
+        shared=shared,
     )
     compiled = Compiled(catalog, figures, counts, ())
     diagnostics = _measure(compiled)
     diagnostics += compiled.model_engine.measured_diagnostics()
     return Compiled(catalog, figures, counts, tuple(diagnostics))
+
+
+def _context_counts(
+    formula: Formula,
+    shapes: list[dict[str, int]],
+    widths: list[Fraction],
+    bound: list[dict[str, Fraction]],
+    contexts: list[tuple[Fraction, int | None]],
+    width_at: list[int],
+) -> list[list[Fraction | None]]:
+    """A byte formula at every shape and context: result[shape][context]. A formula that
+    reads `smem` is evaluated once per device figure; None where the context's device
+    quotes none (that level is then no ceiling for the cell)."""
+    if SHARED_MEMORY not in formula.symbols:
+        plain = evaluate_counts(formula, shapes, widths, bound)
+        return [[row[k] for k in width_at] for row in plain]
+    per: dict[int, list[list[Fraction]]] = {}
+    for _, smem in contexts:
+        if smem is not None and smem not in per:
+            at = [{**shape, SHARED_MEMORY: smem} for shape in shapes]
+            per[smem] = evaluate_counts(formula, at, widths, bound)
+    return [
+        [
+            None if smem is None else per[smem][i][width_at[k]]
+            for k, (_, smem) in enumerate(contexts)
+        ]
+        for i in range(len(shapes))
+    ]
 
 
 def _measure(compiled: Compiled) -> list[Diagnostic]:

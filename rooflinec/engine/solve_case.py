@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from rooflinec.catalog import LEVEL_SHORT_NAMES, LEVELS, Catalog, Kernel
+from rooflinec.catalog import LEVEL_SHORT_NAMES, LEVELS, Catalog, Device, Kernel
 from rooflinec.engine.cells import DeviceFigures
 from rooflinec.engine.compiler import device_figures
 from rooflinec.engine.evaluate import width_values
@@ -23,7 +23,7 @@ from rooflinec.engine.solve import DOMAIN, Problem, Region, crossover, solve_reg
 from rooflinec.engine.terms import COMPUTE, LATENCY
 from rooflinec.errors import UsageError
 from rooflinec.formatting import format_si
-from rooflinec.formulas import Formula
+from rooflinec.formulas import SHARED_MEMORY, Formula
 
 
 @dataclass(frozen=True)
@@ -83,13 +83,13 @@ def problem_of(
             f"kernel '{kernel.id}' of case '{case.id}' has no symbol '{symbol}'"
             f" (it has: {', '.join(kernel.symbols)})"
         )
-    held = case.shape if shape is None else shape
+    traffic, held = tiled(kernel, device, case.shape if shape is None else shape)
     return held_problem(
         catalog,
         kernel,
         case.widths,
         kernel.flops,
-        kernel.bytes,
+        traffic,
         held,
         symbol,
         device_figures(device),
@@ -97,6 +97,20 @@ def problem_of(
         # The floor `compile` applies to the case's cells: launches × latency.
         None if device.launch is None else case.launches * device.launch.latency,
     )
+
+
+def tiled(
+    kernel: Kernel, device: Device | None, held: Mapping[str, int | Fraction]
+) -> tuple[Mapping[str, Formula], Mapping[str, int | Fraction]]:
+    """A kernel's byte formulas and held values on `device`: a tiled kernel's traffic
+    reads the device's shared memory per core (`smem`, bound here); on a device that
+    quotes none (or none of the catalog's) that level is no ceiling, as in `compile`."""
+    if not kernel.shared_levels:
+        return kernel.bytes, held
+    if device is None or device.core is None:
+        kept = {lv: f for lv, f in kernel.bytes.items() if lv not in kernel.shared_levels}
+        return kept, held
+    return kernel.bytes, {**held, SHARED_MEMORY: device.core.shared_memory}
 
 
 def held_problem(

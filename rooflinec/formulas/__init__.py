@@ -39,12 +39,13 @@ from __future__ import annotations
 
 from rooflinec.formulas.errors import EvaluationError, FormulaError
 from rooflinec.formulas.formula import Formula, bulk_evaluate, to_sympy
-from rooflinec.formulas.limits import FUNCTIONS, LIMITS, WIDTH, FormulaLimits
+from rooflinec.formulas.limits import FUNCTIONS, LIMITS, SHARED_MEMORY, WIDTH, FormulaLimits
 from rooflinec.formulas.parse import parse_formula
 
 __all__ = [
     "FUNCTIONS",
     "LIMITS",
+    "SHARED_MEMORY",
     "WIDTH",
     "EvaluationError",
     "Formula",

@@ -38,6 +38,11 @@ LIMITS: Final = FormulaLimits()
 #: once, for the parser, the catalog and the engine.
 WIDTH: Final = "w"
 
+#: The symbol a kernel's byte formulas may use for the shared memory of one compute core
+#: of the device evaluated (`core: {shared_memory}`), in bytes: a tiled kernel's traffic
+#: depends on how large its tiles can be. A whole number, bound per device.
+SHARED_MEMORY: Final = "smem"
+
 #: The functions a formula may call, with their arity (minimum, maximum or None).
 FUNCTIONS: Final[Mapping[str, tuple[int, int | None]]] = {
     "min": (2, None),

@@ -14,6 +14,7 @@ from rooflinec.engine.cells import Result
 from rooflinec.engine.evaluate import width_values
 from rooflinec.engine.terms import COMPUTE, LATENCY
 from rooflinec.formatting import format_number, format_percent, format_si, width_text
+from rooflinec.formulas import SHARED_MEMORY
 
 
 def _exact(value: Fraction) -> str:
@@ -43,6 +44,12 @@ def explain(catalog: Catalog, result: Result) -> str:
     add(f"   w = {width_text(precision.bytes)} B per value ({precision.label})")
     for line in width_lines(catalog, kernel.widths, case.widths):
         add(f"   {line}")
+    if kernel.shared_levels and device.core is not None:
+        core = device.core
+        add(
+            f"   {SHARED_MEMORY} = {core.shared_memory:,} B    (shared memory per {core.label},"
+            f" {core.text} as quoted)    [source: {core.source}]"
+        )
     add("")
     add("2. Operations")
     add(f"   {unit} = {kernel.flops.text}")
@@ -50,9 +57,15 @@ def explain(catalog: Catalog, result: Result) -> str:
     add("")
     add("3. Bytes and intensity per memory level")
     for level, formula in kernel.bytes.items():
+        add(f"   {level}: bytes = {formula.text}")
+        if level not in result.bytes:
+            add(
+                f"         not evaluated: the device quotes no {SHARED_MEMORY}"
+                " (shared memory per core)"
+            )
+            continue
         b = result.bytes[level]
         i = result.intensity[level]
-        add(f"   {level}: bytes = {formula.text}")
         add(f"         = {_exact(b)} B  ({format_si(b, 'B')})")
         add(f"       intensity = {unit} / bytes = {format_si(i, unit + '/B', digits=6)}")
     add("")
@@ -189,6 +202,9 @@ def explain_symbolic(catalog: Catalog, result: Result) -> tuple[str, str]:
     precision = catalog.precisions[result.precision]
     case = catalog.cases[result.case]
     widths = width_values(kernel.widths, precision.bytes, case.widths, catalog.precisions)
+    core = catalog.devices[result.device].core
+    if core is not None:
+        widths[SHARED_MEMORY] = core.shared_memory  # a device constant, folded in too
 
     def term(expr: object, divisor: Fraction) -> object:
         # Keep the shape's structure: c * (M*K + K*N + M*N), not c*M*K + c*K*N + ...

@@ -115,7 +115,8 @@
       peaks: peaks,
       share: d ? exactText(parseRat(d.compute_share), "%") : "100%",
       memory: memory,
-      latency: d && d.latency ? exactText(parseRat(d.latency), "s") || "" : ""
+      latency: d && d.latency ? exactText(parseRat(d.latency), "s") || "" : "",
+      smem: d && d.smem ? exactText(parseRat(d.smem), "B") || "" : ""
     };
   }
   function caseRow(id, precision) {
@@ -182,6 +183,7 @@
       s.chip.memory[lv] = { bw: str(m.bw, ""), share: str(m.share, "100%") };
     });
     s.chip.latency = str(chip.latency, "");
+    s.chip.smem = str(chip.smem, "");
     s.rows = [];
     (Array.isArray(raw.rows) ? raw.rows.slice(0, 500) : []).forEach(function (r) {
       if (!r || typeof r !== "object") { return; }
@@ -249,11 +251,20 @@
     if (chip.latency && chip.latency.trim()) {
       latency = field("chip.latency", "launch latency", function () { return parseQuantity(chip.latency, "time", true); });
     }
-    return { peaks: peaks, bandwidths: bandwidths, latency: latency };
+    // One core's shared memory: what a tiled kernel's traffic reads (`smem`), whole bytes.
+    var smem = null;
+    if (chip.smem && chip.smem.trim()) {
+      smem = field("chip.smem", "shared memory per core", function () {
+        var v = parseQuantity(chip.smem, "bytes", true);
+        if (v.d !== BigInt(1)) { fail("shared memory per core is a whole number of bytes", "write it as the vendor prints it, as in '228 KiB'"); }
+        return v;
+      });
+    }
+    return { peaks: peaks, bandwidths: bandwidths, latency: latency, smem: smem };
   }
 
   // A row's counts at its precision: operations, bytes per level, launches.
-  function counts(row, index, errors) {
+  function counts(row, index, errors, chip) {
     var key = "rows." + index + ".";
     if (row.kind === "raw") {
       var flops = null, bytes = {}, ok = true;
@@ -289,7 +300,13 @@
     });
     try {
       var out = { flops: evaluateCount(kernel.flops, env), bytes: {}, launches: found.c.launches, name: found.c.name };
-      Object.keys(kernel.bytes).forEach(function (lv) { out.bytes[lv] = evaluateCount(kernel.bytes[lv], env); });
+      // A tiled kernel's level reads the chip's shared memory per core; without it that
+      // level is no ceiling, as in `compile`.
+      if (chip.smem) { env.smem = chip.smem; }
+      Object.keys(kernel.bytes).forEach(function (lv) {
+        if (kernel.shared.indexOf(lv) >= 0 && !chip.smem) { return; }
+        out.bytes[lv] = evaluateCount(kernel.bytes[lv], env);
+      });
       return out;
     } catch (e) {
       if (!(e instanceof CalcError)) { throw e; }
@@ -318,7 +335,7 @@
     var errors = {};
     var chip = readChip(state.chip, errors);
     var rows = state.rows.map(function (row, i) {
-      var c = counts(row, i, errors);
+      var c = counts(row, i, errors, chip);
       var out = { row: row, counts: c, precision: row.precision };
       if (!c) { return out; }
       if (!chip.peaks[row.precision]) {
@@ -621,7 +638,8 @@
         "</td><td>" + input("chip.memory." + lv + ".share", LEVEL_NAME[lv] + " share sustained", chip.memory[lv].share) + "</td></tr>";
     });
     html += "</tbody></table>";
-    html += "<p>" + input("chip.latency", "launch latency (the floor; empty: none)", chip.latency) + "</p></section>";
+    html += "<p>" + input("chip.latency", "launch latency (the floor; empty: none)", chip.latency) + "</p>";
+    html += "<p>" + input("chip.smem", "shared memory per core (what a tiled kernel's traffic reads; empty: none)", chip.smem) + "</p></section>";
 
     html += '<section class="rooflinec-calc-kernels" aria-labelledby="calc-kernels-title"><h2 id="calc-kernels-title">Kernels</h2><ol>';
     state.rows.forEach(function (row, i) {
@@ -820,7 +838,12 @@
     rows.forEach(function (entry) {
       if (!entry[1].peaks[p]) { return; }
       var c;
-      try { c = cell(r.counts, p, entry[1]); } catch (e) {
+      try {
+        // A tiled kernel's counts are the device's own: evaluated again on its chip.
+        var own = r.row.kind === "case" && DATA.kernels[CASES[r.row.case].kernel].shared.length ? counts(r.row, index, {}, entry[1]) : r.counts;
+        if (!own) { fail("the kernel's counts do not evaluate on this chip"); }
+        c = cell(own, p, entry[1]);
+      } catch (e) {
         if (!(e instanceof CalcError)) { throw e; }
         html += '<tr><th scope="row">' + esc(entry[0]) + '</th><td colspan="4">' + esc(e.message) + "</td></tr>";
         return;

@@ -83,6 +83,7 @@ def calculator_data(site: Site) -> dict[str, Any]:
                 if lv in device.memory
             },
             "latency": None if device.launch is None else rational_text(device.launch.latency),
+            "smem": None if device.core is None else str(device.core.shared_memory),
             "capacity": None if capacity is None else rational_text(capacity),
             "links": {
                 role: {
@@ -107,6 +108,7 @@ def calculator_data(site: Site) -> dict[str, Any]:
             "widths": list(kernel.widths),
             "flops": tree_json(kernel.flops),
             "bytes": {lv: tree_json(f) for lv, f in kernel.bytes.items()},
+            "shared": list(kernel.shared_levels),
             "cases": [
                 {
                     "id": c.id,
