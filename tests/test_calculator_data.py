@@ -47,6 +47,8 @@ def test_every_bundled_kernel_formula_round_trips_at_its_cases(compiled: Compile
                 values[name] = compiled.catalog.precisions[bound].bytes
             for name in kernel.widths:
                 values.setdefault(name, width)
+            # A tiled kernel's traffic at one device's shared memory per core.
+            values["smem"] = max(compiled.counts.shared.values())
             for formula in formulas:
                 data = json.loads(json.dumps(tree_json(formula)))
                 assert formula.evaluate(values) == _evaluate(data, values)

@@ -164,6 +164,7 @@ def kernel_page(site: Site, kernel: Kernel) -> GeneratedPage:
             ),
         ],
         uses_w=any("w" in f.symbols for f in kernel.bytes.values()),
+        uses_smem=bool(kernel.shared_levels),
         cases=case_rows,
         hidden=len(kernel.cases) - len(grids) - len(cases),
         grids=grid_summaries(site, page, kernel, grids),
