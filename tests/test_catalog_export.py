@@ -102,7 +102,7 @@ def test_csv_capacity_row_has_no_sustained_value(bundled: Catalog) -> None:
 def test_csv_has_one_row_per_figure(bundled: Catalog) -> None:
     """Every peak, bandwidth and capacity of every device is a row; so is every
     interconnect level, each of its domain, latency and share that cites a source of its
-    own, and every power and price."""
+    own, every power and price, and every core's shared memory."""
 
     def own(fabric: Fabric) -> int:
         quoted = (fabric.domain, fabric.latency, fabric.sustained)
@@ -115,6 +115,7 @@ def test_csv_has_one_row_per_figure(bundled: Catalog) -> None:
         + sum(1 + own(f) for f in d.interconnect.values())
         + (d.power is not None)
         + (d.price is not None)
+        + (d.core is not None)
         for d in bundled.devices.values()
     )
     assert expected == len(rows(catalog_csv(bundled, today=TODAY)))
