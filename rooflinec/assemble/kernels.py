@@ -83,8 +83,8 @@ def build_kernel(
             (*reserved, RED) if collective is not None and role in INTERCONNECT_ROLES else reserved
         )
         # `smem` is the device's: a tiled kernel's traffic on chip-level memory.
-        names = symbols if collective is not None else device_symbols
-        formula = builder.formula(doc, ("bytes", role), text, names, reserved=own)
+        allowed = tuple(symbols) if collective is not None else device_symbols
+        formula = builder.formula(doc, ("bytes", role), text, allowed, reserved=own)
         if formula is not None:
             byte_formulas[role] = formula
     sources = builder.sources(doc)
