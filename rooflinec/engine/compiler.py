@@ -37,11 +37,9 @@ from rooflinec.errors import Diagnostic, Location
 from rooflinec.formulas import SHARED_MEMORY
 
 if TYPE_CHECKING:
-    from rooflinec.formulas import Formula
-
-if TYPE_CHECKING:
     from rooflinec.engine.columns import Columns
     from rooflinec.engine.models import ModelEngine, ModelResult
+    from rooflinec.formulas import Formula
 
 
 @dataclass(frozen=True, eq=False)
