@@ -535,6 +535,9 @@ class ModelStep:
     # Symbols whose value may be a fraction (`X` under uniform routing): bound by the
     # model's `experts:`, not written in the step
     fractional: frozenset[str] = frozenset()
+    # The shape formulas that read `ranks`, as written: `shape` holds them with the
+    # experts' binding of `ranks` in its place
+    written: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -719,6 +722,10 @@ class RequestShape:
 #: read: a model's `experts:` binds it (`Experts.binding`).
 ROUTED_KERNEL = "moe-linear"
 ROUTED_SYMBOL = "X"
+#: The name a model's shape formulas read for the chips of the expert-parallel group one
+#: token is sent to (its dispatch and combine send it once per chip, not once per
+#: expert), bound by the model's `experts:` (`Experts.ranks`).
+ROUTED_RANKS = "ranks"
 ROUTINGS: tuple[str, ...] = ("spread", "uniform")
 
 
@@ -750,6 +757,17 @@ class Experts:
         if self.routing == "uniform":
             return f"{e}/ep*(1 - unpicked({e}, {k}, {t}))"
         return f"min({e}/ep, {t}*{k})"
+
+    @property
+    def ranks(self) -> str:
+        """The formula of `ranks`, the chips of the ep group one token is sent to: its k
+        experts on distinct chips, min(k, ep), under `spread`; under `uniform` the
+        expectation ep * (1 - C(E - E/ep, k) / C(E, k)) over a token's k distinct
+        experts, each chip holding E/ep of them."""
+        e, k = self.names
+        if self.routing == "uniform":
+            return f"ep*(1 - unreached({e}, {k}, {e}/ep))"
+        return f"min({k}, ep)"
 
 
 def model_names(parameters: Iterable[str], phases: dict[str, dict[str, int]]) -> list[str]:

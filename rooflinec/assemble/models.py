@@ -27,6 +27,7 @@ from rooflinec.catalog import (
     ONE_CHIP,
     RED,
     ROUTED_KERNEL,
+    ROUTED_RANKS,
     ROUTED_SYMBOL,
     Deployment,
     Experts,
@@ -46,6 +47,7 @@ from rooflinec.catalog import (
 from rooflinec.engine.evaluate import MAX_COUNT, collective_runs, count_problem, width_values
 from rooflinec.errors import short_number
 from rooflinec.formulas import WIDTH, EvaluationError, Formula, FormulaError
+from rooflinec.formulas.substitute import substituted
 from rooflinec.loader import Document, PathKey
 from rooflinec.quantities import Dimension, QuantityError, parse_quantity
 
@@ -105,6 +107,7 @@ def build_model(
             experts.routing == "uniform",
         )
     )
+    ranks = None if experts is None else (experts.ranks, experts.routing == "uniform")
     for i, entry in enumerate(data["steps"]):
         step = _step(
             builder,
@@ -119,6 +122,7 @@ def build_model(
             seen,
             memo,
             routed,
+            ranks,
         )
         if step is not None:
             steps.append(step)
@@ -255,6 +259,8 @@ def _reserved_name(builder: Builder, doc: Document, path: PathKey, name: str) ->
     reason = reserved_reason(name)
     if name in DEPLOYMENT_VARIABLES:
         reason = "it is a deployment variable (1 on one chip)"
+    if name == ROUTED_RANKS:
+        reason = "it is the chips a token's experts lie on, bound by the model's `experts:`"
     if reason is not None:
         builder.error(
             doc,
@@ -366,9 +372,11 @@ def _step(
     seen: dict[str, int],
     memo: _Memo,
     routed: tuple[str, bool] | None = None,
+    ranks: tuple[str, bool] | None = None,
 ) -> ModelStep | None:
     """`routed`: the formula of `X` the model's `experts:` binds and whether it may be a
-    fraction, for every step of the routed kernel."""
+    fraction, for every step of the routed kernel; `ranks`: the same for the name
+    `ranks`, which any step's shape may read (None: the model has no experts)."""
     path: PathKey = ("steps", index)
     errors_before = len(builder.out.errors)
     sid = entry["id"]
@@ -440,6 +448,9 @@ def _step(
             )
     shape: dict[str, Formula] = {}
     shapes: dict[str, dict[str, int]] = {phase: {} for phase in phases}
+    written: dict[str, str] = {}
+    # A model's experts bind `ranks` for its shapes and counts to read (a count is refused)
+    readable = names if ranks is None else [*names, ROUTED_RANKS]
     for symbol, raw in raw_shape.items():
         at: PathKey = (*path, "shape", symbol)
         if builder.unknown_symbol(doc, at, symbol, kernel.symbols, f"kernel '{kernel.id}'"):
@@ -448,8 +459,14 @@ def _step(
         formula = (
             _routed_formula(builder, doc, (*path, "kernel"), raw, names, memo)
             if bound
-            else _formula(builder, doc, at, raw, names, memo)
+            else _formula(builder, doc, at, raw, readable, memo)
         )
+        if ranks is not None and formula is not None and ROUTED_RANKS in formula.symbols:
+            written[symbol] = formula.text
+            text = substituted(formula.text, {ROUTED_RANKS: ranks[0]})
+            formula = _routed_formula(builder, doc, at, text, names, memo)
+            if ranks[1]:
+                fractional |= {symbol}
         if formula is None:
             continue
         shape[symbol] = formula
@@ -466,7 +483,15 @@ def _step(
         )
         for phase, value in values.items():
             shapes[phase][symbol] = value
-    count = _formula(builder, doc, (*path, "count"), entry.get("count", 1), names, memo)
+    count = _formula(builder, doc, (*path, "count"), entry.get("count", 1), readable, memo)
+    if count is not None and ROUTED_RANKS in count.symbols:
+        builder.error(
+            doc,
+            (*path, "count"),
+            f"'{ROUTED_RANKS}' may be a fraction of a chip: a shape may read it, a count not",
+            code="models",
+        )
+        count = None
     counts: dict[str, int] = {}
     if count is not None:
         counts = _per_phase(
@@ -507,6 +532,7 @@ def _step(
         counts,
         doc.locate(path),
         fractional,
+        written,
     )
 
 

@@ -1,13 +1,22 @@
 """A model's routed experts under another routing: the same model with the `X` of its
-routed steps bound anew (`Experts.binding`), as an example's `routing:` asks."""
+routed steps (`Experts.binding`) and the `ranks` its shapes read (`Experts.ranks`) bound
+anew, as an example's `routing:` asks."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from fractions import Fraction
 
-from rooflinec.catalog import ROUTED_KERNEL, ROUTED_SYMBOL, Model, model_names
-from rooflinec.formulas import parse_formula
+from rooflinec.catalog import (
+    ROUTED_KERNEL,
+    ROUTED_RANKS,
+    ROUTED_SYMBOL,
+    Model,
+    ModelStep,
+    model_names,
+)
+from rooflinec.formulas import Formula, parse_formula
+from rooflinec.formulas.substitute import substituted
 
 
 def rerouted(model: Model, routing: str) -> Model:
@@ -19,25 +28,38 @@ def rerouted(model: Model, routing: str) -> Model:
         return model
     experts = replace(experts, routing=routing)
     names = model_names(model.parameters, model.phases)
-    formula = parse_formula(experts.binding(model.tokens.text), names, reserved=(), engine=True)
-    fractional = frozenset([ROUTED_SYMBOL]) if routing == "uniform" else frozenset()
+    uniform = routing == "uniform"
 
-    def at(phase: str) -> int | Fraction:
-        value = formula.evaluate(model.variables(phase))
-        return int(value) if value.denominator == 1 else value
+    def engine_formula(text: str) -> Formula:
+        return parse_formula(text, names, reserved=(), engine=True)
 
-    steps = tuple(
-        replace(
-            step,
-            shape={**step.shape, ROUTED_SYMBOL: formula},
-            shapes={
-                phase: {**values, ROUTED_SYMBOL: at(phase)}  # type: ignore[dict-item]
-                for phase, values in step.shapes.items()
-            },
-            fractional=fractional,
+    def bound(step: ModelStep) -> dict[str, Formula]:
+        out: dict[str, Formula] = {}
+        if step.kernel == ROUTED_KERNEL:
+            out[ROUTED_SYMBOL] = engine_formula(experts.binding(model.tokens.text))
+        for symbol, text in step.written.items():
+            out[symbol] = engine_formula(substituted(text, {ROUTED_RANKS: experts.ranks}))
+        return out
+
+    def value(formula: Formula, phase: str) -> int | Fraction:
+        found = formula.evaluate(model.variables(phase))
+        return int(found) if found.denominator == 1 else found
+
+    steps = []
+    for step in model.steps:
+        anew = bound(step)
+        if not anew:
+            steps.append(step)
+            continue
+        steps.append(
+            replace(
+                step,
+                shape={**step.shape, **anew},
+                shapes={
+                    phase: {**values, **{s: value(f, phase) for s, f in anew.items()}}  # type: ignore[misc]
+                    for phase, values in step.shapes.items()
+                },
+                fractional=frozenset(anew) if uniform else frozenset(),
+            )
         )
-        if step.kernel == ROUTED_KERNEL
-        else step
-        for step in model.steps
-    )
-    return replace(model, id=f"{model.id}~{routing}", experts=experts, steps=steps)
+    return replace(model, id=f"{model.id}~{routing}", experts=experts, steps=tuple(steps))

@@ -119,7 +119,7 @@ def _bounds(
             return Fraction(math.ceil(args[0][0])), Fraction(math.ceil(args[0][1]))
         if node.name == "floor":
             return Fraction(math.floor(args[0][0])), Fraction(math.floor(args[0][1]))
-        if node.name == "unpicked":
+        if node.name in ("unpicked", "unreached"):
             return Fraction(0), Fraction(1)  # a probability: no tighter bound needed
         pick = min if node.name == "min" else max
         return pick(a[0] for a in args), pick(a[1] for a in args)

@@ -19,7 +19,6 @@ model page says so): the answer is about the roofline alone, where a case's cros
 
 from __future__ import annotations
 
-import io
 import tokenize
 from dataclasses import dataclass
 from functools import lru_cache
@@ -38,6 +37,7 @@ from rooflinec.engine.cells import DeviceFigures
 from rooflinec.engine.solve import Problem, Region, SolveError, crossover, solve_regions
 from rooflinec.engine.solve_case import held_problem
 from rooflinec.formulas import Formula, FormulaError, parse_formula
+from rooflinec.formulas.substitute import substituted
 
 __all__ = [
     "BATCH",
@@ -77,20 +77,6 @@ class StepCrossover:
         return None if self.regions is None else crossover(self.regions)
 
 
-def _substituted(text: str, shape: tuple[tuple[str, str], ...]) -> str:
-    """`text` with each kernel symbol replaced by its shape formula in parentheses.
-
-    Only tokenised, never run: the result is parsed again by the safe parser."""
-    by_symbol = dict(shape)
-    out: list[str] = []
-    for token in tokenize.generate_tokens(io.StringIO(text).readline):
-        if token.type == tokenize.NAME and token.string in by_symbol:
-            out.append(f"({by_symbol[token.string]})")
-        elif token.type in (tokenize.NAME, tokenize.NUMBER, tokenize.OP):
-            out.append(token.string)
-    return " ".join(out)
-
-
 def composed(
     kernel: Kernel, step: ModelStep, model: Model
 ) -> tuple[Formula, dict[str, Formula]] | None:
@@ -125,9 +111,9 @@ def _composed(
     if names & reserved:
         return None
     try:
-        flops = parse_formula(_substituted(flops_text, shape), names, reserved=reserved)
+        flops = parse_formula(substituted(flops_text, dict(shape)), names, reserved=reserved)
         levels = tuple(
-            (lv, parse_formula(_substituted(f.text, shape), names, reserved=reserved))
+            (lv, parse_formula(substituted(f.text, dict(shape)), names, reserved=reserved))
             for lv, f in traffic
         )
     except (FormulaError, tokenize.TokenError):

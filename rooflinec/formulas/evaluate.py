@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import TypeAlias, TypeVar
 
 from rooflinec.formulas.errors import EvaluationError, _shown
-from rooflinec.formulas.limits import LIMITS, MAX_UNPICKED_TOKENS
+from rooflinec.formulas.limits import LIMITS, MAX_UNPICKED_TOKENS, MAX_UNREACHED_ACTIVE
 from rooflinec.formulas.tree import _Call, _Neg, _Node, _Num, _Pow, _Sum, _Sym, _Value
 
 _Env = TypeVar("_Env")
@@ -62,6 +62,9 @@ def _compile(node: _Node, leaf: Callable[[str], _Fn[_Env]]) -> _Fn[_Env]:
         if node.name == "unpicked":
             experts, active, tokens = args
             return lambda env: unpicked(experts(env), active(env), tokens(env))
+        if node.name == "unreached":
+            experts, active, group = args
+            return lambda env: unreached(experts(env), active(env), group(env))
         pick = min if node.name == "min" else max
         return lambda env: pick(f(env) for f in args)
     if isinstance(node, _Sum):
@@ -146,3 +149,29 @@ def unpicked(experts: _Value, active: _Value, tokens: _Value) -> _Value:
             f" {MAX_UNPICKED_TOKENS:,} tokens a pass"
         )
     return Fraction(e - k, e) ** n
+
+
+def unreached(experts: _Value, active: _Value, group: _Value) -> _Value:
+    """C(E - g, k) / C(E, k) exactly: the chance that a token routed to k of E experts
+    uniformly at random (k distinct ones) misses every one of a given g, the experts one
+    chip of an expert-parallel group holds (whole E >= g >= 0, E >= k >= 0, E >= 1, k at
+    most `MAX_UNREACHED_ACTIVE`)."""
+    for value in (experts, active, group):
+        if isinstance(value, Fraction) and value.denominator != 1:
+            raise EvaluationError(f"unreached takes whole numbers, not {value}")
+    e, k, g = int(experts), int(active), int(group)
+    if not (0 <= k <= e and 0 <= g <= e and e >= 1):
+        raise EvaluationError(f"unreached({e}, {k}, {g}): needs E >= k >= 0, E >= g >= 0, E >= 1")
+    if k > MAX_UNREACHED_ACTIVE:
+        raise EvaluationError(
+            f"{k:,} experts per token: computed exactly up to {MAX_UNREACHED_ACTIVE:,}"
+        )
+    if e - g < k:
+        return 0  # fewer experts elsewhere than a token takes: it always reaches the group
+    # The ratio of the two binomials as one product of k fractions, (E-g-i)/(E-i).
+    numerator = denominator = 1
+    for i in range(k):
+        numerator *= e - g - i
+        denominator *= e - i
+    ratio = Fraction(numerator, denominator)
+    return int(ratio) if ratio.denominator == 1 else ratio

@@ -93,6 +93,9 @@ def _tex(node: _Node) -> str:
         if node.name == "unpicked":
             e, k, n = args
             return f"\\left(\\frac{{{e} - {k}}}{{{e}}}\\right)^{{{n}}}"
+        if node.name == "unreached":
+            e, k, g = args
+            return f"\\frac{{\\binom{{{e} - {g}}}{{{k}}}}}{{\\binom{{{e}}}{{{k}}}}}"
         return f"\\{node.name}\\left({', '.join(args)}\\right)"
     if isinstance(node, _Sum):
         out = _tex(node.terms[0][1])

@@ -55,7 +55,15 @@ _FUNCTION_LIST: Final = ", ".join(FUNCTIONS)
 #: Functions only the engine writes (a model's `experts:` binding), never spec text:
 #: `unpicked(E, k, n)` = ((E - k) / E) ** n, the chance that n tokens, each routed to k
 #: of E experts uniformly at random, all miss a given expert. Exact up to `MAX_TOKENS`.
-ENGINE_FUNCTIONS: Final[Mapping[str, tuple[int, int | None]]] = {"unpicked": (3, 3)}
+#: `unreached(E, k, g)` = C(E - g, k) / C(E, k), the chance that a token routed to k of
+#: E experts uniformly at random misses every one of a given g (one chip's experts).
+ENGINE_FUNCTIONS: Final[Mapping[str, tuple[int, int | None]]] = {
+    "unpicked": (3, 3),
+    "unreached": (3, 3),
+}
 MAX_UNPICKED_TOKENS: Final = 65_536
+#: The most experts per token `unreached` takes: its exact value is a product of k
+#: fractions.
+MAX_UNREACHED_ACTIVE: Final = 4_096
 
-_FunctionName: TypeAlias = Literal["min", "max", "ceil", "floor", "unpicked"]
+_FunctionName: TypeAlias = Literal["min", "max", "ceil", "floor", "unpicked", "unreached"]

@@ -65,6 +65,19 @@ def _to_sympy(node: _Node, symbols: Mapping[str, sympy.Symbol]) -> sympy.Expr:
                     make(lambda ev: sympy.Pow((e - k) / e, t, evaluate=ev), constant),
                     constant,
                 )
+            if n.name == "unreached":
+                e, k, g = parts
+                return (
+                    make(
+                        lambda ev: sympy.Mul(
+                            sympy.binomial(e - g, k, evaluate=ev),
+                            sympy.Pow(sympy.binomial(e, k, evaluate=ev), -1, evaluate=ev),
+                            evaluate=ev,
+                        ),
+                        constant,
+                    ),
+                    constant,
+                )
             minmax = sympy.Min if n.name == "min" else sympy.Max
             return make(lambda ev: minmax(*parts, evaluate=ev), constant), constant
         if isinstance(n, _Sum):

@@ -100,8 +100,8 @@ def _bound(node: _Node, bounds: Mapping[str, float]) -> float:
     if isinstance(node, _Pow):
         return _check(_bound(node.base, bounds) ** node.exponent)
     if isinstance(node, _Call):
-        if node.name == "unpicked":
-            raise _Refused  # a power of a fraction: no int64 value
+        if node.name in ("unpicked", "unreached"):
+            raise _Refused  # a probability: no int64 value
         return max(_bound(arg, bounds) for arg in node.args)
     if isinstance(node, _Sum):
         return _check(sum(_bound(term, bounds) for _, term in node.terms))
@@ -179,6 +179,14 @@ def _walk(node: _Node, values: Mapping[str, Any], arithmetic: _Arithmetic) -> An
         if node.name == "unpicked":
             experts, active, tokens = args
             return ((experts - active) / experts) ** tokens  # floats: `_bound` refused int64
+        if node.name == "unreached":
+            experts, active, group = args
+            # prod over i < k of (E - g - i) / (E - i): a factor is 0 where E - g < k.
+            out = np.ones(np.broadcast(experts, active, group).shape)
+            for i in range(int(np.max(active))):
+                term = (experts - group - i) / (experts - i)
+                out = out * np.where(i < active, term, 1.0)
+            return out
         pick = np.minimum if node.name == "min" else np.maximum
         out = args[0]
         for arg in args[1:]:

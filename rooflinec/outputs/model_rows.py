@@ -450,7 +450,7 @@ def _collective_line(c: CollectiveStep, b: CollectiveBound, texts: _Texts) -> st
             "step": c.step.id,
             "kernel": c.step.kernel,
             "count": c.count,
-            "shape": c.shape,
+            "shape": _plain(c.shape),  # `ranks` under uniform routing: a fraction
             "precision": c.precision,
             "widths": c.step.widths,
             "flops": num(c.flops * c.count),

@@ -27,7 +27,7 @@ def _count(value: int | Fraction) -> str:
 def _exact(value: Fraction) -> str:
     if value.denominator == 1:
         return f"{value.numerator:,}"
-    return f"{value.numerator:,}/{value.denominator:,} ≈ {format_number(value, 7)}"
+    return f"{value.numerator:,}/{value.denominator:,} ≈ {format_number(value, 10)}"
 
 
 def _bound(limit: str) -> str:
@@ -40,8 +40,11 @@ def _bound(limit: str) -> str:
     return f"memory bound on {LEVEL_NAMES[limit]}"
 
 
-def _bound_value(name: str, text: str, value: int) -> str:
-    """`N = 3*h = 15,360`; a formula that is the number itself is not repeated."""
+def _bound_value(name: str, text: str, value: int | Fraction) -> str:
+    """`N = 3*h = 15,360`; a formula that is the number itself is not repeated. A
+    fraction (an expectation under uniform routing) to ten figures, marked `≈`."""
+    if isinstance(value, Fraction) and value.denominator != 1:
+        return f"{name} = {text} ≈ {format_number(value, 10)}"
     return f"{name} = {value:,}" if text == str(value) else f"{name} = {text} = {value:,}"
 
 

@@ -20,14 +20,16 @@ from typing import Any
 import pytest
 
 from rooflinec.assemble import catalog_or_raise
-from rooflinec.catalog import LEVELS
+from rooflinec.catalog import LEVELS, Experts
 from rooflinec.cli.main import main
 from rooflinec.engine.cells import Result
 from rooflinec.engine.compiler import Compiled, compile_catalog
 from rooflinec.engine.models import DeploymentError, RunPoint
 from rooflinec.engine.terms import COMPUTE
 from rooflinec.formatting import format_number, format_percent, format_si
-from rooflinec.formulas.tree_json import rational_text
+from rooflinec.formulas import EvaluationError, parse_formula
+from rooflinec.formulas.limits import LIMITS
+from rooflinec.formulas.tree_json import rational_text, tree_json
 from rooflinec.quantities import Dimension, QuantityError, parse_quantity
 from rooflinec.site.build import build_site
 from rooflinec.site.pages.common import level_name, limit_label
@@ -629,3 +631,54 @@ def test_ties_follow_the_methods_order(calculator: str, browser: Browser) -> Non
         "compute",
         "latency",
     ]
+
+
+_ROUTING = """(() => {
+  const X = window.rooflinecExact(LIMITS);
+  return CASES.map(([tree, env]) => {
+    if (!X.checkTree(tree, true)) { return ['refused']; }
+    const scope = {};
+    for (const [k, v] of Object.entries(env)) { scope[k] = X.parseRat(v); }
+    try { return [X.ratText(X.evaluate(tree, scope))]; } catch (e) { return [null, e.message]; }
+  });
+})()"""
+
+
+def test_uniform_routing_evaluates_as_the_engine_does(calculator: str, browser: Browser) -> None:
+    """Uniform routing's experts read (`unpicked`) and chips reached (`unreached`), as a
+    model's `experts:` binds them, give in the page the engine's exact value or message."""
+    experts = Experts(count=256, active=8, routing="uniform", count_text="E", active_text="k")
+    names = ["E", "k", "ep", "b", "s"]
+    formulas = [
+        parse_formula(text, names, reserved=(), engine=True)
+        for text in (experts.ranks, experts.binding("b*s"), "unreached(E, k, ep)")
+    ]
+    points = [
+        {"E": 256, "k": 8, "ep": 8, "b": 32, "s": 1},
+        {"E": 256, "k": 8, "ep": 4, "b": 3, "s": 5},
+        {"E": 128, "k": 4, "ep": 16, "b": 1, "s": 1},
+        {"E": 8, "k": 2, "ep": 1, "b": 7, "s": 1},
+        {"E": 8, "k": 7, "ep": 2, "b": 1, "s": 2},
+        {"E": 256, "k": 8, "ep": 3, "b": 1, "s": 1},  # E/ep not whole: the message
+    ]
+    cases = [[tree_json(f), {k: str(v) for k, v in p.items()}] for f in formulas for p in points]
+    expected: list[list[str | None]] = []
+    for f in formulas:
+        for p in points:
+            try:
+                expected.append([rational_text(f.evaluate(p))])
+            except EvaluationError as err:
+                expected.append([None, err.message])
+    limits = {
+        "nodes": LIMITS.nodes,
+        "depth": LIMITS.depth,
+        "exponent": LIMITS.exponent,
+        "result": str(LIMITS.result),
+    }
+    script = (
+        "JSON.stringify("
+        + _ROUTING.replace("LIMITS", json.dumps(limits)).replace("CASES", json.dumps(cases))
+        + ")"
+    )
+    visit = browser.visit(calculator, script=script)
+    assert expected == json.loads(visit.script_result)

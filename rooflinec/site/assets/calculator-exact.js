@@ -307,8 +307,8 @@ window.rooflinecExact = function (limits) {
   var RESULT_LIMIT = BigInt(LIMITS.result);
   var FUNCTIONS = { min: [2, null], max: [2, null], ceil: [1, 1], floor: [1, 1] };
   // What only the engine writes (a model's routed experts), never spec text.
-  var ENGINE_FUNCTIONS = { min: [2, null], max: [2, null], ceil: [1, 1], floor: [1, 1], unpicked: [3, 3] };
-  var MAX_UNPICKED_TOKENS = 65536, MAX_UNPICKED_BITS = 16384;
+  var ENGINE_FUNCTIONS = { min: [2, null], max: [2, null], ceil: [1, 1], floor: [1, 1], unpicked: [3, 3], unreached: [3, 3] };
+  var MAX_UNPICKED_TOKENS = 65536, MAX_UNPICKED_BITS = 16384, MAX_UNREACHED_ACTIVE = 4096;
 
   // The tree checked once, node by node, against the parser's limits and whitelist
   // (`engine`: a model's step, which may call the engine's `unpicked` too).
@@ -373,6 +373,7 @@ window.rooflinecExact = function (limits) {
         if (node[1] === "ceil") { return ceil(args[0]); }
         if (node[1] === "floor") { return floor(args[0]); }
         if (node[1] === "unpicked") { return unpicked(args[0], args[1], args[2]); }
+        if (node[1] === "unreached") { return unreached(args[0], args[1], args[2]); }
         var best = args[0];
         for (var i = 1; i < args.length; i++) {
           var c = cmp(args[i], best);
@@ -403,6 +404,25 @@ window.rooflinecExact = function (limits) {
         "for the page; rooflinec compile --model gives it exactly");
     }
     return pow(rat(e - k, e), Number(n));
+  }
+
+  // C(E - g, k) / C(E, k): a token routed to k of E experts misses all of a given g.
+  function unreached(experts, active, group) {
+    [experts, active, group].forEach(function (v) {
+      if (v.d !== ONE) { fail("unreached takes whole numbers, not " + ratText(v)); }
+    });
+    var e = experts.n, k = active.n, g = group.n;
+    if (!(ZERO <= k && k <= e && ZERO <= g && g <= e && e >= ONE)) {
+      fail("unreached(" + e + ", " + k + ", " + g + "): needs E >= k >= 0, E >= g >= 0, E >= 1");
+    }
+    if (k > BigInt(MAX_UNREACHED_ACTIVE)) {
+      fail(thousands(k) + " experts per token: computed exactly up to " +
+        thousands(MAX_UNREACHED_ACTIVE));
+    }
+    if (e - g < k) { return rat(ZERO, ONE); }
+    var num = ONE, den = ONE;
+    for (var i = ZERO; i < k; i++) { num *= e - g - i; den *= e - i; }
+    return rat(num, den);
   }
 
   function evaluateCount(node, env) {
