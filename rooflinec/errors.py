@@ -165,6 +165,25 @@ class Terminated(BaseException):
     `except BaseException` and `finally` on the way out) runs for it too."""
 
 
+class _PendingStop:
+    """A SIGTERM whose `Terminated` Python could not raise: one that arrived inside a
+    callback whose exceptions Python reports and drops (a weak reference's, as importlib
+    runs them while it loads a module). `console` records it here (`sys.unraisablehook`);
+    an output is not committed, and the command not reported a success, while it is
+    pending. One per process, as the signal is."""
+
+    def __init__(self) -> None:
+        self.pending = False
+
+    def check(self) -> None:
+        """Raise the recorded `Terminated`, if any, where the program is now."""
+        if self.pending:
+            raise Terminated
+
+
+PENDING_STOP = _PendingStop()
+
+
 def json_path(parts: Iterable[str | int]) -> str:
     """`('compute', 'bf16', 'peak')` -> `$.compute.bf16.peak`; list items as `[i]`."""
     out = "$"

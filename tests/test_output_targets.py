@@ -500,6 +500,46 @@ def test_sigterm_cleans_up_as_ctrl_c(tmp_path: Path, args: tuple[str, ...]) -> N
     assert [] == _leftovers(out)
 
 
+_DROPPED_STOP = """
+import sys, weakref
+from rooflinec.cli.main import _unraisable, main
+from rooflinec.errors import Terminated
+
+sys.unraisablehook = _unraisable  # as `console` installs it
+
+
+class Loaded:
+    pass
+
+
+def callback(ref):
+    raise Terminated  # SIGTERM inside a callback whose exceptions Python drops
+
+
+module = Loaded()
+ref = weakref.ref(module, callback)
+del module
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("args", [("--format", "csv"), ("--format", "json")])
+def test_a_sigterm_python_dropped_still_stops_the_write(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """A SIGTERM that lands in a callback Python runs and whose exception it drops (a
+    weak reference's, as importlib runs while a module loads) is recorded: the output is
+    not committed, the exit is 143 with `rooflinec: terminated` alone, nothing is left."""
+    target = tmp_path / "out" / "results"
+    target.parent.mkdir()
+    command = [sys.executable, "-c", _DROPPED_STOP, "compile", "--specs", str(REPO / "specs")]
+    proc = subprocess.run(
+        [*command, *args, "--out", str(target)], capture_output=True, text=True, check=False
+    )
+    assert (143, "rooflinec: terminated\n") == (proc.returncode, proc.stderr)
+    assert [] == list(target.parent.iterdir())
+
+
 class _Stopped(io.StringIO):
     """A stream whose first write is where the process is told to stop."""
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from rooflinec import __version__
 from rooflinec.cli import commands, validate
@@ -40,6 +40,7 @@ from rooflinec.cli.options import (
     Options,
 )
 from rooflinec.errors import (
+    PENDING_STOP,
     RooflinecError,
     SpecError,
     Terminated,
@@ -48,6 +49,9 @@ from rooflinec.errors import (
     one_line,
 )
 from rooflinec.outputs.formats import DEFAULT_FORMAT, FORMATS, format_help
+
+if TYPE_CHECKING:
+    from sys import UnraisableHookArgs
 
 __all__ = ["COMMANDS", "Command", "build_parser", "console", "main", "parse"]
 
@@ -780,7 +784,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     # Every line printed below is one line whatever it quotes (a file name, a spec's text, a
     # tool's output): `one_line` and `Diagnostic.__str__` escape control characters.
     try:
-        return run(opts, stdout)
+        code = run(opts, stdout)
+        PENDING_STOP.check()  # a SIGTERM Python dropped is not a success
+        return code
     except UsageError as exc:
         sys.stderr.write(f"rooflinec: error: {one_line(str(exc))}\n")
         return EXIT_USAGE
@@ -861,11 +867,21 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
     raise Terminated
 
 
+def _unraisable(hook: UnraisableHookArgs) -> None:
+    """A `Terminated` Python could not raise (see `PENDING_STOP`) is recorded, silently;
+    anything else is reported as Python reports it."""
+    if isinstance(hook.exc_value, Terminated):
+        PENDING_STOP.pending = True
+        return
+    sys.__unraisablehook__(hook)
+
+
 def console() -> None:
     """Entry point of the `rooflinec` console script."""
     # By default SIGTERM ends the process at once, leaving a write's temporary file behind.
     # Only here, not in `main`: a program that calls `main` keeps its own handlers.
     signal.signal(signal.SIGTERM, _terminate)
+    sys.unraisablehook = _unraisable
     # A command builds a catalog and keeps it to the end: the cycle collector's default
     # passes (one every 700 allocations, over everything kept every hundred or so) find
     # next to nothing to free in it and cost a compile of the bundled catalog a tenth of

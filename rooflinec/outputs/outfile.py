@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, TypeVar
 
-from rooflinec.errors import UsageError, WriteError
+from rooflinec.errors import PENDING_STOP, UsageError, WriteError
 
 __all__ = [
     "RECORD",
@@ -363,6 +363,7 @@ def _replaced(target: Path, final: Path) -> Iterator[BinaryIO]:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
+        PENDING_STOP.check()  # a SIGTERM Python dropped: not committed
         os.replace(name, final)
     except BaseException as exc:  # Ctrl-C and SIGTERM included: nothing half-written stays
         if temporary.path is not None:
@@ -413,6 +414,7 @@ def atomic_folder(target: Path, specs: Path | None = None) -> Iterator[Path]:
         record = {"rooflinec-output": _RECORD_FORMAT, "files": files}
         (name / RECORD).write_text(json.dumps(record, indent=1) + "\n", "utf-8")
         _fsync_folder(name)
+        PENDING_STOP.check()  # a SIGTERM Python dropped: not committed
         if target.is_dir():
             os.replace(target, aside.folder_made() / "previous")
         os.replace(name, target)
