@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 
 from rooflinec.catalog import Deployment, Model, Speculation
 from rooflinec.engine.compiler import Compiled
+from rooflinec.engine.experts import rerouted
 from rooflinec.engine.frontier import MAX_CHIPS, deployments, grid
+from rooflinec.engine.models import DeploymentError
 from rooflinec.engine.request_floats import (
     REL,
     RequestTimes,
@@ -29,6 +31,7 @@ from rooflinec.engine.request_floats import (
 )
 from rooflinec.engine.requests import RequestShape, request_passes
 from rooflinec.formulas import parse_formula
+from rooflinec.formulas.limits import MAX_UNPICKED_TOKENS
 from rooflinec.formulas.vectorised import evaluate_float
 from rooflinec.pipeline import compiled_or_raise
 from tests.specfactory import BUNDLED, windowed_llama
@@ -302,3 +305,44 @@ def test_a_sliding_window_is_cut_into_lines(windowed: Compiled, shape: RequestSh
                 told += 1
                 assert expected == passes
     assert told > 0
+
+
+def test_uniform_routing_stays_on_the_float_path(bundled: Compiled) -> None:
+    """Under uniform routing the experts read (`X`) and the chips a token reaches
+    (`ranks`) are fractions: the float path takes them (within 2^-40 of the exact
+    engine's ttft and decode time on every routed model), and declines just the points
+    the exact engine refuses (over 65,536 tokens a pass: no exact power)."""
+    engine = bundled.model_engine
+    checked = declined = 0
+    for model in bundled.catalog.models.values():
+        if model.experts is None:
+            continue
+        uniform = rerouted(model, "uniform")
+        for device in ("nvidia-h100-sxm", "amd-mi300x"):
+            found, _, problem = grid(engine, uniform, device, uniform.precision, SHAPE)
+            if problem is not None:
+                continue
+            pairs = [(g.deployment, b) for g in found for b in g.batches]
+            pairs = pairs[:: max(1, len(pairs) // SAMPLE)]
+            work = RequestWork(engine, uniform, uniform.precision, SHAPE, pairs)
+            times = request_times(
+                work, engine.devices[device], engine.latencies.get(device), engine.links(device)
+            )
+            for i, (d, b) in enumerate(pairs):
+                if b * SHAPE.input > MAX_UNPICKED_TOKENS:
+                    assert times.declined[i]
+                    with pytest.raises(DeploymentError, match="computed exactly up to"):
+                        request_passes(
+                            engine, uniform, engine.devices[device], uniform.precision, d, b, SHAPE
+                        )
+                    declined += 1
+                    continue
+                assert not times.declined[i]
+                ttft, decoding = request_passes(
+                    engine, uniform, engine.devices[device], uniform.precision, d, b, SHAPE
+                )
+                for got, exact in ((times.ttft[i], ttft), (times.decode[i], decoding)):
+                    assert abs(Fraction(float(got)) - exact) <= exact * Fraction(1, 2**40)
+                checked += 1
+    assert checked > 100
+    assert declined > 0

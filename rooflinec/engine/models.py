@@ -37,6 +37,7 @@ from rooflinec.catalog import (
     ModelStep,
 )
 from rooflinec.engine.evaluate import collective_runs, count_problem, width_values
+from rooflinec.engine.exact import exact_sum
 from rooflinec.engine.memory import MemoryEngine, MemoryFit
 from rooflinec.engine.roof import slowest
 from rooflinec.engine.terms import COMPUTE, LATENCY, MODEL_LIMITS
@@ -1337,14 +1338,14 @@ class ModelEngine:
             steps = tuple(entries)
             counts_all = [entry.counts for entry in steps]
             levels = [lv for lv in LEVELS if any(lv in c.bytes for c in counts_all)]
-            flops = sum((c.total_flops for c in counts_all), Fraction(0))
+            flops = exact_sum(c.total_flops for c in counts_all)
             for c in collectives:
                 flops += c.flops * c.count
             hit = self._plans[key] = Plan(
                 steps,
                 flops,
                 {
-                    lv: sum((c.total_bytes[lv] for c in counts_all if lv in c.bytes), Fraction(0))
+                    lv: exact_sum(c.total_bytes[lv] for c in counts_all if lv in c.bytes)
                     for lv in levels
                 },
                 tuple(collectives),

@@ -232,6 +232,16 @@ def _whole(values: Floats, limit: int) -> Bools:
     return out
 
 
+def _shape_ok(values: Floats, fraction: bool) -> Bools:
+    """Where a shape symbol's values are what the engine takes: whole numbers within its
+    limit, or, for a symbol that may be a fraction (`ModelStep.fractional`: uniform
+    routing's expectations), finite and within the limit."""
+    if not fraction:
+        return _whole(values, MAX_SHAPE)
+    out: Bools = np.isfinite(values) & (values >= 0) & (values <= MAX_SHAPE)
+    return out
+
+
 class RequestWork:
     """What the float path needs of `model`'s passes at `points`, the same on every
     device (see the module)."""
@@ -307,18 +317,19 @@ class RequestWork:
                 shapes.append(
                     {sym: _column(evaluate_float(f, env), size) for sym, f in step.shape.items()}
                 )
+            fractional = step.fractional
             if last is not None:
                 # Whole at L = first and first + 1: a whole slope, so whole at every L.
                 step_env = {**at_first, _KEYS: float(first + 1)}
                 for sym, f in step.shape.items():
                     nxt = _column(evaluate_float(f, step_env), size)
-                    declined |= ~_whole(nxt, MAX_SHAPE) | (nxt < shapes[0][sym])
+                    declined |= ~_shape_ok(nxt, sym in fractional) | (nxt < shapes[0][sym])
             key = keys[collective]
             start = len(key)
             key.append(count)
             for at_end in shapes:
-                for values_ in at_end.values():
-                    declined |= ~_whole(values_, MAX_SHAPE)
+                for sym, values_ in at_end.items():
+                    declined |= ~_shape_ok(values_, sym in fractional)
                     key.append(values_)
             at = step.precision or self.precision
             bound_widths = width_values(
@@ -329,8 +340,8 @@ class RequestWork:
                 first_shape = shapes[0]
                 n = first_shape.get("n", np.ones(size))
                 runs = (n > 1) & (count > 0)
-                for values_ in first_shape.values():
-                    declined |= runs & (values_ < 1)
+                for sym, values_ in first_shape.items():
+                    declined |= runs & (values_ <= 0 if sym in fractional else values_ < 1)
                 values: dict[str, float | Floats] = {**first_shape, **widths}
                 flops = _column(evaluate_float(kernel.flops, values), size)
                 span = n * _spread(step.shape["n"].symbols if "n" in step.shape else (), self._base)
@@ -351,8 +362,9 @@ class RequestWork:
                 continue
             declined |= count < 1
             for at_end in shapes:
-                for values_ in at_end.values():
-                    declined |= values_ < 1
+                for sym, values_ in at_end.items():
+                    # A fraction (experts read per chip) may be under 1, never 0.
+                    declined |= values_ <= 0 if sym in fractional else values_ < 1
             levels = [lv for lv in LEVELS if lv in kernel.bytes]
             after = 0 if last is None else last - first  # passes after the first
             operations = self._line(kernel.flops, shapes, widths, after)
@@ -360,10 +372,15 @@ class RequestWork:
                 (lv, *self._line(kernel.bytes[lv], shapes, widths, after)) for lv in levels
             )
             formulas = (kernel.flops, *(kernel.bytes[lv] for lv in levels))
-            exact = _exactly(formulas, shapes, declined, bound_widths)
+            # A fraction's float is not its value: such a step's exact counts are the
+            # exact engine's (neither int64 nor the lazy counts read it from floats).
+            whole = not fractional & step.shape.keys()
+            exact = _exactly(formulas, shapes, declined, bound_widths) if whole else None
             slopes = [operations[1], *(slope for _, _, slope in traffic)]
             varies = any(bool(np.any(slope != 0)) for slope in slopes)
-            lazy = None if exact is not None else (formulas, tuple(shapes), dict(bound_widths))
+            lazy = (
+                (formulas, tuple(shapes), dict(bound_widths)) if exact is None and whole else None
+            )
             memory.append(_MemoryStep(at, count, operations, traffic, exact, varies, lazy))
             columns.append((start, len(key)))
         rows = [np.stack(k, axis=1) if k else np.zeros((size, 0)) for k in keys.values()]

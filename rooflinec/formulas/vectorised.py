@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rooflinec.formulas.limits import MAX_UNPICKED_TOKENS, MAX_UNREACHED_ACTIVE
 from rooflinec.formulas.tree import (
     _Call,
     _Factor,
@@ -157,6 +158,14 @@ _INT64 = _Arithmetic()
 _FLOAT64 = _FloatArithmetic()
 
 
+def _refused(experts: Any, active: Any, third: Any) -> Any:
+    """Where `unpicked` or `unreached` refuses its arguments exactly: not whole numbers,
+    or not E >= k >= 0, E >= 1, third >= 0."""
+    whole = (experts == np.floor(experts)) & (active == np.floor(active))
+    whole &= third == np.floor(third)
+    return ~whole | (active < 0) | (active > experts) | (experts < 1) | (third < 0)
+
+
 def _walk(node: _Node, values: Mapping[str, Any], arithmetic: _Arithmetic) -> Any:
     """The node's value in `arithmetic` (int64: `_Refused` where a quotient is not whole
     or divides by 0)."""
@@ -178,15 +187,20 @@ def _walk(node: _Node, values: Mapping[str, Any], arithmetic: _Arithmetic) -> An
         args = [_walk(arg, values, arithmetic) for arg in node.args]
         if node.name == "unpicked":
             experts, active, tokens = args
-            return ((experts - active) / experts) ** tokens  # floats: `_bound` refused int64
+            # Floats (`_bound` refused int64); NaN where the exact engine refuses.
+            refused = _refused(experts, active, tokens) | (tokens > MAX_UNPICKED_TOKENS)
+            return np.where(refused, np.nan, ((experts - active) / experts) ** tokens)
         if node.name == "unreached":
             experts, active, group = args
+            refused = _refused(experts, active, group) | (active > MAX_UNREACHED_ACTIVE)
+            refused |= group > experts
             # prod over i < k of (E - g - i) / (E - i): a factor is 0 where E - g < k.
             out = np.ones(np.broadcast(experts, active, group).shape)
-            for i in range(int(np.max(active))):
+            most = np.max(np.where(refused, 0, active), initial=0)
+            for i in range(int(most)):
                 term = (experts - group - i) / (experts - i)
                 out = out * np.where(i < active, term, 1.0)
-            return out
+            return np.where(refused, np.nan, out)
         pick = np.minimum if node.name == "min" else np.maximum
         out = args[0]
         for arg in args[1:]:
