@@ -5,7 +5,7 @@ against the exact check."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -61,13 +61,16 @@ def bundled() -> Compiled:
 
 
 def _sampled(
-    bundled: Compiled, shape: RequestShape = SHAPE
+    bundled: Compiled,
+    shape: RequestShape = SHAPE,
+    models: Iterable[Model] | None = None,
+    devices: Sequence[str] = DEVICES,
 ) -> Iterator[tuple[Model, str, list[tuple[Deployment, int]], RequestWork, RequestTimes]]:
-    """Every bundled model on a device of each fabric kind: `SAMPLE` points spread over
-    its grid, their work and their times on the float path."""
+    """Every bundled model (or each of `models`) on a device of each fabric kind: `SAMPLE`
+    points spread over its grid, their work and their times on the float path."""
     engine = bundled.model_engine
-    for model in bundled.catalog.models.values():
-        for device in DEVICES:
+    for model in bundled.catalog.models.values() if models is None else models:
+        for device in devices:
             found, _, problem = grid(engine, model, device, model.precision, shape)
             if problem is not None:
                 continue
@@ -80,6 +83,27 @@ def _sampled(
             yield model, device, pairs, work, times
 
 
+def _near_exact(
+    bundled: Compiled,
+    model: Model,
+    device: str,
+    times: RequestTimes,
+    i: int,
+    point: tuple[Deployment, int],
+    shape: RequestShape,
+    tolerance: Fraction,
+) -> None:
+    """Point i's ttft and decode time on the float path are within `tolerance`
+    (relatively) of the exact engine's."""
+    engine = bundled.model_engine
+    d, b = point
+    ttft, decoding = request_passes(
+        engine, model, engine.devices[device], model.precision, d, b, shape
+    )
+    for got, exact in ((times.ttft[i], ttft), (times.decode[i], decoding)):
+        assert abs(Fraction(float(got)) - exact) <= exact * tolerance
+
+
 @SHAPES
 def test_every_figure_is_the_exact_one_to_a_few_ulps(
     bundled: Compiled, shape: RequestShape
@@ -87,16 +111,11 @@ def test_every_figure_is_the_exact_one_to_a_few_ulps(
     """On every bundled model and a device of each fabric kind, the float path's ttft and
     decode time of points spread over the grid are within 2^-50 (relatively) of the exact
     engine's, and it declines none of them; decoded one token a pass or by speculation."""
-    engine = bundled.model_engine
     checked = 0
     for model, device, pairs, _, times in _sampled(bundled, shape):
         assert not times.declined.any()
-        for i, (d, b) in enumerate(pairs):
-            ttft, decoding = request_passes(
-                engine, model, engine.devices[device], model.precision, d, b, shape
-            )
-            for got, exact in ((times.ttft[i], ttft), (times.decode[i], decoding)):
-                assert abs(Fraction(float(got)) - exact) <= exact * Fraction(1, 2**50)
+        for i, point in enumerate(pairs):
+            _near_exact(bundled, model, device, times, i, point, shape, Fraction(1, 2**50))
             checked += 1
     assert checked > 300
 
@@ -314,35 +333,20 @@ def test_uniform_routing_stays_on_the_float_path(bundled: Compiled) -> None:
     the exact engine refuses (over 65,536 tokens a pass: no exact power)."""
     engine = bundled.model_engine
     checked = declined = 0
-    for model in bundled.catalog.models.values():
-        if model.experts is None:
-            continue
-        uniform = rerouted(model, "uniform")
-        for device in ("nvidia-h100-sxm", "amd-mi300x"):
-            found, _, problem = grid(engine, uniform, device, uniform.precision, SHAPE)
-            if problem is not None:
+    uniform = [rerouted(m, "uniform") for m in bundled.catalog.models.values() if m.experts]
+    devices = ("nvidia-h100-sxm", "amd-mi300x")
+    for model, device, pairs, _, times in _sampled(bundled, SHAPE, uniform, devices):
+        for i, (d, b) in enumerate(pairs):
+            if b * SHAPE.input > MAX_UNPICKED_TOKENS:
+                assert times.declined[i]
+                with pytest.raises(DeploymentError, match="computed exactly up to"):
+                    request_passes(
+                        engine, model, engine.devices[device], model.precision, d, b, SHAPE
+                    )
+                declined += 1
                 continue
-            pairs = [(g.deployment, b) for g in found for b in g.batches]
-            pairs = pairs[:: max(1, len(pairs) // SAMPLE)]
-            work = RequestWork(engine, uniform, uniform.precision, SHAPE, pairs)
-            times = request_times(
-                work, engine.devices[device], engine.latencies.get(device), engine.links(device)
-            )
-            for i, (d, b) in enumerate(pairs):
-                if b * SHAPE.input > MAX_UNPICKED_TOKENS:
-                    assert times.declined[i]
-                    with pytest.raises(DeploymentError, match="computed exactly up to"):
-                        request_passes(
-                            engine, uniform, engine.devices[device], uniform.precision, d, b, SHAPE
-                        )
-                    declined += 1
-                    continue
-                assert not times.declined[i]
-                ttft, decoding = request_passes(
-                    engine, uniform, engine.devices[device], uniform.precision, d, b, SHAPE
-                )
-                for got, exact in ((times.ttft[i], ttft), (times.decode[i], decoding)):
-                    assert abs(Fraction(float(got)) - exact) <= exact * Fraction(1, 2**40)
-                checked += 1
+            assert not times.declined[i]
+            _near_exact(bundled, model, device, times, i, (d, b), SHAPE, Fraction(1, 2**40))
+            checked += 1
     assert checked > 100
     assert declined > 0
