@@ -113,6 +113,17 @@ def test_test_13b_page_shows_the_engine_figures(site: Path, compiled: Compiled) 
         assert format_si(s.time, "s") in text
 
 
+def test_routed_pages_bind_ranks(site: Path, compiled: Compiled) -> None:
+    """A model whose dispatch and combine read `ranks` says what its routing binds it
+    to; a routed model whose steps do not read it, and a dense one, say nothing of it."""
+    sentence = "and ranks, the chips a token is sent to, min(k, ep)"
+    for model in compiled.catalog.models.values():
+        text = _text((site / "models" / f"{model.id}.html").read_text("utf-8"))
+        reads = any(step.written for step in model.steps)
+        assert reads == (sentence in text), model.id
+    assert any(any(s.written for s in m.steps) for m in compiled.catalog.models.values())
+
+
 def test_stacked_bar_sums_to_the_pass_time(site: Path, compiled: Compiled) -> None:
     """The step-time chart's segments of each device add up to that device's pass time."""
     spec = json.loads((site / "models" / "test-13b.steps-decode.vl.json").read_text("utf-8"))

@@ -198,12 +198,19 @@ def _experts_line(model: Model) -> dict[str, object] | None:
         if experts.routing == "uniform"
         else f"min({e}/ep, tokens × {k})"
     )
+    ranks = (
+        f"ep × (1 − C({e} − {e}/ep, {k})/C({e}, {k}))"
+        if experts.routing == "uniform"
+        else f"min({k}, ep)"
+    )
     return {
         "count": f"{experts.count:,}",
         "active": f"{experts.active:,}",
         "shared": experts.shared,
         "routing": experts.routing,
         "law": law,
+        # Only where a step reads it (dispatch and combine): the steps show `ranks`
+        "ranks": ranks if any(step.written for step in model.steps) else None,
     }
 
 
@@ -247,7 +254,10 @@ def _model_page(site: Site, model: Model, devices: list[str], eligible: int) -> 
                 "id": step.id,
                 "name": step.name,
                 "kernel": page.kernel_link(step.kernel),
-                "written": ", ".join(f"{k}: {f.text}" for k, f in step.shape.items()),
+                # As the spec writes them: `ranks` by name (the experts line binds it)
+                "written": ", ".join(
+                    f"{k}: {step.written.get(k, f.text)}" for k, f in step.shape.items()
+                ),
                 "count": step.count.text,
                 "precision": ", ".join(
                     [cat.precisions[step.precision or model.precision].label, *bound]
