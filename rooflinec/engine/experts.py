@@ -30,8 +30,16 @@ def rerouted(model: Model, routing: str) -> Model:
     names = model_names(model.parameters, model.phases)
     uniform = routing == "uniform"
 
+    # Several steps bind the same text (the expert projections' X, dispatch and combine's
+    # m): each parsed, and evaluated per phase, once.
+    parsed: dict[str, Formula] = {}
+    values: dict[tuple[str, str], int | Fraction] = {}
+
     def engine_formula(text: str) -> Formula:
-        return parse_formula(text, names, reserved=(), engine=True)
+        hit = parsed.get(text)
+        if hit is None:
+            hit = parsed[text] = parse_formula(text, names, reserved=(), engine=True)
+        return hit
 
     def bound(step: ModelStep) -> dict[str, Formula]:
         out: dict[str, Formula] = {}
@@ -42,8 +50,11 @@ def rerouted(model: Model, routing: str) -> Model:
         return out
 
     def value(formula: Formula, phase: str) -> int | Fraction:
-        found = formula.evaluate(model.variables(phase))
-        return int(found) if found.denominator == 1 else found
+        key = (formula.text, phase)
+        if key not in values:
+            found = formula.evaluate(model.variables(phase))
+            values[key] = int(found) if found.denominator == 1 else found
+        return values[key]
 
     steps = []
     for step in model.steps:

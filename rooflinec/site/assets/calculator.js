@@ -256,7 +256,7 @@
     if (chip.smem && chip.smem.trim()) {
       smem = field("chip.smem", "shared memory per core", function () {
         var v = parseQuantity(chip.smem, "bytes", true);
-        if (v.d !== BigInt(1)) { fail("shared memory per core is a whole number of bytes", "write it as the vendor prints it, as in '228 KiB'"); }
+        if (v.d !== ONE) { fail("shared memory per core is a whole number of bytes", "write it as the vendor prints it, as in '228 KiB'"); }
         return v;
       });
     }
