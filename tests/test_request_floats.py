@@ -29,7 +29,7 @@ from rooflinec.engine.request_floats import (
     request_times,
     request_times_on,
 )
-from rooflinec.engine.requests import RequestShape, request_passes
+from rooflinec.engine.requests import RequestBatch, RequestShape, request_passes
 from rooflinec.formulas import parse_formula
 from rooflinec.formulas.limits import MAX_UNPICKED_TOKENS
 from rooflinec.formulas.vectorised import evaluate_float
@@ -98,7 +98,7 @@ def _near_exact(
     engine = bundled.model_engine
     d, b = point
     ttft, decoding = request_passes(
-        engine, model, engine.devices[device], model.precision, d, b, shape
+        engine, engine.devices[device], RequestBatch(model, model.precision, d, b, shape)
     )
     for got, exact in ((times.ttft[i], ttft), (times.decode[i], decoding)):
         assert abs(Fraction(float(got)) - exact) <= exact * tolerance
@@ -256,7 +256,9 @@ def test_exact_passes_from_counts_are_the_engine_s(bundled: Compiled, shape: Req
             if got is None:
                 continue
             told += 1
-            expected = request_passes(engine, model, figures, model.precision, d, b, shape)
+            expected = request_passes(
+                engine, figures, RequestBatch(model, model.precision, d, b, shape)
+            )
             assert (model.id, device, d, b, got) == (model.id, device, d, b, expected)
     assert told >= asked // 2
 
@@ -316,7 +318,9 @@ def test_a_sliding_window_is_cut_into_lines(windowed: Compiled, shape: RequestSh
         times = request_times(work, figures, latency, engine.links(device))
         assert not times.declined.any()
         for i, (d, b) in enumerate(pairs):
-            expected = request_passes(engine, model, figures, model.precision, d, b, shape)
+            expected = request_passes(
+                engine, figures, RequestBatch(model, model.precision, d, b, shape)
+            )
             for got, exact in zip((times.ttft[i], times.decode[i]), expected, strict=True):
                 assert abs(Fraction(float(got)) - exact) <= exact * Fraction(1, 2**50)
             passes = exact_passes(work, times, i, figures, latency, engine.links(device))
@@ -341,7 +345,9 @@ def test_uniform_routing_stays_on_the_float_path(bundled: Compiled) -> None:
                 assert times.declined[i]
                 with pytest.raises(DeploymentError, match="computed exactly up to"):
                     request_passes(
-                        engine, model, engine.devices[device], model.precision, d, b, SHAPE
+                        engine,
+                        engine.devices[device],
+                        RequestBatch(model, model.precision, d, b, SHAPE),
                     )
                 declined += 1
                 continue

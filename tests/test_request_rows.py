@@ -18,7 +18,7 @@ from rooflinec.assemble import catalog_or_raise
 from rooflinec.catalog import Deployment
 from rooflinec.cli.main import main
 from rooflinec.engine.compiler import compile_catalog
-from rooflinec.engine.requests import RequestShape, evaluate_request
+from rooflinec.engine.requests import RequestBatch, RequestShape, evaluate_request
 from rooflinec.outputs.cells import num
 from rooflinec.outputs.request_rows import (
     REQUEST_CSV_COLUMNS,
@@ -225,7 +225,9 @@ def test_explain_names_the_price_and_its_date(tmp_path: Path) -> None:
     shape = RequestShape(100, 10)
     model = compiled.catalog.models["llama-3-8b"]
     result = evaluate_request(engine, model.id, H100, "bf16", Deployment(), 1, shape, Fraction(2))
-    decode = decode_sum(engine, model, compiled.devices[H100], "bf16", Deployment(), 1, shape)
+    decode = decode_sum(
+        engine, compiled.devices[H100], RequestBatch(model, "bf16", Deployment(), 1, shape)
+    )
     text = explain_request(compiled.catalog, result, result.ttft, None, decode, Fraction(2))
     assert "6. Cost (the reader's price)" in text
     assert "= 2 USD/h × 1 / 3600 /" in text

@@ -16,6 +16,7 @@ from rooflinec.catalog import DEFAULT_REQUESTS, ONE_CHIP, Deployment, Speculatio
 from rooflinec.engine.compiler import Compiled, compile_catalog
 from rooflinec.engine.models import DeploymentError, RunPoint
 from rooflinec.engine.requests import (
+    RequestBatch,
     RequestShape,
     decode_sum,
     evaluate_request,
@@ -113,19 +114,9 @@ def test_closed_form_is_the_sum_of_every_pass(bundled: Compiled) -> None:
         figures = bundled.devices[device]
         for batch in (1, 64):
             for shape in SHAPES:
-                closed = decode_sum(
-                    engine, model, figures, model.precision, deployment, batch, shape
-                )
-                each = decode_sum(
-                    engine,
-                    model,
-                    figures,
-                    model.precision,
-                    deployment,
-                    batch,
-                    shape,
-                    closed=False,
-                )
+                at = RequestBatch(model, model.precision, deployment, batch, shape)
+                closed = decode_sum(engine, figures, at)
+                each = decode_sum(engine, figures, at, closed=False)
                 assert each.total == closed.total, (model_id, deployment, device, batch, shape)
                 assert closed.closed
                 assert sum(p.last - p.first + 1 for p in closed.pieces) == shape.output - 1
@@ -156,7 +147,7 @@ def test_closed_form_on_random_shapes(
     model = bundled.catalog.models["llama-3-8b"]
     figures = bundled.devices[device]
     shape = RequestShape(input, output)
-    args = (engine, model, figures, model.precision, deployment, batch, shape)
+    args = (engine, figures, RequestBatch(model, model.precision, deployment, batch, shape))
     assert decode_sum(*args, closed=False).total == decode_sum(*args).total
 
 
@@ -175,7 +166,7 @@ def test_a_window_falls_back_to_one_by_one(tmp_path: Path) -> None:
     model = compiled.catalog.models["llama-3-8b"]
     figures = compiled.devices["nvidia-h100-sxm"]
     shape = RequestShape(8000, 400)
-    found = decode_sum(engine, model, figures, "bf16", ONE_CHIP, 4, shape)
+    found = decode_sum(engine, figures, RequestBatch(model, "bf16", ONE_CHIP, 4, shape))
     assert not found.closed
     expected = sum(
         (
@@ -197,7 +188,9 @@ def test_a_window_falls_back_to_one_by_one(tmp_path: Path) -> None:
     assert found.pieces[-1].total == found.pieces[-2].total
     # More passes than are evaluated one by one: refused, not a hang
     with pytest.raises(DeploymentError, match="more than the 65,536 evaluated one by one"):
-        decode_sum(engine, model, figures, "bf16", ONE_CHIP, 4, RequestShape(8000, 70_000))
+        decode_sum(
+            engine, figures, RequestBatch(model, "bf16", ONE_CHIP, 4, RequestShape(8000, 70_000))
+        )
 
 
 @pytest.mark.parametrize(
@@ -217,7 +210,7 @@ def test_a_windowed_kernel_is_summed_in_closed_form(
     for device in ("nvidia-h100-sxm", "google-tpu-v5e"):
         figures = compiled.devices[device]
         shape = RequestShape(input, output, speculation)
-        args = (engine, model, figures, "bf16", ONE_CHIP, 4, shape)
+        args = (engine, figures, RequestBatch(model, "bf16", ONE_CHIP, 4, shape))
         closed = decode_sum(*args)
         assert closed.closed
         assert decode_sum(*args, closed=False).total == closed.total

@@ -583,8 +583,8 @@ def _explained_at(
 def _explain_request(opts: Options, out: TextIO) -> int:
     """`explain --model M --input I --output O --device D [--batch N]` (or `--request ID`,
     `--deployment NAME`): one request row's derivation."""
-    from rooflinec.engine.models import DeploymentError, RunPoint
-    from rooflinec.engine.requests import decode_sum, evaluate_request
+    from rooflinec.engine.models import DeploymentError
+    from rooflinec.engine.requests import RequestBatch, decode_sum, evaluate_request
     from rooflinec.prose.request_explain import explain_request
 
     if opts.symbolic:
@@ -605,15 +605,9 @@ def _explain_request(opts: Options, out: TextIO) -> int:
         raise _no_peak(model, device, precision)
     try:
         result = evaluate_request(engine, model.id, device.id, precision, deployment, batch, shape)
-        prefill = engine.evaluate(
-            model,
-            RunPoint(batch, shape.input, shape.input),
-            figures,
-            precision,
-            engine.latencies.get(device.id),
-            deployment=deployment,
-        )
-        decode = decode_sum(engine, model, figures, precision, deployment, batch, shape)
+        at = RequestBatch(model, precision, deployment, batch, shape)
+        prefill = at.run(engine, at.prefill(), figures)
+        decode = decode_sum(engine, figures, at)
     except DeploymentError as exc:
         raise UsageError(f"{_degrees(deployment)}: {exc.message}") from None
     talks = prefill.plan is not None and bool(prefill.plan.collectives)
@@ -1242,13 +1236,7 @@ def cmd_plan(opts: Options, out: TextIO) -> int:
 
 def _import_hf_config(opts: Options, out: TextIO) -> int:
     """A model spec from a Hugging Face config.json: printed, or written to models/ID.yaml."""
-    from rooflinec.importing.hf_config import (
-        ConfigError,
-        checked_spec,
-        interpret,
-        render,
-        write_spec,
-    )
+    from rooflinec.importing import hf_config
     from rooflinec.lints import current_date
 
     if opts.model_id is None or opts.url is None:
@@ -1262,12 +1250,12 @@ def _import_hf_config(opts: Options, out: TextIO) -> int:
     if opts.write and (target.exists() or target.is_symlink()):
         raise UsageError(f"{target} exists: import hf-config never writes over a spec")
     try:
-        imported = interpret(opts.file)
-    except ConfigError as exc:
+        imported = hf_config.interpret(opts.file)
+    except hf_config.ConfigError as exc:
         sys.stderr.write(one_line(str(exc)) + "\n")
         return EXIT_SPEC
-    text = render(imported, opts.model_id, opts.url, current_date().isoformat())
-    problem = checked_spec(folder, opts.model_id, text)
+    text = hf_config.render(imported, opts.model_id, opts.url, current_date().isoformat())
+    problem = hf_config.checked_spec(folder, opts.model_id, text)
     if problem is not None:
         sys.stderr.write(
             one_line(f"{opts.file}:1: error: the spec written from it does not check: {problem}")
@@ -1278,7 +1266,7 @@ def _import_hf_config(opts: Options, out: TextIO) -> int:
         out.write(text)
         return EXIT_OK
     try:
-        write_spec(target, text)
+        hf_config.write_spec(target, text)
     except FileExistsError:
         raise UsageError(f"{target} exists: import hf-config never writes over a spec") from None
     except OSError as exc:

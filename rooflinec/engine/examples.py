@@ -16,7 +16,7 @@ from rooflinec.engine.experts import rerouted
 from rooflinec.engine.memory import MemoryFit, device_capacity, evaluate_fit
 from rooflinec.engine.models import Link, ModelResult
 from rooflinec.engine.solve import crossover, solve_regions
-from rooflinec.engine.solve_case import held_problem, tiled
+from rooflinec.engine.solve_case import case_problem
 from rooflinec.engine.terms import COMPUTE
 from rooflinec.errors import Diagnostic
 from rooflinec.formatting import format_percent, format_si
@@ -209,19 +209,8 @@ def _crossover(compiled: Compiled, example: Example, e: Expectation) -> int | st
         return None
     if example.precision not in figures.peaks:
         return None
-    kernel = catalog.kernels[case.kernel]
-    traffic, held = tiled(kernel, catalog.devices.get(example.device or ""), case.shape)
-    problem = held_problem(
-        catalog,
-        kernel,
-        case.widths,
-        kernel.flops,
-        traffic,
-        held,
-        e.symbol,
-        figures,
-        example.precision,
-    )
+    device = catalog.devices.get(example.device or "")
+    problem = case_problem(catalog, case, device, case.shape, e.symbol, figures, example.precision)
     found = crossover(solve_regions(problem))
     return "none" if found is None else found
 

@@ -114,7 +114,7 @@ from rooflinec.engine.request_floats import (
     same_memory_time,
 )
 from rooflinec.engine.request_floats import _Pass as RunPass
-from rooflinec.engine.requests import request_passes
+from rooflinec.engine.requests import RequestBatch, request_passes
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -605,7 +605,8 @@ class _Search:
                 found = exact_passes(*self._floats, at, figures, latency, links)
             if found is None:
                 model = engine.catalog.models[model_id]
-                found = request_passes(engine, model, figures, precision, deployment, batch, shape)
+                request = RequestBatch(model, precision, deployment, batch, shape)
+                found = request_passes(engine, figures, request)
             ttft, decoding = found
             tokens = batch * shape.output * deployment.dp
             hit = self._rates[key] = (

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DecodeSum",
     "Piece",
+    "RequestBatch",
     "RequestResult",
     "RequestShape",
     "decode_curve",
@@ -124,6 +125,35 @@ class RequestResult:
         if self.speculation is None:
             return Fraction(1)
         return self.speculation.tokens_per_verify
+
+
+@dataclass(frozen=True)
+class RequestBatch:
+    """A static batch of `batch` requests of `shape`, of `model` at `precision` under
+    `deployment`: what a request's passes are planned for, the same on every device."""
+
+    model: Model
+    precision: str
+    deployment: Deployment
+    batch: int
+    shape: RequestShape
+
+    @property
+    def key(self) -> tuple[str, str, Deployment, int, RequestShape]:
+        """What tells two batches apart, hashable (a model is not)."""
+        return self.model.id, self.precision, self.deployment, self.batch, self.shape
+
+    def prefill(self) -> RunPoint:
+        """The prefill pass: b, s = L = input."""
+        return RunPoint(self.batch, self.shape.input, self.shape.input)
+
+    def decode(self, keys: int) -> RunPoint:
+        """The decode (or verify) pass at L = `keys`."""
+        return RunPoint(self.batch, self.shape.drafted + 1, keys)
+
+    def run(self, engine: ModelEngine, point: RunPoint, figures: DeviceFigures) -> ModelResult:
+        """One pass of the batch on `figures`."""
+        return _pass(engine, self.model, point, figures, self.precision, self.deployment)
 
 
 # ---------------------------------------------------------------------- cost and energy
@@ -331,21 +361,16 @@ _Curves = dict[tuple[str, str, Deployment, int, int], _Curve | None]
 _CURVES: WeakKeyDictionary[ModelEngine, _Curves] = WeakKeyDictionary()
 
 
-def _varying_steps(
-    engine: ModelEngine,
-    model: Model,
-    precision: str,
-    deployment: Deployment,
-    batch: int,
-    tokens: int,
-) -> _Curve | None:
+def _varying_steps(engine: ModelEngine, at: RequestBatch) -> _Curve | None:
+    """The decode passes' varying steps, kept per engine: batches whose requests differ
+    only in their token counts share them."""
     known = _CURVES.get(engine)
     if known is None:
         known = _CURVES[engine] = {}
-    key = (model.id, precision, deployment, batch, tokens)
+    key = (at.model.id, at.precision, at.deployment, at.batch, at.shape.drafted + 1)
     if key not in known:
         try:
-            steps = _curves(engine, model, precision, deployment, batch, tokens)
+            steps = _curves(engine, at)
             found = None if steps is None else _Curve(steps)
         except (EvaluationError, FormulaError, ZeroDivisionError):
             found = None  # each pass in turn, which says what is wrong, if anything
@@ -353,20 +378,13 @@ def _varying_steps(
     return known[key]
 
 
-def _curves(
-    engine: ModelEngine,
-    model: Model,
-    precision: str,
-    deployment: Deployment,
-    batch: int,
-    tokens: int,
-) -> tuple[_VaryingStep, ...] | None:
-    catalog = engine.catalog
+def _curves(engine: ModelEngine, request: RequestBatch) -> tuple[_VaryingStep, ...] | None:
+    catalog, model, precision = engine.catalog, request.model, request.precision
     scope: dict[str, int | Fraction] = {
         **model.parameters,
-        "b": batch,
-        "s": tokens,
-        **deployment.variables(),
+        "b": request.batch,
+        "s": request.shape.drafted + 1,
+        **request.deployment.variables(),
     }
     out: list[_VaryingStep] = []
     for index, step in enumerate(model.steps):
@@ -411,22 +429,12 @@ def _curves(
 
 
 def _one_by_one(
-    engine: ModelEngine,
-    model: Model,
-    figures: DeviceFigures,
-    precision: str,
-    deployment: Deployment,
-    batch: int,
-    tokens: int,
-    first: int,
-    last: int,
+    engine: ModelEngine, figures: DeviceFigures, at: RequestBatch, first: int, last: int
 ) -> DecodeSum:
     pieces = []
     total = _ZERO
     for keys in range(first, last + 1):
-        t = pass_time(
-            _pass(engine, model, RunPoint(batch, tokens, keys), figures, precision, deployment)
-        )
+        t = pass_time(at.run(engine, at.decode(keys), figures))
         total += t
         pieces.append(Piece(keys, keys, (t,) if t else (), t))
     return DecodeSum(total, tuple(pieces), False)
@@ -440,25 +448,18 @@ def decode_keys(shape: RequestShape) -> tuple[int, int]:
 
 
 def decode_curve(
-    engine: ModelEngine,
-    model: Model,
-    precision: str,
-    deployment: Deployment,
-    batch: int,
-    shape: RequestShape,
-    closed: bool = True,
+    engine: ModelEngine, at: RequestBatch, closed: bool = True
 ) -> tuple[_Curve | None, list[_Segment] | None]:
     """The varying steps of a request's decode passes and their polynomials on the runs
     of L (both None where the passes must be taken one by one: `closed=False`, or not a
     polynomial in L). Raises `DeploymentError` when that is more passes than
     `MAX_ONE_BY_ONE`."""
-    first, last = decode_keys(shape)
-    tokens = shape.drafted + 1
-    curve = _varying_steps(engine, model, precision, deployment, batch, tokens) if closed else None
+    first, last = decode_keys(at.shape)
+    curve = _varying_steps(engine, at) if closed else None
     segments = None if curve is None else curve.segments(first, last)
     if (curve is None or segments is None) and last - first + 1 > MAX_ONE_BY_ONE:
         raise DeploymentError(
-            f"model '{model.id}': its decode passes are not a polynomial in L, and"
+            f"model '{at.model.id}': its decode passes are not a polynomial in L, and"
             f" {last - first + 1:,} of them are more than the {MAX_ONE_BY_ONE:,}"
             " evaluated one by one"
         )
@@ -466,32 +467,21 @@ def decode_curve(
 
 
 def decode_sum(
-    engine: ModelEngine,
-    model: Model,
-    figures: DeviceFigures,
-    precision: str,
-    deployment: Deployment,
-    batch: int,
-    shape: RequestShape,
-    *,
-    closed: bool = True,
+    engine: ModelEngine, figures: DeviceFigures, at: RequestBatch, *, closed: bool = True
 ) -> DecodeSum:
     """The summed time of a request's output - 1 decode passes (L = input + 1 .. input +
     output - 1, s = 1; under speculation, verify passes of s = k + 1 at k more keys each),
     in closed form where the formulas allow (`closed=False`: each pass in turn, always).
     The sum is of the passes' times: a token's share of a verify pass is the caller's."""
-    tokens = shape.drafted + 1
-    first, last = decode_keys(shape)
+    first, last = decode_keys(at.shape)
     if last < first:
         return DecodeSum(_ZERO, (), True)
-    curve, segments = decode_curve(engine, model, precision, deployment, batch, shape, closed)
+    curve, segments = decode_curve(engine, at, closed)
     if curve is None or segments is None:
-        return _one_by_one(
-            engine, model, figures, precision, deployment, batch, tokens, first, last
-        )
+        return _one_by_one(engine, figures, at, first, last)
     # The first pass through the engine: it checks the deployment's shapes, and gives the
     # time of every step that does not vary with L and of the collectives.
-    row = _pass(engine, model, RunPoint(batch, tokens, first), figures, precision, deployment)
+    row = at.run(engine, at.decode(first), figures)
     plan = row.plan
     assert plan is not None
     steps = curve.steps
@@ -563,28 +553,20 @@ def _merged(pieces: list[Piece]) -> tuple[Piece, ...]:
 # ---------------------------------------------------------------------- the request
 
 
-def request_fit(
-    engine: ModelEngine,
-    model: Model,
-    device: str,
-    precision: str,
-    deployment: Deployment,
-    batch: int,
-    shape: RequestShape,
-) -> MemoryFit | None:
+def request_fit(engine: ModelEngine, device: str, at: RequestBatch) -> MemoryFit | None:
     """The ledger at the request's peak: the one of its two ends that fits worse (the
     prefill's activations at L = input; the last pass's keys at L = input + output - 1,
     and the k drafted tokens' under speculation), the prefill's on a tie, with the chips
     both ends fit on when neither fits; None without a ledger."""
     if device not in engine.catalog.devices:
         return None
-    memory = engine.memory
-    ends = [{"b": batch, "s": shape.input, "L": shape.input}]
+    memory, shape = engine.memory, at.shape
+    ends = [{"b": at.batch, "s": shape.input, "L": shape.input}]
     if shape.output > 1:
         drafted = shape.drafted
         last = shape.input + shape.output - 1 + drafted
-        ends.append({"b": batch, "s": drafted + 1, "L": last})
-    fits = [memory.fit_at(model, run, precision, device, deployment) for run in ends]
+        ends.append({"b": at.batch, "s": drafted + 1, "L": last})
+    fits = [memory.fit_at(at.model, run, at.precision, device, at.deployment) for run in ends]
     if any(f is None for f in fits):
         return None
     found = [f for f in fits if f is not None]
@@ -598,24 +580,16 @@ def request_fit(
 
 
 def request_passes(
-    engine: ModelEngine,
-    model: Model,
-    figures: DeviceFigures,
-    precision: str,
-    deployment: Deployment,
-    batch: int,
-    shape: RequestShape,
+    engine: ModelEngine, figures: DeviceFigures, at: RequestBatch
 ) -> tuple[Fraction, Fraction]:
     """A request's prefill time (its ttft) and its decode's time, s, exactly (the
     deployment checked by the caller): the decode passes' sum over the tokens each
     yields (1, or the verify pass's under speculation)."""
-    prefill = _pass(
-        engine, model, RunPoint(batch, shape.input, shape.input), figures, precision, deployment
-    )
-    if shape.output == 1:
+    prefill = at.run(engine, at.prefill(), figures)
+    if at.shape.output == 1:
         return pass_time(prefill), _ZERO
-    decode = decode_sum(engine, model, figures, precision, deployment, batch, shape)
-    return pass_time(prefill), decode.total / shape.tokens_per_pass
+    decode = decode_sum(engine, figures, at)
+    return pass_time(prefill), decode.total / at.shape.tokens_per_pass
 
 
 def evaluate_request(
@@ -646,7 +620,8 @@ def evaluate_request(
         problem = engine.fabric_problem(model, device, deployment)
     if problem is not None:
         raise DeploymentError(problem)
-    ttft, decoding = request_passes(engine, model, figures, precision, deployment, batch, shape)
+    at = RequestBatch(model, precision, deployment, batch, shape)
+    ttft, decoding = request_passes(engine, figures, at)
     itl: Fraction | None = None
     latency = ttft
     if shape.output > 1:
@@ -655,7 +630,7 @@ def evaluate_request(
     chips, dp = deployment.total, deployment.dp
     tokens = batch * shape.output * dp
     rate = tokens / latency
-    fit = request_fit(engine, model, device, precision, deployment, batch, shape)
+    fit = request_fit(engine, device, at)
     spec = engine.catalog.devices.get(device)
     source: str | None = None
     if price is not None:

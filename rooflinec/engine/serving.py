@@ -38,9 +38,9 @@ from rooflinec.catalog import (
     ServingResult,
 )
 from rooflinec.engine.memory import device_capacity, largest_cache_batch, ledger_terms
-from rooflinec.engine.models import DeploymentError, ModelEngine, ModelResult, RunPoint
+from rooflinec.engine.models import DeploymentError, ModelEngine, ModelResult
 from rooflinec.engine.requests import (
-    _pass,
+    RequestBatch,
     decode_curve,
     decode_keys,
     decode_sum,
@@ -145,32 +145,25 @@ def _plan_work(
     return dram
 
 
-def _decode_work(
-    engine: ModelEngine,
-    model: Model,
-    precision: str,
-    deployment: Deployment,
-    batch: int,
-    shape: RequestShape,
-) -> tuple[dict[str, Fraction], Fraction]:
+def _decode_work(engine: ModelEngine, at: RequestBatch) -> tuple[dict[str, Fraction], Fraction]:
     """The decode passes' operations per precision and DRAM bytes, summed exactly over
     L = input + 1 .. input + output - 1 (shifted by the draft under speculation): the
     steps that do not vary with L times the passes, the others as series of their
     polynomials in L (`requests._Curve`), or each pass in turn where they are not."""
     flops: dict[str, Fraction] = {}
-    tokens = shape.drafted + 1
-    first, last = decode_keys(shape)
+    first, last = decode_keys(at.shape)
     if last < first:
         return flops, _ZERO
-    curve, segments = decode_curve(engine, model, precision, deployment, batch, shape)
+    curve, segments = decode_curve(engine, at)
     # Operations and bytes are the same on every device: the passes' plans, not rows.
+    model, precision, deployment = at.model, at.precision, at.deployment
     if curve is None or segments is None:
         dram = _ZERO
         for keys in range(first, last + 1):
-            plan = engine.plan(model, RunPoint(batch, tokens, keys), precision, deployment)
+            plan = engine.plan(model, at.decode(keys), precision, deployment)
             dram += _plan_work(plan, flops)
         return flops, dram
-    plan = engine.plan(model, RunPoint(batch, tokens, first), precision, deployment)
+    plan = engine.plan(model, at.decode(first), precision, deployment)
     varying = frozenset(s.index for s in curve.steps)
     dram = _plan_work(plan, flops, last - first + 1, skip=varying)
     for a, c, polys in segments:
@@ -199,86 +192,55 @@ class _Bounds:
         self.work: dict[tuple[object, ...], tuple[dict[str, Fraction], Fraction]] = {}
         self.regimes: dict[tuple[object, ...], str] = {}
 
-    def prefill(
-        self, figures: DeviceFigures, precision: str, deployment: Deployment, batch: int, n: int
-    ) -> ModelResult:
-        key = (figures.id, precision, deployment, batch, n)
+    def batch(self, result: ServingResult, batch: int = 1) -> RequestBatch:
+        """`batch` requests of the result's shape, at its precision and deployment."""
+        shape = RequestShape(result.input, result.output, result.speculation)
+        return RequestBatch(self.model, result.precision, result.deployment, batch, shape)
+
+    def prefill(self, figures: DeviceFigures, at: RequestBatch) -> ModelResult:
+        key = (figures.id, at.precision, at.deployment, at.batch, at.shape.input)
         hit = self.prefills.get(key)
         if hit is None:
-            hit = self.prefills[key] = _pass(
-                self.engine, self.model, RunPoint(batch, n, n), figures, precision, deployment
-            )
+            hit = self.prefills[key] = at.run(self.engine, at.prefill(), figures)
         return hit
 
-    def itl(
-        self,
-        figures: DeviceFigures,
-        precision: str,
-        deployment: Deployment,
-        shape: RequestShape,
-        batch: int = 1,
-    ) -> Fraction:
-        """The decode passes' mean time per token of each request at `batch`, s."""
-        key = (figures.id, precision, deployment, shape, batch)
+    def itl(self, figures: DeviceFigures, at: RequestBatch) -> Fraction:
+        """The decode passes' mean time per token of each request of `at`, s."""
+        key = (figures.id, *at.key)
         hit = self.decodes.get(key)
         if hit is None:
-            total = decode_sum(
-                self.engine, self.model, figures, precision, deployment, batch, shape
-            )
+            total = decode_sum(self.engine, figures, at)
+            shape = at.shape
             hit = self.decodes[key] = total.total / shape.tokens_per_pass / (shape.output - 1)
         return hit
 
-    def regime(
-        self,
-        figures: DeviceFigures,
-        precision: str,
-        deployment: Deployment,
-        batch: int,
-        shape: RequestShape,
-    ) -> str:
+    def regime(self, figures: DeviceFigures, at: RequestBatch) -> str:
         """The limit of the decode pass at L = input + ⌈output/2⌉ (+ the draft)."""
-        keys = shape.input + math.ceil(shape.output / 2) + shape.drafted
-        key = (figures.id, precision, deployment, batch, shape.drafted + 1, keys)
+        keys = at.shape.input + math.ceil(at.shape.output / 2) + at.shape.drafted
+        key = (figures.id, at.precision, at.deployment, at.batch, at.shape.drafted + 1, keys)
         hit = self.regimes.get(key)
-        if hit is not None:
-            return hit
-        row = _pass(
-            self.engine,
-            self.model,
-            RunPoint(batch, shape.drafted + 1, keys),
-            figures,
-            precision,
-            deployment,
-        )
-        found = self.regimes[key] = row.limited_by
-        return found
+        if hit is None:
+            hit = self.regimes[key] = at.run(self.engine, at.decode(keys), figures).limited_by
+        return hit
 
-    def rate(
-        self,
-        figures: DeviceFigures,
-        precision: str,
-        deployment: Deployment,
-        batch: int,
-        shape: RequestShape,
-    ) -> Fraction:
-        """The most tokens per second `batch` requests of `shape` per replica yield."""
-        key = (precision, deployment, batch, shape)
-        work = self.work.get(key)
+    def rate(self, figures: DeviceFigures, at: RequestBatch) -> Fraction:
+        """The most tokens per second the requests of `at` per replica yield."""
+        work = self.work.get(at.key)
         if work is None:
-            flops, dram = _decode_work(self.engine, self.model, precision, deployment, batch, shape)
-            per = shape.tokens_per_pass
+            flops, dram = _decode_work(self.engine, at)
+            per = at.shape.tokens_per_pass
             flops = {p: f / per for p, f in flops.items()}
             dram /= per
-            prefill = RunPoint(batch, shape.input, shape.input)
-            _plan_work(self.engine.plan(self.model, prefill, precision, deployment), flops)
-            work = self.work[key] = (flops, dram)
+            prefill = self.engine.plan(self.model, at.prefill(), at.precision, at.deployment)
+            _plan_work(prefill, flops)
+            work = self.work[at.key] = (flops, dram)
         flops, dram = work
         compute = sum((f / figures.peaks[p] for p, f in flops.items()), _ZERO)
         bandwidth = figures.bandwidths.get(_DRAM)
         memory = _ZERO if bandwidth is None else dram / bandwidth
         # The stages of a pipeline split the layers: each chip does 1/pp of the pass.
-        seconds = max(compute, memory) / deployment.pp
-        return batch * shape.output * deployment.dp / seconds
+        seconds = max(compute, memory) / at.deployment.pp
+        return at.batch * at.shape.output * at.deployment.dp / seconds
 
     def resident(
         self, result: ServingResult, precision: str, deployment: Deployment
@@ -350,18 +312,18 @@ def _points_of(bounds: _Bounds, result: ServingResult) -> list[ServingPoint]:
             )
     if problem is not None or figures is None:
         return each({}, {}, {}, problem)
-    shape = RequestShape(result.input, result.output, result.speculation)
+    one = bounds.batch(result)
     bound: dict[str, Fraction | None] = {}
     batch: dict[str, int | None] = {}
     regime: dict[str, str | None] = {}
     wanted = result.metrics.keys()
     try:
         if "ttft" in wanted:
-            row = bounds.prefill(figures, precision, deployment, 1, result.input)
+            row = bounds.prefill(figures, one)
             bound["ttft"], batch["ttft"], regime["ttft"] = pass_time(row), 1, row.limited_by
         if wanted & {"itl", "user_rate", "energy"}:
             if result.output > 1:
-                itl = bounds.itl(figures, precision, deployment, shape)
+                itl = bounds.itl(figures, one)
                 for metric, value in (("itl", itl), ("user_rate", 1 / itl)):
                     bound[metric], batch[metric] = value, 1
             else:
@@ -371,7 +333,7 @@ def _points_of(bounds: _Bounds, result: ServingResult) -> list[ServingPoint]:
             if resident is None:
                 problem = why
             else:
-                bound["output_rate"] = bounds.rate(figures, precision, deployment, resident, shape)
+                bound["output_rate"] = bounds.rate(figures, bounds.batch(result, resident))
                 batch["output_rate"] = resident
     except (DeploymentError, EvaluationError, FormulaError, ZeroDivisionError) as exc:
         problem = str(exc)
@@ -427,12 +389,12 @@ def _with_regimes(
         bounds = kept.get(p.model)
         if bounds is None:
             bounds = kept[p.model] = _Bounds(engine, engine.catalog.models[p.model])
-        shape = RequestShape(r.input, r.output, r.speculation)
+        at = bounds.batch(r, p.batch or 1)
         user: Fraction | None = None
         try:
-            regime = bounds.regime(figures, r.precision, r.deployment, p.batch or 1, shape)
+            regime = bounds.regime(figures, at)
             if p.metric == "output_rate" and p.batch is not None and r.output > 1:
-                user = 1 / bounds.itl(figures, r.precision, r.deployment, shape, p.batch)
+                user = 1 / bounds.itl(figures, at)
         except (DeploymentError, EvaluationError, FormulaError, ZeroDivisionError):
             regime = None
         out.append(replace(p, regime=regime, user_rate_at_batch=user))

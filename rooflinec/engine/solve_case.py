@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from rooflinec.catalog import LEVEL_SHORT_NAMES, LEVELS, Catalog, Device, Kernel
+from rooflinec.catalog import LEVEL_SHORT_NAMES, LEVELS, Case, Catalog, Device, Kernel
 from rooflinec.engine.cells import DeviceFigures
 from rooflinec.engine.compiler import device_figures
 from rooflinec.engine.evaluate import width_values
@@ -83,19 +83,11 @@ def problem_of(
             f"kernel '{kernel.id}' of case '{case.id}' has no symbol '{symbol}'"
             f" (it has: {', '.join(kernel.symbols)})"
         )
-    traffic, held = tiled(kernel, device, case.shape if shape is None else shape)
-    return held_problem(
-        catalog,
-        kernel,
-        case.widths,
-        kernel.flops,
-        traffic,
-        held,
-        symbol,
-        device_figures(device),
-        precision,
-        # The floor `compile` applies to the case's cells: launches × latency.
-        None if device.launch is None else case.launches * device.launch.latency,
+    # The floor `compile` applies to the case's cells: launches × latency.
+    floor = None if device.launch is None else case.launches * device.launch.latency
+    held = case.shape if shape is None else shape
+    return case_problem(
+        catalog, case, device, held, symbol, device_figures(device), precision, floor
     )
 
 
@@ -111,6 +103,25 @@ def tiled(
         kept = {lv: f for lv, f in kernel.bytes.items() if lv not in kernel.shared_levels}
         return kept, held
     return kernel.bytes, {**held, SHARED_MEMORY: device.core.shared_memory}
+
+
+def case_problem(
+    catalog: Catalog,
+    case: Case,
+    device: Device | None,
+    shape: Mapping[str, int],
+    symbol: str,
+    figures: DeviceFigures,
+    precision: str,
+    floor: Fraction | None = None,
+) -> Problem:
+    """The crossover question of a case's `symbol` on `figures`, its other symbols held at
+    `shape`, its kernel tiled for `device` (`tiled`)."""
+    kernel = catalog.kernels[case.kernel]
+    traffic, held = tiled(kernel, device, shape)
+    return held_problem(
+        catalog, kernel, case.widths, kernel.flops, traffic, held, symbol, figures, precision, floor
+    )
 
 
 def held_problem(

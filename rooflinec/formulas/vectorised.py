@@ -22,17 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rooflinec.formulas.limits import MAX_UNPICKED_TOKENS, MAX_UNREACHED_ACTIVE
-from rooflinec.formulas.tree import (
-    _Call,
-    _Factor,
-    _Neg,
-    _Node,
-    _Num,
-    _Pow,
-    _Prod,
-    _Sum,
-    _Sym,
-)
+from rooflinec.formulas.tree import _Call, _Factor, _Neg, _Node, _Num, _Pow, _Prod, _Sum, _Sym
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

@@ -723,31 +723,6 @@ def write_json_requests(compiled: Compiled, rows: Sequence[RequestRow], out: Tex
     out.write("]\n}\n")
 
 
-def write_jsonl(
-    compiled: Compiled,
-    cells: Cells,
-    out: TextIO,
-    models: Sequence[ModelResult] = (),
-    progress: Progress | None = None,
-) -> None:
-    """JSON Lines of one kind of row: one kernel cell per line, the rows of the results
-    contract as records; or, given `models` (and no cells), one model row per line with
-    its steps, the rows of the contract's `models`.
-
-    pandas (`read_json(lines=True)`), polars (`read_ndjson`) and duckdb (`read_json`) read
-    either stream as one rectangular table; every value has the JSON document's own text.
-    A stream never mixes the kinds (their fields differ): both at once is a ValueError.
-    """
-    from rooflinec.outputs.model_rows import write_model_jsonl
-
-    if models and len(cells):
-        raise ValueError("a JSON Lines stream holds kernel cells or model rows, not both")
-    if models:
-        write_model_jsonl(models, out)
-        return
-    _write_jsonl_results(compiled, cells, out, progress)
-
-
 def _write_jsonl_results(
     compiled: Compiled, cells: Cells, out: TextIO, progress: Progress | None
 ) -> None:
@@ -761,25 +736,6 @@ def _write_jsonl_results(
         )
         if progress is not None:
             progress(len(batch))
-
-
-def write_table(
-    compiled: Compiled,
-    cells: Cells,
-    out: TextIO,
-    models: Sequence[ModelResult] = (),
-    progress: Progress | None = None,
-) -> None:
-    """A readable terminal table; `*` marks a precision other than the case's declared one.
-    Model rows follow in a table of their own; with model rows alone, only that one."""
-    from rooflinec.outputs.model_rows import write_model_table
-
-    if len(cells) or not models:
-        _write_results_table(compiled, cells, out, progress)
-    if models:
-        if len(cells):
-            out.write("\n")
-        write_model_table(compiled.catalog, models, out)
 
 
 def _write_results_table(
@@ -804,13 +760,6 @@ def _write_results_table(
 
 
 _DECLARED = next(f for f in FIELDS if f.key == "declared")
-_WRITERS: dict[
-    str, Callable[[Compiled, Cells, TextIO, Sequence[ModelResult], Progress | None], None]
-] = {
-    "json": write_json,
-    "jsonl": write_jsonl,
-    "table": write_table,
-}
 TEXT_FORMATS: tuple[str, ...] = tuple(f.name for f in REGISTRY.values() if not f.needs_out)
 """The formats `write_results` writes to a text stream; Parquet, a binary file, is written
 to a file or a folder of files (`rooflinec.outputs.columnar.write_parquet`)."""
@@ -886,19 +835,40 @@ def write_results(
 
     A CSV holds one kind of row, named by its header: the results when any cell is
     selected, else the model rows. JSON Lines holds one kind of row too, and takes only
-    one (`write_jsonl`): the command line passes model rows only with `--model`.
+    one: one kernel cell per line, the rows of the results contract as records; or, given
+    `models` (and no cells), one model row per line with its steps, the rows of the
+    contract's `models`. pandas (`read_json(lines=True)`), polars (`read_ndjson`) and
+    duckdb (`read_json`) read either stream as one rectangular table; every value has the
+    JSON document's own text. A stream never mixes the kinds (their fields differ): both
+    at once is a ValueError (the command line passes model rows only with `--model`). The
+    table writes model rows in a table of their own after the cells' (`*` marks a
+    precision other than the case's declared one); with model rows alone, only that one.
     `csv_header` picks the CSV header style (see `CSV_HEADERS`); other formats ignore it.
     `progress` is told the rows written after each batch.
     """
-    if format == "csv":
-        if models and not len(cells):
-            from rooflinec.outputs.model_rows import write_model_csv
+    from rooflinec.outputs import model_rows
 
-            write_model_csv(models, out, plain=csv_header == "plain")
-            return
+    if format == "json":
+        write_json(compiled, cells, out, models, progress)
+    elif format == "jsonl":
+        if models and len(cells):
+            raise ValueError("a JSON Lines stream holds kernel cells or model rows, not both")
+        if models:
+            model_rows.write_model_jsonl(models, out)
+        else:
+            _write_jsonl_results(compiled, cells, out, progress)
+    elif format == "table":
+        if len(cells) or not models:
+            _write_results_table(compiled, cells, out, progress)
+        if models:
+            out.write("\n" if len(cells) else "")
+            model_rows.write_model_table(compiled.catalog, models, out)
+    elif format != "csv":
+        raise ValueError(f"no text format {format!r} (known: {', '.join(TEXT_FORMATS)})")
+    elif models and not len(cells):
+        model_rows.write_model_csv(models, out, plain=csv_header == "plain")
+    else:
         write_csv(compiled, cells, out, csv_header, progress=progress)
-        return
-    _WRITERS[format](compiled, cells, out, models, progress)
 
 
 def results_text(
