@@ -28,7 +28,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ParamSpec
 
 from rooflinec.catalog import ONE_CHIP, Deployment, MemoryLedger, Model
 from rooflinec.formulas import WIDTH, EvaluationError, Formula, FormulaError
@@ -80,14 +80,15 @@ class Ledger:
 
 @dataclass(frozen=True)
 class MemoryFit:
-    """A row's ledger and what follows from it."""
+    """A row's ledger and what follows from it (on a device without a capacity, the
+    ledger alone: the rest None)."""
 
     ledger: Ledger
-    fits: bool | None
-    max_batch: int | None  # None: even b = 1 does not fit (or no capacity, or no b)
-    max_context: int | None  # None: L = 1 does not fit, or every L fits (see the note)
-    max_context_note: str | None
-    needs_chips: int | None  # fewest chips (tp) that fit when this does not; None: none
+    fits: bool | None = None
+    max_batch: int | None = None  # None: even b = 1 does not fit (or no capacity, or no b)
+    max_context: int | None = None  # None: L = 1 does not fit, or every L fits (see the note)
+    max_context_note: str | None = None
+    needs_chips: int | None = None  # fewest chips (tp) that fit when this does not; None: none
 
 
 def device_capacity(device: Device) -> Fraction | None:
@@ -418,21 +419,13 @@ def evaluate_fit(
         return None
     values = dict(model.phases[phase]) if run is None else dict(run)
     if terms is None:
-        try:
-            terms = _Terms(catalog, model, ledger, values, precision, deployment)
-        except InvalidDeployment:
+        terms = ledger_terms(catalog, model, ledger, values, precision, deployment)
+        if terms is None:
             return None
     b, L = values.get("b", 1), values.get("L", 1)
     kv, act, used = terms.at(b, L)
     if capacity is None:
-        return MemoryFit(
-            Ledger(terms.weights, kv, act, None, used, None),
-            None,
-            None,
-            None,
-            None,
-            None,
-        )
+        return MemoryFit(Ledger(terms.weights, kv, act, None, used, None))
     reserve = ledger.reserve * capacity
     total = used + reserve
     fits = total <= capacity
@@ -567,32 +560,32 @@ LedgerTerms = _Terms
 `evaluate_fit` takes as `terms` to find the fit on any capacity without them again."""
 
 
-def ledger_terms(
-    catalog: Catalog,
-    model: Model,
-    ledger: MemoryLedger,
-    run: dict[str, int],
-    precision: str,
-    deployment: Deployment,
-    rules: RuleMemo | None = None,
-) -> LedgerTerms | None:
-    """The ledger's terms at `run` (None: not a deployment of the model), the same on
-    every device: kept by a caller that fits many devices or capacities. `rules`: the
-    activation rules found so far (`MemoryEngine.rules`), shared."""
-    try:
-        return _Terms(catalog, model, ledger, run, precision, deployment, rules)
-    except InvalidDeployment:
-        return None
+_Args = ParamSpec("_Args")
+
+
+def _unless_invalid(make: Callable[_Args, _Terms]) -> Callable[_Args, _Terms | None]:
+    """`make`, giving None where the deployment is not one of the model's."""
+
+    def made(*args: _Args.args, **kwargs: _Args.kwargs) -> _Terms | None:
+        try:
+            return make(*args, **kwargs)
+        except InvalidDeployment:
+            return None
+
+    return made
+
+
+# The ledger's terms at `run` (None: not a deployment of the model), the same on every
+# device: kept by a caller that fits many devices or capacities. `rules`: the activation
+# rules found so far (`MemoryEngine.rules`), shared.
+ledger_terms = _unless_invalid(_Terms)
 
 
 def _fresh_terms(
     catalog: Catalog, model: Model, ledger: MemoryLedger, run: dict[str, int], precision: str
 ) -> Callable[[Deployment, bool], _Terms | None]:
     def at(deployment: Deployment, full: bool) -> _Terms | None:
-        try:
-            return _Terms(catalog, model, ledger, run, precision, deployment, full=full)
-        except InvalidDeployment:
-            return None
+        return ledger_terms(catalog, model, ledger, run, precision, deployment, full=full)
 
     return at
 
@@ -699,22 +692,21 @@ class MemoryEngine:
             point = self._lower_point(model, point)
         key = (model.id, point, precision, deployment, full)
         if key not in self._terms_at:
-            found = None
-            if model.memory is not None:
-                try:
-                    found = _Terms(
-                        self.catalog,
-                        model,
-                        model.memory,
-                        dict(point),
-                        precision,
-                        deployment,
-                        self._rules,
-                        full=full,
-                    )
-                except InvalidDeployment:
-                    found = None
-            self._terms_at[key] = found
+            ledger = model.memory
+            self._terms_at[key] = (
+                None
+                if ledger is None
+                else ledger_terms(
+                    self.catalog,
+                    model,
+                    ledger,
+                    dict(point),
+                    precision,
+                    deployment,
+                    self._rules,
+                    full=full,
+                )
+            )
         return self._terms_at[key]
 
     def _lower_point(self, model: Model, point: _Point) -> _Point:
