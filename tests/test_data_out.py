@@ -175,6 +175,13 @@ def test_jsonl_refuses_both_kinds(bundled: Compiled) -> None:
         results_text(bundled, bundled.rows(), "jsonl", models=models)
 
 
+def test_an_unknown_text_format_is_refused(bundled: Compiled) -> None:
+    """A format `write_results` does not write to a text stream (Parquet is a file's) is a
+    ValueError naming the ones it does, not a CSV written by default."""
+    with pytest.raises(ValueError, match=r"no text format 'parquet' \(known: .*csv"):
+        results_text(bundled, bundled.rows(), "parquet")
+
+
 # --- CSV headers --------------------------------------------------------------------------
 
 
